@@ -1,0 +1,63 @@
+"""Cypher used by the graph store. Values are always parameters (``$name``); the only
+formatted parts are labels and relationship types, and only after
+:func:`graph_app.knowledge.identifiers.checked_label` / ``checked_rel_type`` passed them.
+"""
+
+PING = "RETURN 1 AS ok"
+
+COUNT_BY_LABEL = """
+MATCH (n)
+WHERE NOT n:Source
+UNWIND labels(n) AS label
+RETURN label, count(*) AS n
+ORDER BY n DESC, label
+"""
+
+COUNT_BY_REL_TYPE = """
+MATCH (a)-[r]->(b)
+WHERE NOT a:Source AND NOT b:Source
+RETURN type(r) AS type, count(*) AS n
+ORDER BY n DESC, type
+"""
+
+COUNT_SOURCES = "MATCH (s:Source) RETURN count(s) AS n"
+
+COUNT_ORPHANS = """
+MATCH (n)
+WHERE NOT n:Source AND NOT EXISTS { (n)--(m) WHERE NOT m:Source }
+RETURN count(n) AS n
+"""
+
+COUNT_ENTITIES = "MATCH (n) WHERE NOT n:Source RETURN count(n) AS n"
+
+DELETE_ALL = "MATCH (n) DETACH DELETE n"
+
+# {label} is a checked label. $rows: [{name, props}]
+MERGE_ENTITIES = """
+UNWIND $rows AS row
+MERGE (e:{label} {{name: row.name}})
+ON CREATE SET e += row.props
+RETURN count(e) AS n
+"""
+
+# {label_a}, {label_b}, {rel_type} are checked; entities are matched by (label, name).
+# $rows: [{a, b, props}]
+MERGE_RELATIONSHIPS = """
+UNWIND $rows AS row
+MATCH (a:{label_a} {{name: row.a}})
+MATCH (b:{label_b} {{name: row.b}})
+MERGE (a)-[r:{rel_type}]->(b)
+ON CREATE SET r += row.props
+RETURN count(r) AS n
+"""
+
+# {label} is a checked label.
+MERGE_SOURCE_PROVENANCE = """
+MERGE (s:Source {{source_id: $source_id}})
+ON CREATE SET s += $props
+WITH s
+MATCH (e:{label} {{name: $name}})
+MERGE (e)-[:EXTRACTED_FROM]->(s)
+MERGE (s)-[ev:EVIDENCES {{rel_type: $rel_type}}]->(e)
+ON CREATE SET ev.rel_source = $rel_source
+"""

@@ -1,0 +1,22 @@
+"""Labels and relationship types cannot be Cypher parameters, so they are checked here
+against a strict pattern before any query is formatted with them."""
+
+from __future__ import annotations
+
+import re
+
+from .errors import InvalidIdentifier
+
+_IDENTIFIER_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+
+
+def checked_label(value: str) -> str:
+    if not isinstance(value, str) or not _IDENTIFIER_RE.match(value):
+        raise InvalidIdentifier("label", str(value))
+    return value
+
+
+def checked_rel_type(value: str) -> str:
+    if not isinstance(value, str) or not _IDENTIFIER_RE.match(value):
+        raise InvalidIdentifier("relationship type", str(value))
+    return value

@@ -1,0 +1,90 @@
+"""GraphStore: the agent's knowledge graph in Neo4j, read and written with parameters only.
+
+The driver is passed in (one per process, see ``graph_app.stores``); the store never
+builds one and does no I/O in ``__init__``. Driver errors become
+:class:`GraphUnavailable` ``from`` the original.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, LiteralString, cast
+
+from neo4j import Driver, Query
+from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
+
+from . import cypher
+from .errors import GraphUnavailable
+from .identifiers import checked_label, checked_rel_type
+
+_DRIVER_ERRORS = (Neo4jError, ServiceUnavailable, SessionExpired, OSError)
+
+
+class GraphStore:
+    def __init__(self, driver: Driver, database: str = "neo4j", timeout_s: float = 30.0) -> None:
+        self._driver = driver
+        self._database = database
+        self._timeout_s = timeout_s
+
+    def _run(self, text: str, **params: Any) -> list[dict[str, Any]]:
+        query = Query(cast(LiteralString, text), timeout=self._timeout_s)
+        try:
+            records, _, _ = self._driver.execute_query(
+                query, parameters_=params, database_=self._database
+            )
+        except _DRIVER_ERRORS as e:
+            raise GraphUnavailable(str(e) or type(e).__name__) from e
+        return [record.data() for record in records]
+
+    def ping(self) -> float:
+        started = time.perf_counter()
+        self._run(cypher.PING)
+        return (time.perf_counter() - started) * 1000
+
+    # --- counts ---------------------------------------------------------------------------
+
+    def count_by_label(self) -> dict[str, int]:
+        return {row["label"]: int(row["n"]) for row in self._run(cypher.COUNT_BY_LABEL)}
+
+    def count_by_relationship_type(self) -> dict[str, int]:
+        return {row["type"]: int(row["n"]) for row in self._run(cypher.COUNT_BY_REL_TYPE)}
+
+    def count_entities(self) -> int:
+        return int(self._run(cypher.COUNT_ENTITIES)[0]["n"])
+
+    def count_sources(self) -> int:
+        return int(self._run(cypher.COUNT_SOURCES)[0]["n"])
+
+    def count_orphans(self) -> int:
+        return int(self._run(cypher.COUNT_ORPHANS)[0]["n"])
+
+    # --- writes in the agent's shape (demo data, imports) -------------------------------
+
+    def merge_entities(self, label: str, rows: list[dict[str, Any]]) -> int:
+        """MERGE entities of one label on ``name``; ``rows``: ``[{name, props}]``. Properties
+        are set on creation only, so re-running changes nothing."""
+        text = cypher.MERGE_ENTITIES.format(label=checked_label(label))
+        rows = [{"name": r["name"], "props": {**r["props"], "name": r["name"]}} for r in rows]
+        return int(self._run(text, rows=rows)[0]["n"])
+
+    def merge_relationships(
+        self, label_a: str, rel_type: str, label_b: str, rows: list[dict[str, Any]]
+    ) -> int:
+        """MERGE ``(a)-[:rel_type]->(b)`` for ``rows``: ``[{a, b, props}]`` (names)."""
+        text = cypher.MERGE_RELATIONSHIPS.format(
+            label_a=checked_label(label_a), label_b=checked_label(label_b),
+            rel_type=checked_rel_type(rel_type),
+        )
+        return int(self._run(text, rows=rows)[0]["n"])
+
+    def link_source(
+        self, entity: tuple[str, str], source_id: str, props: dict[str, Any],
+        rel_type: str = "", rel_source: str = "",
+    ) -> None:
+        text = cypher.MERGE_SOURCE_PROVENANCE.format(label=checked_label(entity[0]))
+        self._run(text, source_id=source_id, props=props, name=entity[1],
+                  rel_type=rel_type, rel_source=rel_source)
+
+    def delete_everything(self) -> None:
+        """Empty the graph (tests and ``seed_demo --reset`` only)."""
+        self._run(cypher.DELETE_ALL)

@@ -1,0 +1,40 @@
+"""Reads over the knowledge graph, shaped for pages and the API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from graph_app.knowledge import GraphUnavailable
+from graph_app.stores import graph_store
+
+
+@dataclass
+class GraphOverview:
+    available: bool = False
+    error: str = ""
+    entities: int = 0
+    sources: int = 0
+    orphans: int = 0
+    by_label: list[tuple[str, int]] = field(default_factory=list)
+    by_relationship_type: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def relationships(self) -> int:
+        return sum(n for _, n in self.by_relationship_type)
+
+
+def graph_overview() -> GraphOverview:
+    """Entity counts by label and relationship counts by type (``:Source`` provenance
+    nodes counted apart). A graph that is down gives ``available=False`` and the reason."""
+    store = graph_store()
+    try:
+        return GraphOverview(
+            available=True,
+            entities=store.count_entities(),
+            sources=store.count_sources(),
+            orphans=store.count_orphans(),
+            by_label=list(store.count_by_label().items()),
+            by_relationship_type=list(store.count_by_relationship_type().items()),
+        )
+    except GraphUnavailable as e:
+        return GraphOverview(available=False, error=e.message)

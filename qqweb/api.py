@@ -1,0 +1,117 @@
+"""The one NinjaAPI. Routers come from the apps; domain errors are mapped here, once.
+
+Auth: a bearer API token (``Authorization: Bearer qq_...``) or the browser session.
+Every error answers JSON ``{"error": {"code", "message", ...}}`` with a 4xx/503 status.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from ninja import NinjaAPI, Schema
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.security import APIKeyCookie, HttpBearer
+from ninja.security import django_auth as session_auth
+
+from graph_app.api import router as graph_router
+from graph_app.knowledge import GraphUnavailable, InvalidIdentifier
+from memory_app.api import router as memory_router
+from memory_app.memory import InvalidNote, NoteNotFound, StoreUnavailable
+from qqweb.auth import user_role
+from qqweb.models import ApiToken
+from qqweb.services import api_token_authenticate
+
+
+class BearerTokenAuth(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str) -> Any:
+        api_token = api_token_authenticate(token)
+        if api_token is None:
+            return None
+        request.user = api_token.user
+        return api_token
+
+
+_session: APIKeyCookie = session_auth
+
+api = NinjaAPI(
+    title="qqweb API",
+    version="1",
+    description="Browse and curate a qq agent's long-term memory.",
+    auth=[BearerTokenAuth(), _session],
+    urls_namespace="api",
+)
+
+
+def _error(request: HttpRequest, status: int, code: str, message: str,
+           **extra: Any) -> HttpResponse:
+    return api.create_response(
+        request, {"error": {"code": code, "message": message, **extra}}, status=status
+    )
+
+
+@api.exception_handler(StoreUnavailable)
+def _store_unavailable(request: HttpRequest, exc: StoreUnavailable) -> HttpResponse:
+    return _error(request, 503, "store_unavailable", str(exc), store=exc.store)
+
+
+@api.exception_handler(GraphUnavailable)
+def _graph_unavailable(request: HttpRequest, exc: GraphUnavailable) -> HttpResponse:
+    return _error(request, 503, "store_unavailable", str(exc), store="neo4j")
+
+
+@api.exception_handler(NoteNotFound)
+def _note_not_found(request: HttpRequest, exc: NoteNotFound) -> HttpResponse:
+    return _error(request, 404, "not_found", str(exc), note_id=exc.note_id)
+
+
+@api.exception_handler(InvalidNote)
+def _invalid_note(request: HttpRequest, exc: InvalidNote) -> HttpResponse:
+    return _error(request, 400, "invalid", exc.message, field=exc.field)
+
+
+@api.exception_handler(InvalidIdentifier)
+def _invalid_identifier(request: HttpRequest, exc: InvalidIdentifier) -> HttpResponse:
+    return _error(request, 400, "invalid", str(exc), field=exc.field)
+
+
+@api.exception_handler(PermissionDenied)
+def _forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
+    return _error(request, 403, "forbidden", str(exc) or "you may not do this")
+
+
+@api.exception_handler(AuthenticationError)
+def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    return _error(request, 401, "unauthenticated",
+                  "log in, or send 'Authorization: Bearer <API token>'")
+
+
+@api.exception_handler(ValidationError)
+def _validation(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    fields = [".".join(str(p) for p in err.get("loc", [])[1:]) or "body" for err in exc.errors]
+    return _error(request, 422, "invalid", "; ".join(
+        f"{field}: {err.get('msg', 'invalid')}" for field, err in
+        zip(fields, exc.errors, strict=False)), fields=fields)
+
+
+@api.exception_handler(HttpError)
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    return _error(request, exc.status_code, "error", str(exc))
+
+
+class MeOut(Schema):
+    username: str
+    role: str | None
+    via: str
+
+
+@api.get("/me", response=MeOut, tags=["account"])
+def me(request: HttpRequest) -> dict[str, Any]:
+    """Who the request is authenticated as, and with which role."""
+    via = "token" if isinstance(request.auth, ApiToken) else "session"
+    return {"username": request.user.get_username(), "role": user_role(request.user), "via": via}
+
+
+api.add_router("/", memory_router)
+api.add_router("/graph", graph_router)

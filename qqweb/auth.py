@@ -1,0 +1,78 @@
+"""Roles, access checks and the login wall.
+
+Roles are Django groups, ordered: ``viewer`` reads; ``curator`` also edits, merges,
+archives and promotes; ``admin`` also restores, purges, runs maintenance and manages
+users and API tokens. A superuser is an admin. Every permission question goes through
+:func:`has_role`; views use :func:`role_required`, API functions :func:`require_role`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+from django.contrib.auth.middleware import LoginRequiredMiddleware as DjangoLoginRequired
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+
+VIEWER = "viewer"
+CURATOR = "curator"
+ADMIN = "admin"
+ROLES: tuple[str, ...] = (VIEWER, CURATOR, ADMIN)
+
+F = TypeVar("F", bound=Callable[..., HttpResponse])
+
+
+def user_role(user: Any) -> str | None:
+    """The highest role a user holds, or None."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return None
+    if user.is_superuser:
+        return ADMIN
+    names = set(user.groups.values_list("name", flat=True))
+    for role in reversed(ROLES):
+        if role in names:
+            return role
+    return None
+
+
+def has_role(user: Any, role: str) -> bool:
+    held = user_role(user)
+    if held is None:
+        return False
+    return ROLES.index(held) >= ROLES.index(role)
+
+
+def require_role(request: HttpRequest, role: str) -> None:
+    """For API functions: raise PermissionDenied (mapped to 403 JSON once in qqweb.api)."""
+    if not has_role(request.user, role):
+        raise PermissionDenied(f"this needs the {role} role")
+
+
+def role_required(role: str) -> Callable[[F], F]:
+    """For views: the user must hold ``role`` (or a higher one), else 403."""
+
+    def decorator(view: F) -> F:
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            require_role(request, role)
+            return view(request, *args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorator
+
+
+class LoginRequiredMiddleware(DjangoLoginRequired):
+    """Django's login wall, minus the JSON API (it answers 401 itself, for tokens too)
+    and the static files. ``/healthz`` opts out with ``@login_not_required``."""
+
+    open_prefixes = ("/api/", "/static/")
+
+    def process_view(
+        self, request: HttpRequest, view_func: Any, view_args: Any, view_kwargs: Any
+    ) -> HttpResponse | None:
+        if request.path.startswith(self.open_prefixes):
+            return None
+        return super().process_view(request, view_func, view_args, view_kwargs)

@@ -1,0 +1,69 @@
+"""Process-wide clients, created lazily on first use and once per process.
+
+A Celery prefork worker forks after import; keying the cache on the pid means a child
+never reuses a socket its parent opened. Stores receive these clients; nothing else
+builds a ``MongoClient`` or a Neo4j driver.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from django.conf import settings
+from neo4j import Driver, GraphDatabase
+from pymongo import MongoClient
+
+from memory_app.memory.embeddings import Embedder, build_embedder
+
+_lock = threading.Lock()
+_cache: dict[tuple[Any, ...], Any] = {}
+
+
+def _cached(key: tuple[Any, ...], factory: Any) -> Any:
+    full_key = (os.getpid(), *key)
+    with _lock:
+        if full_key not in _cache:
+            _cache[full_key] = factory()
+        return _cache[full_key]
+
+
+def mongo_client() -> MongoClient[dict[str, Any]]:
+    uri = settings.MONGODB_URI
+    timeout = settings.QQ_STORE_TIMEOUT_MS
+    return _cached(
+        ("mongo", uri, timeout),
+        lambda: MongoClient(
+            uri, serverSelectionTimeoutMS=timeout, connectTimeoutMS=timeout, tz_aware=False,
+            appname="qqweb",
+        ),
+    )
+
+
+def neo4j_driver() -> Driver:
+    uri, user, password = settings.NEO4J_URI, settings.NEO4J_USER, settings.NEO4J_PASSWORD
+    timeout = settings.QQ_STORE_TIMEOUT_MS / 1000
+    return _cached(
+        ("neo4j", uri, user, password, timeout),
+        lambda: GraphDatabase.driver(
+            uri, auth=(user, password), connection_timeout=timeout,
+            connection_acquisition_timeout=max(timeout, 5.0), max_transaction_retry_time=0,
+            notifications_min_severity="OFF",
+        ),
+    )
+
+
+def embedder() -> Embedder:
+    key = (
+        "embedder", settings.QQ_EMBEDDING_BACKEND, settings.QQ_EMBEDDING_MODEL,
+        settings.TEI_URL, settings.QQ_EMBEDDING_DIMENSION,
+    )
+    return _cached(
+        key,
+        lambda: build_embedder(
+            settings.QQ_EMBEDDING_BACKEND, model=settings.QQ_EMBEDDING_MODEL,
+            url=settings.TEI_URL, api_key=settings.QQ_EMBEDDING_API_KEY,
+            dimension=settings.QQ_EMBEDDING_DIMENSION, timeout=settings.QQ_EMBEDDING_TIMEOUT_S,
+        ),
+    )

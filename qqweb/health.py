@@ -1,0 +1,119 @@
+"""Store health: is each store up, how fast does it answer, and what to do when it is not.
+
+Checks run concurrently, so a store that is down costs one timeout, not one per store.
+``cached_stores_health`` keeps the answer for a few seconds: the layout shows it on every
+page and must not wait on a dead server each time.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from django.conf import settings
+from kombu import Connection
+
+from graph_app.stores import graph_store
+from memory_app.stores import notes_store
+
+HINTS = {
+    "mongodb": "Check MONGODB_URI; `make dev` starts SecantusDB on localhost:27017.",
+    "neo4j": "Check NEO4J_URI; `make dev` starts Neo4j when a JDK 17+ and Maven are "
+             "installed (or run `scripts/neo4j.sh start`).",
+    "memory_dir": "Set MEMORY_DIR to the agent's memory directory.",
+    "broker": "Check CELERY_BROKER_URL; maintenance jobs cannot run until it answers.",
+}
+
+
+@dataclass(frozen=True)
+class StoreStatus:
+    name: str
+    up: bool
+    latency_ms: float | None
+    detail: str
+    hint: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _check_mongodb() -> str:
+    notes_store().ping()
+    return settings.QQ_MONGO_DB + "." + settings.QQ_MONGO_COLLECTION
+
+
+def _check_neo4j() -> str:
+    graph_store().ping()
+    return settings.NEO4J_URI
+
+
+def _check_memory_dir() -> str:
+    path = settings.MEMORY_DIR
+    if not path.is_dir():
+        raise OSError(f"{path} does not exist")
+    if not os.access(path, os.W_OK):
+        raise OSError(f"{path} is not writable")
+    return str(path)
+
+
+def _check_broker() -> str:
+    with Connection(settings.CELERY_BROKER_URL, connect_timeout=2) as connection:
+        connection.ensure_connection(max_retries=1, timeout=2)
+        return connection.transport_cls if isinstance(connection.transport_cls, str) else "ok"
+
+
+CHECKS: dict[str, Callable[[], str]] = {
+    "mongodb": _check_mongodb,
+    "neo4j": _check_neo4j,
+    "memory_dir": _check_memory_dir,
+    "broker": _check_broker,
+}
+
+
+def _run_check(name: str) -> StoreStatus:
+    started = time.perf_counter()
+    try:
+        detail = CHECKS[name]()
+    except Exception as e:
+        # A health check reports every failure as "down"; it never raises.
+        message = getattr(e, "message", None) or str(e) or type(e).__name__
+        return StoreStatus(name, False, None, message[:300], HINTS[name])
+    latency = round((time.perf_counter() - started) * 1000, 2)
+    return StoreStatus(name, True, latency, detail, "")
+
+
+def stores_health() -> list[StoreStatus]:
+    with ThreadPoolExecutor(max_workers=len(CHECKS)) as pool:
+        return list(pool.map(_run_check, CHECKS))
+
+
+_cache_lock = threading.Lock()
+_cached: tuple[float, tuple[Any, ...], list[StoreStatus]] | None = None
+
+
+def _settings_key() -> tuple[Any, ...]:
+    return (settings.MONGODB_URI, settings.QQ_MONGO_DB, settings.NEO4J_URI,
+            str(settings.MEMORY_DIR), settings.CELERY_BROKER_URL)
+
+
+def cached_stores_health(max_age_s: float = 5.0) -> list[StoreStatus]:
+    global _cached
+    key = _settings_key()
+    with _cache_lock:
+        if _cached and _cached[1] == key and time.monotonic() - _cached[0] < max_age_s:
+            return _cached[2]
+    result = stores_health()
+    with _cache_lock:
+        _cached = (time.monotonic(), key, result)
+    return result
+
+
+def forget_cached_health() -> None:
+    global _cached
+    with _cache_lock:
+        _cached = None

@@ -1,0 +1,72 @@
+"""Writes of the project itself: roles, the admin login, API tokens."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+from django.utils import timezone
+
+from qqweb.auth import ROLES
+from qqweb.models import ApiToken, hash_token
+
+
+def roles_ensure() -> list[str]:
+    """Create the role groups that do not exist yet; returns the names created."""
+    created = []
+    for role in ROLES:
+        _, was_created = Group.objects.get_or_create(name=role)
+        if was_created:
+            created.append(role)
+    return created
+
+
+def admin_ensure(*, username: str, password: str = "") -> tuple[Any, str | None]:
+    """Make sure an admin login exists. Returns (user, new password or None if the user
+    existed already). An empty ``password`` means: generate one."""
+    roles_ensure()
+    User = get_user_model()
+    user = User.objects.filter(username=username).first()
+    if user is not None:
+        return user, None
+    new_password = password or secrets.token_urlsafe(12)
+    user = User.objects.create_superuser(username=username, password=new_password, email="")
+    user.groups.add(Group.objects.get(name="admin"))
+    return user, new_password
+
+
+@transaction.atomic
+def api_token_create(*, user: Any, name: str, created_by: Any = None) -> tuple[ApiToken, str]:
+    """Create a token; the raw key is returned once and never stored."""
+    name = name.strip()
+    if not name:
+        raise ValueError("name: a token needs a name")
+    raw = ApiToken.new_raw_key()
+    token = ApiToken.objects.create(
+        user=user, name=name[:100], key_hash=hash_token(raw), key_prefix=raw[:10],
+        created_by=created_by,
+    )
+    return token, raw
+
+
+def api_token_revoke(*, token_id: int) -> ApiToken:
+    token = ApiToken.objects.get(pk=token_id)
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+    return token
+
+
+def api_token_authenticate(raw: str) -> ApiToken | None:
+    """The active token with this key (and its user), recording when it was last used."""
+    token = (
+        ApiToken.objects.select_related("user")
+        .filter(key_hash=hash_token(raw), revoked_at__isnull=True, user__is_active=True)
+        .first()
+    )
+    if token is not None:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    return token

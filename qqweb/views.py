@@ -1,0 +1,66 @@
+"""Project-level pages: health, API tokens, and sections that are not built yet."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from qqweb.auth import ADMIN, VIEWER, role_required
+from qqweb.forms import ApiTokenCreateForm
+from qqweb.health import forget_cached_health, stores_health
+from qqweb.models import ApiToken
+from qqweb.services import api_token_create, api_token_revoke
+
+
+@login_not_required
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """Each store's up/down status and latency; no data. 503 when any store is down."""
+    statuses = stores_health()
+    body = {
+        "status": "ok" if all(s.up for s in statuses) else "degraded",
+        "stores": {s.name: {"up": s.up, "latency_ms": s.latency_ms} for s in statuses},
+    }
+    return JsonResponse(body, status=200 if body["status"] == "ok" else 503)
+
+
+@require_GET
+@role_required(VIEWER)
+def health(request: HttpRequest) -> HttpResponse:
+    forget_cached_health()
+    return render(request, "qqweb/health.html", {"statuses": stores_health()})
+
+
+@require_http_methods(["GET", "POST"])
+@role_required(ADMIN)
+def api_tokens(request: HttpRequest) -> HttpResponse:
+    form = ApiTokenCreateForm(request.POST or None, initial={"user": request.user.pk})
+    new_key = None
+    if request.method == "POST" and form.is_valid():
+        token, new_key = api_token_create(
+            user=form.cleaned_data["user"], name=form.cleaned_data["name"],
+            created_by=request.user,
+        )
+        messages.success(request, f"Token “{token.name}” created. Copy it now: it is not shown again.")
+        form = ApiTokenCreateForm(initial={"user": request.user.pk})
+    tokens = ApiToken.objects.select_related("user").all()
+    return render(request, "qqweb/api_tokens.html",
+                  {"form": form, "tokens": tokens, "new_key": new_key})
+
+
+@require_POST
+@role_required(ADMIN)
+def api_token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
+    token = api_token_revoke(token_id=token_id)
+    messages.success(request, f"Token “{token.name}” revoked.")
+    return redirect("api_tokens")
+
+
+@require_GET
+@role_required(VIEWER)
+def section_pending(request: HttpRequest, title: str, summary: str) -> HttpResponse:
+    """Sections of the navigation whose screens are not built yet say so plainly."""
+    return render(request, "qqweb/section_pending.html", {"title": title, "summary": summary})
