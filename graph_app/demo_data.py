@@ -16,34 +16,107 @@ from typing import Any
 
 from memory_app.demo_data import FILES, ORGS, PEOPLE, PROJECTS, TECH, TOPICS
 
-EXTRA_PEOPLE = ["Dana Okafor", "Ines Duarte", "Kofi Mensah", "Yuki Tanaka", "Marta Silva",
-                "Ben Carter", "Leila Nasser", "Arjun Patel"]
-LOCATIONS = ["Lisbon", "Porto", "Berlin", "Tokyo", "Lagos", "Toronto", "Nairobi", "Oslo",
-             "Sintra", "Madrid", "Accra", "Seoul"]
-CONCEPTS = ["Retrieval-Augmented Generation", "Cosine Similarity", "Time Decay",
-            "Near-Duplicate Detection", "Knowledge Graph", "Vector Index", "Mercury",
-            "Keyset Pagination", "Provenance", "Embedding Drift", "Consolidation",
-            "Importance Scoring", "Context Window", "Tokenisation", "Chunking",
-            "Reranking", "Hybrid Search", "Entity Resolution", "Graph Traversal",
-            "Change Streams", "Idempotency", "Backpressure", "Observability"]
-EVENTS = ["PyCon Lisbon 2026", "Lumen beta launch", "tidepool outage March",
-          "Northwind offsite", "RAG reading group", "Q3 planning", "Kestrel AI demo day"]
-CONFIGS = ["MONGODB_URI", "NEO4J_URI", "QQ_DEDUP_THRESHOLD", "TEI_URL", "k3s values",
-           "Celery beat schedule", "MEMORY_DIR"]
-FUNCTIONS = ["upsert_note", "search_similar", "decay_importance", "find_similar",
-             "archive_note", "extract_entities", "build_context", "rerank",
-             "restore_note", "consolidate", "score_note", "purge_old_archives"]
+EXTRA_PEOPLE = [
+    "Dana Okafor",
+    "Ines Duarte",
+    "Kofi Mensah",
+    "Yuki Tanaka",
+    "Marta Silva",
+    "Ben Carter",
+    "Leila Nasser",
+    "Arjun Patel",
+]
+LOCATIONS = [
+    "Lisbon",
+    "Porto",
+    "Berlin",
+    "Tokyo",
+    "Lagos",
+    "Toronto",
+    "Nairobi",
+    "Oslo",
+    "Sintra",
+    "Madrid",
+    "Accra",
+    "Seoul",
+]
+CONCEPTS = [
+    "Retrieval-Augmented Generation",
+    "Cosine Similarity",
+    "Time Decay",
+    "Near-Duplicate Detection",
+    "Knowledge Graph",
+    "Vector Index",
+    "Mercury",
+    "Keyset Pagination",
+    "Provenance",
+    "Embedding Drift",
+    "Consolidation",
+    "Importance Scoring",
+    "Context Window",
+    "Tokenisation",
+    "Chunking",
+    "Reranking",
+    "Hybrid Search",
+    "Entity Resolution",
+    "Graph Traversal",
+    "Change Streams",
+    "Idempotency",
+    "Backpressure",
+    "Observability",
+]
+EVENTS = [
+    "PyCon Lisbon 2026",
+    "Lumen beta launch",
+    "tidepool outage March",
+    "Northwind offsite",
+    "RAG reading group",
+    "Q3 planning",
+    "Kestrel AI demo day",
+]
+CONFIGS = [
+    "MONGODB_URI",
+    "NEO4J_URI",
+    "QQ_DEDUP_THRESHOLD",
+    "TEI_URL",
+    "k3s values",
+    "Celery beat schedule",
+    "MEMORY_DIR",
+]
+FUNCTIONS = [
+    "upsert_note",
+    "search_similar",
+    "decay_importance",
+    "find_similar",
+    "archive_note",
+    "extract_entities",
+    "build_context",
+    "rerank",
+    "restore_note",
+    "consolidate",
+    "score_note",
+    "purge_old_archives",
+]
 
 REL_RULES: list[tuple[str, str, str]] = [
-    ("Person", "KNOWS", "Person"), ("Person", "WORKS_ON", "Project"),
-    ("Person", "MEMBER_OF", "Organization"), ("Person", "LOCATED_IN", "Location"),
-    ("Project", "USES", "Software"), ("Project", "DEPENDS_ON", "Software"),
-    ("Software", "DEPENDS_ON", "Software"), ("Project", "RELATES_TO", "Concept"),
-    ("Concept", "PART_OF", "Concept"), ("File", "PART_OF", "Project"),
-    ("File", "CONTAINS", "Function"), ("Function", "USES", "Concept"),
-    ("Event", "MENTIONS", "Project"), ("Person", "ATTENDED", "Event"),
-    ("Organization", "LOCATED_IN", "Location"), ("Project", "CONFIGURED_BY", "Configuration"),
-    ("Topic", "RELATES_TO", "Concept"), ("Person", "INTERESTED_IN", "Topic"),
+    ("Person", "KNOWS", "Person"),
+    ("Person", "WORKS_ON", "Project"),
+    ("Person", "MEMBER_OF", "Organization"),
+    ("Person", "LOCATED_IN", "Location"),
+    ("Project", "USES", "Software"),
+    ("Project", "DEPENDS_ON", "Software"),
+    ("Software", "DEPENDS_ON", "Software"),
+    ("Project", "RELATES_TO", "Concept"),
+    ("Concept", "PART_OF", "Concept"),
+    ("File", "PART_OF", "Project"),
+    ("File", "CONTAINS", "Function"),
+    ("Function", "USES", "Concept"),
+    ("Event", "MENTIONS", "Project"),
+    ("Person", "ATTENDED", "Event"),
+    ("Organization", "LOCATED_IN", "Location"),
+    ("Project", "CONFIGURED_BY", "Configuration"),
+    ("Topic", "RELATES_TO", "Concept"),
+    ("Person", "INTERESTED_IN", "Topic"),
 ]
 
 
@@ -59,9 +132,16 @@ def build_demo_graph(*, now: datetime, seed: int = 11, relationships: int = 300)
     """The graph as plain data; entity embeddings are added by the caller."""
     rng = random.Random(seed)
     names: dict[str, list[str]] = {
-        "Person": PEOPLE + EXTRA_PEOPLE, "Project": PROJECTS, "Software": TECH + ["Lumen"],
-        "Organization": ORGS, "Location": LOCATIONS, "Concept": CONCEPTS,
-        "Topic": TOPICS, "Event": EVENTS, "File": FILES, "Function": FUNCTIONS,
+        "Person": PEOPLE + EXTRA_PEOPLE,
+        "Project": PROJECTS,
+        "Software": [*TECH, "Lumen"],
+        "Organization": ORGS,
+        "Location": LOCATIONS,
+        "Concept": CONCEPTS,
+        "Topic": TOPICS,
+        "Event": EVENTS,
+        "File": FILES,
+        "Function": FUNCTIONS,
         "Configuration": CONFIGS,
     }
     names["Software"].append("Mercury")
@@ -72,8 +152,10 @@ def build_demo_graph(*, now: datetime, seed: int = 11, relationships: int = 300)
             first = aware_now - timedelta(days=rng.randint(5, 400))
             props: dict[str, Any] = {
                 "description": _describe(label, name, rng),
-                "notes": "", "confidence": round(rng.uniform(0.6, 1.0), 2),
-                "canonical_name": name.lower(), "mention_count": int(rng.expovariate(1 / 5)) + 1,
+                "notes": "",
+                "confidence": round(rng.uniform(0.6, 1.0), 2),
+                "canonical_name": name.lower(),
+                "mention_count": int(rng.expovariate(1 / 5)) + 1,
                 "first_seen": first,
                 "last_seen": first + timedelta(days=rng.uniform(0, (aware_now - first).days)),
             }
@@ -96,23 +178,35 @@ def build_demo_graph(*, now: datetime, seed: int = 11, relationships: int = 300)
             continue
         seen.add((a, rel_type, b))
         first = aware_now - timedelta(days=rng.randint(1, 300))
-        graph.relationships.append({
-            "a": a, "type": rel_type, "b": b,
-            "props": {"description": f"{a[1]} {rel_type.lower().replace('_', ' ')} {b[1]}",
-                      "notes": "", "confidence": round(rng.uniform(0.5, 1.0), 2),
-                      "evidence": "mentioned in conversation",
-                      "mention_count": rng.randint(1, 6), "first_seen": first,
-                      "last_seen": first + timedelta(days=rng.randint(0, 30))},
-        })
+        graph.relationships.append(
+            {
+                "a": a,
+                "type": rel_type,
+                "b": b,
+                "props": {
+                    "description": f"{a[1]} {rel_type.lower().replace('_', ' ')} {b[1]}",
+                    "notes": "",
+                    "confidence": round(rng.uniform(0.5, 1.0), 2),
+                    "evidence": "mentioned in conversation",
+                    "mention_count": rng.randint(1, 6),
+                    "first_seen": first,
+                    "last_seen": first + timedelta(days=rng.randint(0, 30)),
+                },
+            }
+        )
     for i in range(20):
         checksum = "sha256:" + hashlib.sha256(f"source{i}".encode()).hexdigest()
         if i % 2:
-            source_id, props = checksum, {"source_type": "file", "file_path": FILES[i % len(FILES)],
-                                          "checksum": checksum}
+            source_id, props = (
+                checksum,
+                {"source_type": "file", "file_path": FILES[i % len(FILES)], "checksum": checksum},
+            )
         else:
             session = f"{rng.getrandbits(64):016x}"
-            source_id, props = f"session:{session}", {"source_type": "conversation",
-                                                      "session_id": session}
+            source_id, props = (
+                f"session:{session}",
+                {"source_type": "conversation", "session_id": session},
+            )
         props["timestamp"] = (aware_now - timedelta(days=rng.randint(1, 200))).isoformat()
         linked = rng.sample(usable, rng.randint(2, 6))
         graph.sources.append({"source_id": source_id, "props": props, "entities": linked})
@@ -158,12 +252,21 @@ def write_demo_graph(store: Any, graph: DemoGraph, embed: Any) -> dict[str, int]
     for rel in graph.relationships:
         shape = (rel["a"][0], rel["type"], rel["b"][0])
         by_shape.setdefault(shape, []).append(
-            {"a": rel["a"][1], "b": rel["b"][1], "props": rel["props"]})
+            {"a": rel["a"][1], "b": rel["b"][1], "props": rel["props"]}
+        )
     for (label_a, rel_type, label_b), rows in by_shape.items():
         store.merge_relationships(label_a, rel_type, label_b, rows)
     for source in graph.sources:
         for entity in source["entities"]:
-            store.link_source(entity, source["source_id"], source["props"],
-                              rel_type="RELATES_TO", rel_source=source["source_id"])
-    return {"entities": len(graph.entities), "relationships": len(graph.relationships),
-            "sources": len(graph.sources)}
+            store.link_source(
+                entity,
+                source["source_id"],
+                source["props"],
+                rel_type="RELATES_TO",
+                rel_source=source["source_id"],
+            )
+    return {
+        "entities": len(graph.entities),
+        "relationships": len(graph.relationships),
+        "sources": len(graph.sources),
+    }

@@ -29,8 +29,9 @@ class DemoSeedReport:
     skipped: list[str] = field(default_factory=list)
 
 
-def demo_seed(*, embedder: Embedder, reset: bool = False, now: datetime | None = None,
-              seed: int = 7) -> DemoSeedReport:
+def demo_seed(
+    *, embedder: Embedder, reset: bool = False, now: datetime | None = None, seed: int = 7
+) -> DemoSeedReport:
     now = now or utcnow_naive()
     report = DemoSeedReport()
     demo = build_demo_memory(now=now, seed=seed)

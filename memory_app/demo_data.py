@@ -16,40 +16,139 @@ from typing import Any
 
 from memory_app.memory.constants import SECTIONS
 
-PEOPLE = ["Priya Raman", "Tomás Ferreira", "Mei Lin", "Jonas Berg", "Aisha Bello",
-          "Lucas Moreau", "Hana Sato", "Omar Haddad", "Elena Petrova", "Sam Whitfield",
-          "Nadia Kowalski", "Ravi Menon"]
-ROLES = ["staff engineer", "product manager", "data scientist", "SRE", "designer",
-         "security lead", "research intern", "engineering manager"]
-ORGS = ["Northwind Labs", "Helios Analytics", "Bluefin Systems", "the Lisbon Python meetup",
-        "Kestrel AI", "OpenGrid Foundation"]
+PEOPLE = [
+    "Priya Raman",
+    "Tomás Ferreira",
+    "Mei Lin",
+    "Jonas Berg",
+    "Aisha Bello",
+    "Lucas Moreau",
+    "Hana Sato",
+    "Omar Haddad",
+    "Elena Petrova",
+    "Sam Whitfield",
+    "Nadia Kowalski",
+    "Ravi Menon",
+]
+ROLES = [
+    "staff engineer",
+    "product manager",
+    "data scientist",
+    "SRE",
+    "designer",
+    "security lead",
+    "research intern",
+    "engineering manager",
+]
+ORGS = [
+    "Northwind Labs",
+    "Helios Analytics",
+    "Bluefin Systems",
+    "the Lisbon Python meetup",
+    "Kestrel AI",
+    "OpenGrid Foundation",
+]
 PROJECTS = ["Lumen", "tidepool", "Marlin", "qq", "Atlas ingest", "Fernweh", "Beacon"]
-TECH = ["MongoDB", "Neo4j", "Redis", "PostgreSQL", "Celery", "FastAPI", "Django", "Kafka",
-        "Qdrant", "sentence-transformers", "Kubernetes", "Terraform", "DuckDB", "Rust",
-        "htmx", "Grafana", "Prometheus", "vLLM", "llama.cpp", "Tailscale"]
-PURPOSES = ["vector search", "task queues", "caching", "the knowledge graph", "metrics",
-            "batch ingestion", "session storage", "embeddings", "deployment", "tracing",
-            "feature flags", "rate limiting"]
-TOPICS = ["hybrid retrieval", "reranking with cross-encoders", "time-decay scoring",
-          "graph-based RAG", "Matryoshka embeddings", "quantised KV caches",
-          "speculative decoding", "chunking strategies for code", "prompt caching",
-          "evaluation of retrieval quality", "contrastive fine-tuning",
-          "long-context summarisation", "agent memory consolidation",
-          "CRDTs for offline sync", "zero-downtime migrations"]
-COMPONENTS = ["the ingest worker", "the auth middleware", "the embedding service",
-              "the nightly backup job", "the search endpoint", "the graph extractor",
-              "the websocket gateway", "the billing webhook", "the CLI installer"]
-ISSUES = ["a memory leak", "flaky integration tests", "slow cold starts", "a race condition",
-          "timeouts under load", "duplicate events", "a unicode bug", "stale cache entries"]
-FILES = ["src/lumen/retrieval.py", "src/lumen/config.py", "deploy/k8s/values.yaml",
-         "src/tidepool/cluster.go", "docs/architecture.md", "src/qq/memory/mongo_store.py",
-         "src/qq/memory/importance.py", "scripts/backup.sh", "pyproject.toml",
-         "src/marlin/pipeline.rs", "src/atlas/ingest/reader.py", "Makefile",
-         "src/beacon/api/routes.ts", "infra/terraform/main.tf"]
-FILE_FACTS = ["defines the retry policy for", "holds the connection settings for",
-              "implements the scoring function of", "documents the deployment of",
-              "contains the schema migration for", "wires the background jobs of",
-              "configures logging for", "parses the input format of"]
+TECH = [
+    "MongoDB",
+    "Neo4j",
+    "Redis",
+    "PostgreSQL",
+    "Celery",
+    "FastAPI",
+    "Django",
+    "Kafka",
+    "Qdrant",
+    "sentence-transformers",
+    "Kubernetes",
+    "Terraform",
+    "DuckDB",
+    "Rust",
+    "htmx",
+    "Grafana",
+    "Prometheus",
+    "vLLM",
+    "llama.cpp",
+    "Tailscale",
+]
+PURPOSES = [
+    "vector search",
+    "task queues",
+    "caching",
+    "the knowledge graph",
+    "metrics",
+    "batch ingestion",
+    "session storage",
+    "embeddings",
+    "deployment",
+    "tracing",
+    "feature flags",
+    "rate limiting",
+]
+TOPICS = [
+    "hybrid retrieval",
+    "reranking with cross-encoders",
+    "time-decay scoring",
+    "graph-based RAG",
+    "Matryoshka embeddings",
+    "quantised KV caches",
+    "speculative decoding",
+    "chunking strategies for code",
+    "prompt caching",
+    "evaluation of retrieval quality",
+    "contrastive fine-tuning",
+    "long-context summarisation",
+    "agent memory consolidation",
+    "CRDTs for offline sync",
+    "zero-downtime migrations",
+]
+COMPONENTS = [
+    "the ingest worker",
+    "the auth middleware",
+    "the embedding service",
+    "the nightly backup job",
+    "the search endpoint",
+    "the graph extractor",
+    "the websocket gateway",
+    "the billing webhook",
+    "the CLI installer",
+]
+ISSUES = [
+    "a memory leak",
+    "flaky integration tests",
+    "slow cold starts",
+    "a race condition",
+    "timeouts under load",
+    "duplicate events",
+    "a unicode bug",
+    "stale cache entries",
+]
+FILES = [
+    "src/lumen/retrieval.py",
+    "src/lumen/config.py",
+    "deploy/k8s/values.yaml",
+    "src/tidepool/cluster.go",
+    "docs/architecture.md",
+    "src/qq/memory/mongo_store.py",
+    "src/qq/memory/importance.py",
+    "scripts/backup.sh",
+    "pyproject.toml",
+    "src/marlin/pipeline.rs",
+    "src/atlas/ingest/reader.py",
+    "Makefile",
+    "src/beacon/api/routes.ts",
+    "infra/terraform/main.tf",
+]
+FILE_FACTS = [
+    "defines the retry policy for",
+    "holds the connection settings for",
+    "implements the scoring function of",
+    "documents the deployment of",
+    "contains the schema migration for",
+    "wires the background jobs of",
+    "configures logging for",
+    "parses the input format of",
+]
 DATES = ["2026-12-15", "2027-01-10", "2026-11-30", "2027-02-01", "2026-12-03"]
 
 TEMPLATES: dict[str, list[str]] = {
@@ -90,15 +189,25 @@ TEMPLATES: dict[str, list[str]] = {
 }
 
 CORE_ITEMS = {
-    "Identity": ["My name is Dana Okafor", "I work as a backend engineer at Northwind Labs",
-                 "I live in Lisbon, Portugal", "I prefer concise answers with code examples"],
-    "Projects": ["I'm building Lumen, a retrieval service for internal docs",
-                 "Our project tidepool is a home-lab Kubernetes cluster",
-                 "I'm working on qq, a local-first agent with long-term memory"],
-    "Relationships": ["Priya Raman is my closest collaborator on Lumen",
-                      "Jonas Berg is my team lead at Northwind Labs"],
-    "System": ["Main machine: Linux workstation with an RTX 4090 GPU and 64 GB RAM",
-               "Home server setup: three Raspberry Pi 5 nodes running k3s"],
+    "Identity": [
+        "My name is Dana Okafor",
+        "I work as a backend engineer at Northwind Labs",
+        "I live in Lisbon, Portugal",
+        "I prefer concise answers with code examples",
+    ],
+    "Projects": [
+        "I'm building Lumen, a retrieval service for internal docs",
+        "Our project tidepool is a home-lab Kubernetes cluster",
+        "I'm working on qq, a local-first agent with long-term memory",
+    ],
+    "Relationships": [
+        "Priya Raman is my closest collaborator on Lumen",
+        "Jonas Berg is my team lead at Northwind Labs",
+    ],
+    "System": [
+        "Main machine: Linux workstation with an RTX 4090 GPU and 64 GB RAM",
+        "Home server setup: three Raspberry Pi 5 nodes running k3s",
+    ],
 }
 
 ARCHIVE_TEMPLATES = [
@@ -122,21 +231,37 @@ class DemoMemory:
 def _fill(template: str, rng: random.Random) -> str:
     tech, tech2 = rng.sample(TECH, 2)
     return template.format(
-        topic=rng.choice(TOPICS), project=rng.choice(PROJECTS), tech=tech, tech2=tech2,
-        purpose=rng.choice(PURPOSES), person=rng.choice(PEOPLE), role=rng.choice(ROLES),
-        org=rng.choice(ORGS), component=rng.choice(COMPONENTS), issue=rng.choice(ISSUES),
-        file=rng.choice(FILES), file_fact=rng.choice(FILE_FACTS), date=rng.choice(DATES),
-        version=f"{rng.randint(1, 9)}.{rng.randint(0, 20)}", n=rng.choice([5, 10, 30, 60]),
+        topic=rng.choice(TOPICS),
+        project=rng.choice(PROJECTS),
+        tech=tech,
+        tech2=tech2,
+        purpose=rng.choice(PURPOSES),
+        person=rng.choice(PEOPLE),
+        role=rng.choice(ROLES),
+        org=rng.choice(ORGS),
+        component=rng.choice(COMPONENTS),
+        issue=rng.choice(ISSUES),
+        file=rng.choice(FILES),
+        file_fact=rng.choice(FILE_FACTS),
+        date=rng.choice(DATES),
+        version=f"{rng.randint(1, 9)}.{rng.randint(0, 20)}",
+        n=rng.choice([5, 10, 30, 60]),
         slug=rng.choice(["setup", "retrieval", "ops", "schema"]),
     )
 
 
 def paraphrase(text: str, rng: random.Random) -> str:
     """A near-duplicate as an agent writes one: the same fact, slightly reworded."""
-    swaps = [(" uses ", " relies on "), ("Researching ", "Currently researching "),
-             ("Debugging ", "Still debugging "), (" is a ", " works as a "),
-             ("Migrating ", "Busy migrating "), ("Waiting on ", "Still waiting on "),
-             ("Comparing ", "Evaluating "), ("Planning ", "Preparing ")]
+    swaps = [
+        (" uses ", " relies on "),
+        ("Researching ", "Currently researching "),
+        ("Debugging ", "Still debugging "),
+        (" is a ", " works as a "),
+        ("Migrating ", "Busy migrating "),
+        ("Waiting on ", "Still waiting on "),
+        ("Comparing ", "Evaluating "),
+        ("Planning ", "Preparing "),
+    ]
     for old, new in swaps:
         if old in text:
             return text.replace(old, new, 1)
@@ -161,29 +286,46 @@ def _source(rng: random.Random, section: str, when: datetime) -> dict[str, Any] 
         checksum = "sha256:" + hashlib.sha256(f"{path}{rng.random()}".encode()).hexdigest()
         if rng.random() < 0.5:  # shape 2: the file analyzer's record (no source_id)
             return {
-                "source_type": "file", "file_path": f"/home/dana/code/{path}",
-                "file_name": path.rsplit("/", 1)[-1], "checksum": checksum,
-                "git_metadata": {"repo": "github.com/dana/" + _repo(path),
-                                 "branch": "main", "commit": f"{rng.getrandbits(160):040x}",
-                                 "author": "Dana Okafor"},
+                "source_type": "file",
+                "file_path": f"/home/dana/code/{path}",
+                "file_name": path.rsplit("/", 1)[-1],
+                "checksum": checksum,
+                "git_metadata": {
+                    "repo": "github.com/dana/" + _repo(path),
+                    "branch": "main",
+                    "commit": f"{rng.getrandbits(160):040x}",
+                    "author": "Dana Okafor",
+                },
                 "analyzed_at": when.isoformat(),
                 **({"analyzer_focus": "architecture"} if rng.random() < 0.4 else {}),
             }
         line = rng.randint(1, 400)
         return {  # shape 1: a provenance record of a file
-            "source_type": "file", "file_path": path, "file_name": path.rsplit("/", 1)[-1],
-            "line_start": line, "line_end": line + rng.randint(0, 40), "checksum": checksum,
-            "git_repo": "dana/" + _repo(path), "git_branch": "main",
-            "git_commit": f"{rng.getrandbits(160):040x}", "git_author": "Dana Okafor",
-            "session_id": "", "agent_id": "",
-            "timestamp": when.replace(tzinfo=UTC).isoformat(), "source_id": checksum,
+            "source_type": "file",
+            "file_path": path,
+            "file_name": path.rsplit("/", 1)[-1],
+            "line_start": line,
+            "line_end": line + rng.randint(0, 40),
+            "checksum": checksum,
+            "git_repo": "dana/" + _repo(path),
+            "git_branch": "main",
+            "git_commit": f"{rng.getrandbits(160):040x}",
+            "git_author": "Dana Okafor",
+            "session_id": "",
+            "agent_id": "",
+            "timestamp": when.replace(tzinfo=UTC).isoformat(),
+            "source_id": checksum,
         }
     if kind < 0.85:
         session = f"{rng.getrandbits(64):016x}"
         return {
-            "source_type": "conversation", "file_path": "", "file_name": "",
-            "session_id": session, "agent_id": rng.choice(["", "", "researcher"]),
-            "timestamp": when.replace(tzinfo=UTC).isoformat(), "source_id": f"session:{session}",
+            "source_type": "conversation",
+            "file_path": "",
+            "file_name": "",
+            "session_id": session,
+            "agent_id": rng.choice(["", "", "researcher"]),
+            "timestamp": when.replace(tzinfo=UTC).isoformat(),
+            "source_id": f"session:{session}",
             **({"evidence": "user said so directly"} if rng.random() < 0.3 else {}),
         }
     if kind < 0.9:
@@ -194,13 +336,20 @@ def _source(rng: random.Random, section: str, when: datetime) -> dict[str, Any] 
 
 def _importance(rng: random.Random, section: str) -> float:
     base = {"People & Entities": 0.55, "Important Facts": 0.5, "File Knowledge": 0.3}.get(
-        section, 0.4)
+        section, 0.4
+    )
     return round(min(1.0, max(0.0, rng.gauss(base, 0.2))), 3)
 
 
-def build_demo_memory(*, now: datetime, seed: int = 7, notes: int = 500,
-                      duplicate_pairs: int = 30, empty_embeddings: int = 5,
-                      archive_lines: int = 50) -> DemoMemory:
+def build_demo_memory(
+    *,
+    now: datetime,
+    seed: int = 7,
+    notes: int = 500,
+    duplicate_pairs: int = 30,
+    empty_embeddings: int = 5,
+    archive_lines: int = 50,
+) -> DemoMemory:
     """The demo memory as plain data; embeddings are added by the caller."""
     rng = random.Random(seed)
     demo = DemoMemory()
@@ -227,8 +376,9 @@ def build_demo_memory(*, now: datetime, seed: int = 7, notes: int = 500,
         doc["embedding"] = []  # the agent's embedding call failed for these
     demo.archive = [_archive_line(rng, now, i, demo.notes) for i in range(archive_lines)]
     demo.core = {k: list(v) for k, v in CORE_ITEMS.items()}
-    demo.working = {s: [n["content"] for n in demo.notes if n["section"] == s][:6]
-                    for s in SECTIONS}
+    demo.working = {
+        s: [n["content"] for n in demo.notes if n["section"] == s][:6] for s in SECTIONS
+    }
     return demo
 
 
@@ -245,10 +395,16 @@ def _document(rng: random.Random, now: datetime, section: str, content: str) -> 
             history.insert(0, older)
     doc: dict[str, Any] = {
         "note_id": _note_id(rng, content, legacy=rng.random() < 0.2),
-        "content": content, "embedding": None, "section": section, "metadata": {},
-        "importance": _importance(rng, section), "decay_rate": 0.01,
+        "content": content,
+        "embedding": None,
+        "section": section,
+        "metadata": {},
+        "importance": _importance(rng, section),
+        "decay_rate": 0.01,
         "access_count": 0 if accessed is None else int(rng.expovariate(1 / 4)) + 1,
-        "created_at": created, "updated_at": updated, "last_accessed": accessed,
+        "created_at": created,
+        "updated_at": updated,
+        "last_accessed": accessed,
     }
     if source:
         doc["source"] = source
@@ -256,8 +412,9 @@ def _document(rng: random.Random, now: datetime, section: str, content: str) -> 
     return doc
 
 
-def _archive_line(rng: random.Random, now: datetime, index: int,
-                  notes: list[dict[str, Any]]) -> dict[str, Any]:
+def _archive_line(
+    rng: random.Random, now: datetime, index: int, notes: list[dict[str, Any]]
+) -> dict[str, Any]:
     """``now`` is naive UTC; archive stamps are naive LOCAL time, as the agent writes."""
     local_now = now.replace(tzinfo=UTC).astimezone().replace(tzinfo=None)
     archived = local_now - timedelta(days=rng.randint(1, 150), minutes=rng.randint(0, 1439))
@@ -267,16 +424,22 @@ def _archive_line(rng: random.Random, now: datetime, index: int,
     elif kind == 1:
         reason = f"importance_decay_{rng.uniform(0.0, 0.049):.3f}"
     else:
-        reason = (f"Consolidated with {rng.choice(notes)['note_id']} "
-                  f"(similarity: {rng.uniform(0.86, 0.99):.2f})")
+        reason = (
+            f"Consolidated with {rng.choice(notes)['note_id']} "
+            f"(similarity: {rng.uniform(0.86, 0.99):.2f})"
+        )
     content = _fill(rng.choice(ARCHIVE_TEMPLATES), rng)
     created = archived - timedelta(days=rng.randint(10, 300))
     line: dict[str, Any] = {
-        "note_id": f"note_{rng.getrandbits(48):012x}", "content": content,
-        "section": rng.choice(SECTIONS), "importance": round(rng.uniform(0.0, 0.3), 3),
-        "reason": reason, "archived_at": archived.isoformat(),
+        "note_id": f"note_{rng.getrandbits(48):012x}",
+        "content": content,
+        "section": rng.choice(SECTIONS),
+        "importance": round(rng.uniform(0.0, 0.3), 3),
+        "reason": reason,
+        "archived_at": archived.isoformat(),
         "original_created_at": created.isoformat() if rng.random() < 0.85 else None,
-        "access_count": rng.randint(0, 6), "metadata": {},
+        "access_count": rng.randint(0, 6),
+        "metadata": {},
     }
     if rng.random() < 0.5:
         source = _source(rng, line["section"], created)

@@ -26,8 +26,10 @@ class MemoryOverview:
 
 def _ordered_counts(counts: dict[Any, int], names: tuple[str, ...]) -> list[tuple[str, int]]:
     rows = [(name, counts.get(name, 0)) for name in names]
-    extra = sorted(((str(k) if k else "(no section)", n) for k, n in counts.items()
-                    if k not in names), key=lambda row: -row[1])
+    extra = sorted(
+        ((str(k) if k else "(no section)", n) for k, n in counts.items() if k not in names),
+        key=lambda row: -row[1],
+    )
     return rows + extra
 
 
@@ -44,10 +46,12 @@ def memory_overview() -> MemoryOverview:
         overview.archive = archive_manager().get_archive_stats()
         core = core_notes().get_all_items()
         overview.core_by_category = _ordered_counts(
-            {k: len(v) for k, v in core.items()}, CORE_CATEGORIES)
+            {k: len(v) for k, v in core.items()}, CORE_CATEGORIES
+        )
         working = working_notes().get_all_items()
         overview.working_by_section = _ordered_counts(
-            {k: len(v) for k, v in working.items()}, SECTIONS)
+            {k: len(v) for k, v in working.items()}, SECTIONS
+        )
     except (OSError, MemoryLibraryError) as e:
         overview.errors["memory_dir"] = str(e)
     return overview

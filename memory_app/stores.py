@@ -14,7 +14,8 @@ from qqweb.clients import mongo_client
 
 def notes_store() -> MongoNotesStore:
     return MongoNotesStore(
-        database=settings.QQ_MONGO_DB, collection=settings.QQ_MONGO_COLLECTION,
+        database=settings.QQ_MONGO_DB,
+        collection=settings.QQ_MONGO_COLLECTION,
         client=mongo_client(),
     )
 

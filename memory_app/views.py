@@ -14,5 +14,8 @@ from qqweb.auth import VIEWER, role_required
 @require_GET
 @role_required(VIEWER)
 def overview(request: HttpRequest) -> HttpResponse:
-    return render(request, "memory_app/overview.html",
-                  {"memory": memory_overview(), "graph": graph_overview()})
+    return render(
+        request,
+        "memory_app/overview.html",
+        {"memory": memory_overview(), "graph": graph_overview()},
+    )

@@ -44,8 +44,9 @@ api = NinjaAPI(
 )
 
 
-def _error(request: HttpRequest, status: int, code: str, message: str,
-           **extra: Any) -> HttpResponse:
+def _error(
+    request: HttpRequest, status: int, code: str, message: str, **extra: Any
+) -> HttpResponse:
     return api.create_response(
         request, {"error": {"code": code, "message": message, **extra}}, status=status
     )
@@ -83,16 +84,24 @@ def _forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
 
 @api.exception_handler(AuthenticationError)
 def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
-    return _error(request, 401, "unauthenticated",
-                  "log in, or send 'Authorization: Bearer <API token>'")
+    return _error(
+        request, 401, "unauthenticated", "log in, or send 'Authorization: Bearer <API token>'"
+    )
 
 
 @api.exception_handler(ValidationError)
 def _validation(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     fields = [".".join(str(p) for p in err.get("loc", [])[1:]) or "body" for err in exc.errors]
-    return _error(request, 422, "invalid", "; ".join(
-        f"{field}: {err.get('msg', 'invalid')}" for field, err in
-        zip(fields, exc.errors, strict=False)), fields=fields)
+    return _error(
+        request,
+        422,
+        "invalid",
+        "; ".join(
+            f"{field}: {err.get('msg', 'invalid')}"
+            for field, err in zip(fields, exc.errors, strict=False)
+        ),
+        fields=fields,
+    )
 
 
 @api.exception_handler(HttpError)
@@ -109,7 +118,7 @@ class MeOut(Schema):
 @api.get("/me", response=MeOut, tags=["account"])
 def me(request: HttpRequest) -> dict[str, Any]:
     """Who the request is authenticated as, and with which role."""
-    via = "token" if isinstance(request.auth, ApiToken) else "session"
+    via = "token" if isinstance(getattr(request, "auth", None), ApiToken) else "session"
     return {"username": request.user.get_username(), "role": user_role(request.user), "via": via}
 
 

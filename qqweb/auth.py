@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from django.contrib.auth.middleware import LoginRequiredMiddleware as DjangoLoginRequired
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 
 VIEWER = "viewer"
 CURATOR = "curator"
@@ -72,7 +73,7 @@ class LoginRequiredMiddleware(DjangoLoginRequired):
 
     def process_view(
         self, request: HttpRequest, view_func: Any, view_args: Any, view_kwargs: Any
-    ) -> HttpResponse | None:
+    ) -> HttpResponseBase | None:
         if request.path.startswith(self.open_prefixes):
             return None
         return super().process_view(request, view_func, view_args, view_kwargs)

@@ -35,7 +35,10 @@ def mongo_client() -> MongoClient[dict[str, Any]]:
     return _cached(
         ("mongo", uri, timeout),
         lambda: MongoClient(
-            uri, serverSelectionTimeoutMS=timeout, connectTimeoutMS=timeout, tz_aware=False,
+            uri,
+            serverSelectionTimeoutMS=timeout,
+            connectTimeoutMS=timeout,
+            tz_aware=False,
             appname="qqweb",
         ),
     )
@@ -47,8 +50,11 @@ def neo4j_driver() -> Driver:
     return _cached(
         ("neo4j", uri, user, password, timeout),
         lambda: GraphDatabase.driver(
-            uri, auth=(user, password), connection_timeout=timeout,
-            connection_acquisition_timeout=max(timeout, 5.0), max_transaction_retry_time=0,
+            uri,
+            auth=(user, password),
+            connection_timeout=timeout,
+            connection_acquisition_timeout=max(timeout, 5.0),
+            max_transaction_retry_time=0,
             notifications_min_severity="OFF",
         ),
     )
@@ -56,14 +62,20 @@ def neo4j_driver() -> Driver:
 
 def embedder() -> Embedder:
     key = (
-        "embedder", settings.QQ_EMBEDDING_BACKEND, settings.QQ_EMBEDDING_MODEL,
-        settings.TEI_URL, settings.QQ_EMBEDDING_DIMENSION,
+        "embedder",
+        settings.QQ_EMBEDDING_BACKEND,
+        settings.QQ_EMBEDDING_MODEL,
+        settings.TEI_URL,
+        settings.QQ_EMBEDDING_DIMENSION,
     )
     return _cached(
         key,
         lambda: build_embedder(
-            settings.QQ_EMBEDDING_BACKEND, model=settings.QQ_EMBEDDING_MODEL,
-            url=settings.TEI_URL, api_key=settings.QQ_EMBEDDING_API_KEY,
-            dimension=settings.QQ_EMBEDDING_DIMENSION, timeout=settings.QQ_EMBEDDING_TIMEOUT_S,
+            settings.QQ_EMBEDDING_BACKEND,
+            model=settings.QQ_EMBEDDING_MODEL,
+            url=settings.TEI_URL,
+            api_key=settings.QQ_EMBEDDING_API_KEY,
+            dimension=settings.QQ_EMBEDDING_DIMENSION,
+            timeout=settings.QQ_EMBEDDING_TIMEOUT_S,
         ),
     )

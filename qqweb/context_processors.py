@@ -28,8 +28,12 @@ def navigation(request: HttpRequest) -> dict[str, Any]:
     match = getattr(request, "resolver_match", None)
     current = (match.url_name if match else "") or ""
     items = [
-        {"key": key, "label": label, "url": reverse(name),
-         "active": reverse(name) == request.path or current == key}
+        {
+            "key": key,
+            "label": label,
+            "url": reverse(name),
+            "active": reverse(name) == request.path or current == key,
+        }
         for key, label, name in NAV
     ]
     statuses = cached_stores_health()

@@ -24,7 +24,7 @@ from memory_app.stores import notes_store
 HINTS = {
     "mongodb": "Check MONGODB_URI; `make dev` starts SecantusDB on localhost:27017.",
     "neo4j": "Check NEO4J_URI; `make dev` starts Neo4j when a JDK 17+ and Maven are "
-             "installed (or run `scripts/neo4j.sh start`).",
+    "installed (or run `scripts/neo4j.sh start`).",
     "memory_dir": "Set MEMORY_DIR to the agent's memory directory.",
     "broker": "Check CELERY_BROKER_URL; maintenance jobs cannot run until it answers.",
 }
@@ -97,8 +97,13 @@ _cached: tuple[float, tuple[Any, ...], list[StoreStatus]] | None = None
 
 
 def _settings_key() -> tuple[Any, ...]:
-    return (settings.MONGODB_URI, settings.QQ_MONGO_DB, settings.NEO4J_URI,
-            str(settings.MEMORY_DIR), settings.CELERY_BROKER_URL)
+    return (
+        settings.MONGODB_URI,
+        settings.QQ_MONGO_DB,
+        settings.NEO4J_URI,
+        str(settings.MEMORY_DIR),
+        settings.CELERY_BROKER_URL,
+    )
 
 
 def cached_stores_health(max_age_s: float = 5.0) -> list[StoreStatus]:

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-TOKEN_PREFIX = "qq_"
+TOKEN_PREFIX = "qq_"  # noqa: S105 - a visible prefix, not a secret
 
 
 def hash_token(raw: str) -> str:
@@ -20,14 +20,16 @@ class ApiToken(models.Model):
     """A bearer token for scripts. Only its SHA-256 is stored; the token itself is shown
     once, when it is created. It acts with its owner's role."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="api_tokens")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
     name = models.CharField(max_length=100)
     key_hash = models.CharField(max_length=64, unique=True)
     key_prefix = models.CharField(max_length=12)
     created_at = models.DateTimeField(default=timezone.now)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
-                                   null=True, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
 

@@ -46,7 +46,10 @@ def api_token_create(*, user: Any, name: str, created_by: Any = None) -> tuple[A
         raise ValueError("name: a token needs a name")
     raw = ApiToken.new_raw_key()
     token = ApiToken.objects.create(
-        user=user, name=name[:100], key_hash=hash_token(raw), key_prefix=raw[:10],
+        user=user,
+        name=name[:100],
+        key_hash=hash_token(raw),
+        key_prefix=raw[:10],
         created_by=created_by,
     )
     return token, raw

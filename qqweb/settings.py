@@ -186,7 +186,9 @@ QQ_CITE_THRESHOLD = envfloat("QQ_CITE_THRESHOLD", 0.3)
 # With no CELERY_BROKER_URL the broker is kombu's SQLAlchemy transport on a SQLite file:
 # nothing to install or start. Production and the tests use Redis.
 
-CELERY_BROKER_URL = envstr("CELERY_BROKER_URL", f"sqla+sqlite:///{VAR_DIR / 'celery-broker.sqlite3'}")
+CELERY_BROKER_URL = envstr(
+    "CELERY_BROKER_URL", f"sqla+sqlite:///{VAR_DIR / 'celery-broker.sqlite3'}"
+)
 CELERY_RESULT_BACKEND = envstr(
     "CELERY_RESULT_BACKEND", f"db+sqlite:///{VAR_DIR / 'celery-results.sqlite3'}"
 )

@@ -41,14 +41,18 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
     new_key = None
     if request.method == "POST" and form.is_valid():
         token, new_key = api_token_create(
-            user=form.cleaned_data["user"], name=form.cleaned_data["name"],
+            user=form.cleaned_data["user"],
+            name=form.cleaned_data["name"],
             created_by=request.user,
         )
-        messages.success(request, f"Token “{token.name}” created. Copy it now: it is not shown again.")
+        messages.success(
+            request, f"Token “{token.name}” created. Copy it now: it is not shown again."
+        )
         form = ApiTokenCreateForm(initial={"user": request.user.pk})
     tokens = ApiToken.objects.select_related("user").all()
-    return render(request, "qqweb/api_tokens.html",
-                  {"form": form, "tokens": tokens, "new_key": new_key})
+    return render(
+        request, "qqweb/api_tokens.html", {"form": form, "tokens": tokens, "new_key": new_key}
+    )
 
 
 @require_POST

@@ -72,18 +72,29 @@ class GraphStore:
     ) -> int:
         """MERGE ``(a)-[:rel_type]->(b)`` for ``rows``: ``[{a, b, props}]`` (names)."""
         text = cypher.MERGE_RELATIONSHIPS.format(
-            label_a=checked_label(label_a), label_b=checked_label(label_b),
+            label_a=checked_label(label_a),
+            label_b=checked_label(label_b),
             rel_type=checked_rel_type(rel_type),
         )
         return int(self._run(text, rows=rows)[0]["n"])
 
     def link_source(
-        self, entity: tuple[str, str], source_id: str, props: dict[str, Any],
-        rel_type: str = "", rel_source: str = "",
+        self,
+        entity: tuple[str, str],
+        source_id: str,
+        props: dict[str, Any],
+        rel_type: str = "",
+        rel_source: str = "",
     ) -> None:
         text = cypher.MERGE_SOURCE_PROVENANCE.format(label=checked_label(entity[0]))
-        self._run(text, source_id=source_id, props=props, name=entity[1],
-                  rel_type=rel_type, rel_source=rel_source)
+        self._run(
+            text,
+            source_id=source_id,
+            props=props,
+            name=entity[1],
+            rel_type=rel_type,
+            rel_source=rel_source,
+        )
 
     def delete_everything(self) -> None:
         """Empty the graph (tests and ``seed_demo --reset`` only)."""

@@ -15,6 +15,7 @@ until the first call that needs it.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import threading
 from typing import Any, Protocol, runtime_checkable
@@ -63,7 +64,7 @@ class HashingEmbedder:
 
     def _features(self, text: str) -> list[str]:
         words = self._token_re.findall(text.lower())
-        return words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+        return words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
 
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
@@ -116,7 +117,11 @@ class SentenceTransformerEmbedder:
     @property
     def dimension(self) -> int:
         model = self._load()
-        dim = model.get_sentence_embedding_dimension()
+        getter = (
+            getattr(model, "get_embedding_dimension", None)
+            or model.get_sentence_embedding_dimension
+        )
+        dim = getter()
         return int(dim) if dim else int(self.embed(["dimension probe"]).shape[1])
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -131,9 +136,7 @@ class SentenceTransformerEmbedder:
 class OpenAIEmbedder:
     """``POST {url}/embeddings`` with ``{"model", "input"}``; reads ``data[i].embedding``."""
 
-    def __init__(
-        self, url: str, model: str, api_key: str = "", timeout: float = 30.0
-    ) -> None:
+    def __init__(self, url: str, model: str, api_key: str = "", timeout: float = 30.0) -> None:
         self._url = url.rstrip("/")
         self._model_name = model
         self._api_key = api_key

@@ -66,7 +66,7 @@ class MarkdownNotesFile:
                 text = text.rstrip("\n") + f"\n\n## {section}\n"
                 heading = re.search(rf"^## {re.escape(section)}\n", text, re.M)
                 assert heading is not None
-            text = text[: heading.end()] + f"- {line}\n" + text[heading.end():]
+            text = text[: heading.end()] + f"- {line}\n" + text[heading.end() :]
             self._write_unlocked(text)
         return True
 
@@ -105,7 +105,8 @@ class CoreNotesManager(MarkdownNotesFile):
             "# Core Memory\n\n"
             f"Last updated: {_stamp()}\n\n"
             "These are protected notes that will never be automatically forgotten.\n\n"
-            "## Identity\n<!-- User's personal information: name, location, role, preferences -->\n\n"
+            "## Identity\n"
+            "<!-- User's personal information: name, location, role, preferences -->\n\n"
             "## Projects\n<!-- Active projects the user is working on -->\n\n"
             "## Relationships\n<!-- Important people, collaborators, contacts -->\n\n"
             "## System\n<!-- Hardware, setup, configuration details -->\n\n"

@@ -31,8 +31,14 @@ from .constants import (
 )
 from .errors import InvalidNote, StoreUnavailable
 
-SUMMARY_FIELDS = {"_id": 0, "note_id": 1, "content": 1, "section": 1, "importance": 1,
-                  "access_count": 1}
+SUMMARY_FIELDS = {
+    "_id": 0,
+    "note_id": 1,
+    "content": 1,
+    "section": 1,
+    "importance": 1,
+    "access_count": 1,
+}
 FULL_FIELDS = {"_id": 0}
 
 
@@ -113,8 +119,13 @@ class MongoNotesStore:
         decay_rate: float = DEFAULT_DECAY_RATE,
         source: dict[str, Any] | None = None,
     ) -> None:
-        validate_note_fields(note_id=note_id, content=content, section=section,
-                             importance=importance, embedding=embedding)
+        validate_note_fields(
+            note_id=note_id,
+            content=content,
+            section=section,
+            importance=importance,
+            embedding=embedding,
+        )
         now = utcnow_naive()
         update: dict[str, Any] = {
             "$set": {
@@ -194,8 +205,9 @@ class MongoNotesStore:
         ops = []
         for doc in documents:
             validate_agent_document(doc)
-            ops.append(UpdateOne({"note_id": doc["note_id"]},
-                                 {"$setOnInsert": dict(doc)}, upsert=True))
+            ops.append(
+                UpdateOne({"note_id": doc["note_id"]}, {"$setOnInsert": dict(doc)}, upsert=True)
+            )
         if not ops:
             return 0
         try:
@@ -208,7 +220,11 @@ class MongoNotesStore:
 
 
 def validate_note_fields(
-    *, note_id: str, content: str, section: str | None, importance: float,
+    *,
+    note_id: str,
+    content: str,
+    section: str | None,
+    importance: float,
     embedding: list[float] | None,
 ) -> None:
     if not isinstance(note_id, str) or not note_id.strip():
@@ -227,8 +243,10 @@ def validate_note_fields(
 
 def validate_agent_document(doc: Mapping[str, Any]) -> None:
     validate_note_fields(
-        note_id=doc.get("note_id", ""), content=doc.get("content", ""),
-        section=doc.get("section"), importance=doc.get("importance", DEFAULT_IMPORTANCE),
+        note_id=doc.get("note_id", ""),
+        content=doc.get("content", ""),
+        section=doc.get("section"),
+        importance=doc.get("importance", DEFAULT_IMPORTANCE),
         embedding=doc.get("embedding", []),
     )
     for field in ("created_at", "updated_at"):

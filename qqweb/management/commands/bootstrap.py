@@ -10,8 +10,10 @@ from qqweb.services import admin_ensure, roles_ensure
 
 
 class Command(BaseCommand):
-    help = ("Create the viewer / curator / admin groups and an admin login. A new admin's "
-            "password is printed once and kept in var/admin-credentials.txt (mode 600).")
+    help = (
+        "Create the viewer / curator / admin groups and an admin login. A new admin's "
+        "password is printed once and kept in var/admin-credentials.txt (mode 600)."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
         created = roles_ensure()
@@ -24,8 +26,7 @@ class Command(BaseCommand):
             credentials.parent.mkdir(parents=True, exist_ok=True)
             credentials.write_text(f"username: {username}\npassword: {password}\n")
             credentials.chmod(0o600)
-            self.stdout.write(self.style.SUCCESS(
-                f"Admin login created: {username} / {password}"))
+            self.stdout.write(self.style.SUCCESS(f"Admin login created: {username} / {password}"))
         elif credentials.exists():
             self.stdout.write(f"Admin login: see {credentials}")
         else:

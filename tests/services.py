@@ -1,0 +1,175 @@
+"""Start the real services the tests run against: SecantusDB (in-process), Neo4j (the
+launcher in scripts/), Redis (Debian's redis-server) and a Celery worker.
+
+Nothing here skips: a service that cannot start raises ``ServiceStartError`` naming
+what is missing, and every test that needs it fails with that message.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class ServiceStartError(RuntimeError):
+    pass
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def port_answers(port: int, host: str = "127.0.0.1") -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def _wait_for_line(proc: subprocess.Popen[str], marker: str, log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise ServiceStartError(f"process exited with {proc.returncode}:\n{_tail(log)}")
+        if marker in log.read_text(errors="replace"):
+            return
+        time.sleep(0.25)
+    proc.kill()
+    raise ServiceStartError(f"no {marker!r} within {timeout:.0f} s:\n{_tail(log)}")
+
+
+def _tail(log: Path, lines: int = 30) -> str:
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else ""
+
+
+def stop(proc: subprocess.Popen[Any] | None, timeout: float = 20) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+class Neo4jService:
+    """Reuses a Neo4j the tests started earlier and left running (QQ_KEEP_NEO4J=1), or
+    one named by QQ_TEST_NEO4J_URI; otherwise starts the launcher on a free port."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.proc: subprocess.Popen[str] | None = None
+        self.uri = ""
+
+    def start(self, reuse_uri: str = "") -> str:
+        if reuse_uri:
+            self.uri = reuse_uri
+            return self.uri
+        port_file = self.home / "launcher.port"
+        if port_file.exists() and port_answers(int(port_file.read_text())):
+            self.uri = f"bolt://127.0.0.1:{int(port_file.read_text())}"
+            return self.uri
+        if shutil.which("java") is None or shutil.which("mvn") is None:
+            raise ServiceStartError(
+                "Neo4j needs a JDK 17+ and Maven on PATH (apt-get install openjdk-17-jdk "
+                "maven); .ci/run installs them"
+            )
+        build = subprocess.run(
+            [str(ROOT / "scripts/neo4j.sh"), "build"], capture_output=True, text=True, check=False
+        )
+        if build.returncode != 0:
+            raise ServiceStartError(f"building the Neo4j launcher failed:\n{build.stderr[-3000:]}")
+        port = free_port()
+        self.home.mkdir(parents=True, exist_ok=True)
+        log = self.home / "launcher.log"
+        with open(log, "w") as out:
+            self.proc = subprocess.Popen(
+                [str(ROOT / "scripts/neo4j.sh"), "run", str(self.home / "data"), str(port)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,
+            )
+        _wait_for_line(self.proc, "QQWEB-NEO4J-READY", log, timeout=180)
+        port_file.write_text(str(port))
+        self.uri = f"bolt://127.0.0.1:{port}"
+        return self.uri
+
+    def stop(self, keep: bool) -> None:
+        if self.proc is None or keep:
+            return
+        stop(self.proc, timeout=60)
+        (self.home / "launcher.port").unlink(missing_ok=True)
+
+
+def start_redis(workdir: Path) -> tuple[str, subprocess.Popen[str]]:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise ServiceStartError(
+            "redis-server is not installed: apt-get install redis-server (.ci/run does)"
+        )
+    port = free_port()
+    workdir.mkdir(parents=True, exist_ok=True)
+    log = workdir / "redis.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(workdir),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    _wait_for_line(proc, "Ready to accept connections", log, timeout=30)
+    return f"redis://127.0.0.1:{port}/0", proc
+
+
+def start_celery_worker(env: dict[str, str], workdir: Path) -> subprocess.Popen[str]:
+    log = workdir / "celery-worker.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "qqweb",
+                "worker",
+                "--pool=solo",
+                "--concurrency=1",
+                "--loglevel=INFO",
+                "--hostname=qqweb-test@%h",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    _wait_for_line(proc, "ready.", log, timeout=120)
+    return proc
