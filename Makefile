@@ -21,6 +21,7 @@ test: install
 lint: install
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
+	.venv/bin/mypy qqweb memory_app graph_app
 
 typecheck: install
 	.venv/bin/mypy qqweb memory_app graph_app

@@ -106,7 +106,7 @@ def _settings_key() -> tuple[Any, ...]:
     )
 
 
-def cached_stores_health(max_age_s: float = 5.0) -> list[StoreStatus]:
+def cached_stores_health(max_age_s: float = 15.0) -> list[StoreStatus]:
     global _cached
     key = _settings_key()
     with _cache_lock:
