@@ -13,8 +13,15 @@ pids=()
 cleanup() {
   trap - EXIT INT TERM
   echo; echo "Stopping qqweb dev services…"
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  # Newest first: Django and Celery let go of their connections before the stores stop.
+  # Neo4j checkpoints before it exits (10-20 s); anything still up after 60 s is killed.
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    pid="${pids[i]}"
+    kill "$pid" 2>/dev/null || continue
+    for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  echo "Stopped."
 }
 trap cleanup EXIT INT TERM
 
