@@ -9,6 +9,7 @@ urlpatterns = [
     path("graph/", include("graph_app.urls")),
     path("health/", views.health, name="health"),
     path("healthz", views.healthz, name="healthz"),
+    path("health/status", views.store_status, name="store_status"),
     path("tokens/", views.api_tokens, name="api_tokens"),
     path("tokens/<int:token_id>/revoke/", views.api_token_revoke_view, name="api_token_revoke"),
     path("accounts/", include("django.contrib.auth.urls")),

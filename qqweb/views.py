@@ -34,6 +34,13 @@ def health(request: HttpRequest) -> HttpResponse:
     return render(request, "qqweb/health.html", {"statuses": stores_health()})
 
 
+@require_GET
+@role_required(VIEWER)
+def store_status(request: HttpRequest) -> HttpResponse:
+    """The layout's store dots (``#store-status``), polled by htmx every 30 s."""
+    return render(request, "base.html#store-status")
+
+
 @require_http_methods(["GET", "POST"])
 @role_required(ADMIN)
 def api_tokens(request: HttpRequest) -> HttpResponse:

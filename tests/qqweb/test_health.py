@@ -41,3 +41,15 @@ def test_the_layout_warns_on_every_page_when_a_store_is_down(settings, viewer_cl
     page = viewer_client.get(reverse("memory_app:notes")).content.decode()
     assert 'id="store-banner"' in page
     assert "neo4j is down" in page
+
+
+def test_the_store_dots_refresh_as_an_htmx_partial(settings, viewer_client):
+    page = viewer_client.get(reverse("memory_app:overview")).content.decode()
+    assert 'id="store-status"' in page and 'hx-trigger="every 30s"' in page
+    settings.NEO4J_URI = f"bolt://127.0.0.1:{free_port()}"
+    settings.QQ_STORE_TIMEOUT_MS = 300
+    fragment = viewer_client.get(reverse("store_status"), HTTP_HX_REQUEST="true")
+    html = fragment.content.decode()
+    assert html.strip().startswith('<ul class="store-dots" id="store-status"')
+    assert "<html" not in html
+    assert 'class="down" title="neo4j: down' in html
