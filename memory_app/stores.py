@@ -6,18 +6,24 @@ settings; the expensive part, the client, is shared.
 
 from __future__ import annotations
 
+import os
+import threading
+
 from django.conf import settings
 
 from memory_app.memory import ArchiveManager, CoreNotesManager, MongoNotesStore, NotesManager
+from memory_app.memory.vectors import VectorIndex
 from qqweb.clients import mongo_client
 
 
 def notes_store() -> MongoNotesStore:
-    return MongoNotesStore(
+    store = MongoNotesStore(
         database=settings.QQ_MONGO_DB,
         collection=settings.QQ_MONGO_COLLECTION,
         client=mongo_client(),
     )
+    store.vector_index = _vector_index_for(store)
+    return store
 
 
 def archive_manager() -> ArchiveManager:
@@ -30,3 +36,16 @@ def core_notes() -> CoreNotesManager:
 
 def working_notes() -> NotesManager:
     return NotesManager(memory_dir=settings.MEMORY_DIR)
+
+
+_indexes: dict[tuple[object, ...], VectorIndex] = {}
+_indexes_lock = threading.Lock()
+
+
+def _vector_index_for(store: MongoNotesStore) -> VectorIndex:
+    """One in-process vector index per process and collection, shared by every store."""
+    key = (os.getpid(), settings.MONGODB_URI, settings.QQ_MONGO_DB, settings.QQ_MONGO_COLLECTION)
+    with _indexes_lock:
+        if key not in _indexes:
+            _indexes[key] = VectorIndex(store, vector_search_index=settings.QQ_VECTOR_SEARCH_INDEX)
+        return _indexes[key]

@@ -181,6 +181,8 @@ QQ_DEDUP_THRESHOLD = envfloat("QQ_DEDUP_THRESHOLD", 0.85)
 QQ_MAX_WORKING_NOTES = envint("QQ_MAX_WORKING_NOTES", 100)
 QQ_ARCHIVE_RETENTION_DAYS = envint("QQ_ARCHIVE_RETENTION_DAYS", 90)
 QQ_CITE_THRESHOLD = envfloat("QQ_CITE_THRESHOLD", 0.3)
+# Name of a $vectorSearch index (Atlas, MongoDB 8.2+ with mongot); empty: in-process index.
+QQ_VECTOR_SEARCH_INDEX = envstr("QQ_VECTOR_SEARCH_INDEX", "")
 
 # --- Celery ------------------------------------------------------------------------------
 # With no CELERY_BROKER_URL the broker is kombu's SQLAlchemy transport on a SQLite file:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pymongo import ASCENDING, DESCENDING, MongoClient, UpdateOne
@@ -30,6 +31,8 @@ from .constants import (
     SECTIONS,
 )
 from .errors import InvalidNote, StoreUnavailable
+from .importance import decayed_importance
+from .listing import NoteFilter, after_cursor, build_query, check_sort, decode_cursor, encode_cursor
 
 SUMMARY_FIELDS = {
     "_id": 0,
@@ -40,6 +43,14 @@ SUMMARY_FIELDS = {
     "access_count": 1,
 }
 FULL_FIELDS = {"_id": 0}
+LIST_FIELDS = {"_id": 0, "embedding": 0}
+
+
+@dataclass
+class NotesPage:
+    items: list[dict[str, Any]]
+    next_cursor: str | None
+    scanned: int = 0
 
 
 def utcnow_naive() -> datetime:
@@ -62,6 +73,7 @@ class MongoNotesStore:
         self._collection_name = collection
         self._client = client
         self._timeout_ms = timeout_ms
+        self.vector_index: Any = None  # set by the caller, or built on first search
 
     # --- plumbing ------------------------------------------------------------------------
 
@@ -176,6 +188,219 @@ class MongoNotesStore:
         except PyMongoError as e:
             raise self._unavailable(e) from e
 
+    # --- reads (seed API) -----------------------------------------------------------------
+
+    def _find(
+        self,
+        query: dict[str, Any],
+        sort: list[tuple[str, int]],
+        limit: int,
+        projection: dict[str, Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        try:
+            cursor = self.collection.find(query, projection or LIST_FIELDS).sort(sort)
+            return list(cursor.limit(max(0, int(limit))))
+        except PyMongoError as e:
+            raise self._unavailable(e) from e
+
+    def get_recent_notes(self, limit: int = 10, section: str | None = None) -> list[dict[str, Any]]:
+        query = {"section": section} if section else {}
+        return self._find(query, [("updated_at", DESCENDING), ("note_id", DESCENDING)], limit)
+
+    def get_by_importance_range(
+        self, min_importance: float = 0.0, max_importance: float = 1.0, limit: int = 20
+    ) -> list[dict[str, Any]]:
+        query = {"importance": {"$gte": float(min_importance), "$lte": float(max_importance)}}
+        return self._find(query, [("importance", DESCENDING), ("note_id", DESCENDING)], limit)
+
+    def get_stale_notes(self, days_threshold: int = 30, limit: int = 20) -> list[dict[str, Any]]:
+        """Notes not accessed within ``days_threshold`` days (never-accessed ones count from
+        their creation), stalest first."""
+        cutoff = utcnow_naive() - timedelta(days=int(days_threshold))
+        query = {
+            "$or": [
+                {"last_accessed": {"$lt": cutoff}},
+                {"last_accessed": None, "created_at": {"$lt": cutoff}},
+            ]
+        }
+        return self._find(query, [("last_accessed", ASCENDING), ("created_at", ASCENDING)], limit)
+
+    def find_by_source_file(self, file_path: str, limit: int = 20) -> list[dict[str, Any]]:
+        query = {
+            "$or": [
+                {"source.file_path": str(file_path)},
+                {"source_history.file_path": str(file_path)},
+            ]
+        }
+        return self._find(query, [("updated_at", DESCENDING)], limit)
+
+    def search_similar(
+        self, query_embedding: list[float], limit: int = 5, section: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Cosine search, as the seed: ``[{note_id, content, section, importance, score}]``.
+        Served by the vector index attached to this store (see ``vectors.py``)."""
+        from .vectors import VectorIndex
+
+        if self.vector_index is None:
+            self.vector_index = VectorIndex(self)
+        return self.vector_index.search_notes(query_embedding, limit=limit, section=section)
+
+    # --- writes (seed API) ----------------------------------------------------------------
+
+    def increment_access(self, note_id: str) -> bool:
+        update = {"$inc": {"access_count": 1}, "$set": {"last_accessed": utcnow_naive()}}
+        return self._update_one(note_id, update)
+
+    def update_importance(self, note_id: str, importance: float) -> bool:
+        validate_importance(importance)
+        update = {"$set": {"importance": float(importance), "updated_at": utcnow_naive()}}
+        return self._update_one(note_id, update)
+
+    def bulk_update_importance(self, updates: list[dict[str, Any]]) -> int:
+        now = utcnow_naive()
+        ops = []
+        for item in updates:
+            validate_importance(item.get("importance"))
+            ops.append(
+                UpdateOne(
+                    {"note_id": str(item["note_id"])},
+                    {"$set": {"importance": float(item["importance"]), "updated_at": now}},
+                )
+            )
+        if not ops:
+            return 0
+        try:
+            return int(self.collection.bulk_write(ops, ordered=False).modified_count)
+        except PyMongoError as e:
+            raise self._unavailable(e) from e
+
+    def append_source_history(
+        self, note_id: str, source: dict[str, Any], boost_importance: float = 0.0
+    ) -> bool:
+        """``$push`` onto ``source_history``; a boost raises importance, capped at 1, in the
+        same atomic update (an update pipeline)."""
+        entry = dict(source)
+        stage: dict[str, Any] = {
+            "source_history": {
+                "$concatArrays": [{"$ifNull": ["$source_history", []]}, [{"$literal": entry}]]
+            },
+        }
+        if boost_importance:
+            stage["importance"] = {
+                "$min": [
+                    1.0,
+                    {"$add": [{"$ifNull": ["$importance", 0.5]}, float(boost_importance)]},
+                ]
+            }
+            stage["updated_at"] = utcnow_naive()
+        return self._update_one(note_id, [{"$set": stage}])
+
+    def _update_one(self, note_id: str, update: Any) -> bool:
+        try:
+            return self.collection.update_one({"note_id": str(note_id)}, update).matched_count == 1
+        except PyMongoError as e:
+            raise self._unavailable(e) from e
+
+    # --- the dashboard's list -------------------------------------------------------------
+
+    def list_notes(
+        self,
+        flt: NoteFilter | None = None,
+        *,
+        sort: str = "updated",
+        direction: str = "desc",
+        cursor: str | None = None,
+        limit: int = 50,
+        now: datetime | None = None,
+        max_scan: int = 5000,
+    ) -> NotesPage:
+        """One page in ``(sort field, note_id)`` order after ``cursor``. Filters on the
+        effective (decayed) importance are applied while reading, scanning at most
+        ``max_scan`` documents; the cursor then marks where the scan stopped."""
+        flt = flt or NoteFilter()
+        now = now or utcnow_naive()
+        field, order = check_sort(sort, direction)
+        limit = max(1, min(int(limit), 200))
+        query = build_query(flt, now)
+        if cursor:
+            value, last_id = decode_cursor(cursor)
+            after = after_cursor(field, order, value, last_id)
+            query = {"$and": [query, after]} if query else after
+        batch = limit + 1 if not flt.needs_decay else min(max_scan, max(limit * 4, 100))
+        items: list[dict[str, Any]] = []
+        scanned = 0
+        last: dict[str, Any] | None = None
+        try:
+            found = (
+                self.collection.find(query, LIST_FIELDS)
+                .sort([(field, order), ("note_id", order)])
+                .batch_size(batch)
+            )
+            for doc in found:
+                if len(items) == limit or scanned >= max_scan:
+                    found.close()
+                    return NotesPage(
+                        items,
+                        encode_cursor(last.get(field) if last else None, last["note_id"])
+                        if last
+                        else None,
+                        scanned,
+                    )
+                scanned += 1
+                last = doc
+                doc["effective_importance"] = effective_importance(doc, now)
+                if _within(doc["effective_importance"], flt.min_effective, flt.max_effective):
+                    items.append(doc)
+        except PyMongoError as e:
+            raise self._unavailable(e) from e
+        return NotesPage(items, None, scanned)
+
+    def importance_histogram(self, bins: int = 10, section: str | None = None) -> list[int]:
+        """Counts of stored importance in ``bins`` equal buckets over [0, 1], counted by
+        the database (``$bucket``)."""
+        bins = max(1, min(int(bins), 100))
+        bounds = [round(i / bins, 6) for i in range(bins)] + [1.000001]
+        pipeline: list[dict[str, Any]] = []
+        if section:
+            pipeline.append({"$match": {"section": section}})
+        pipeline.append(
+            {
+                "$bucket": {
+                    "groupBy": "$importance",
+                    "boundaries": bounds,
+                    "default": "other",
+                    "output": {"n": {"$sum": 1}},
+                }
+            }
+        )
+        counts = [0] * bins
+        try:
+            for row in self.collection.aggregate(pipeline):
+                if row["_id"] != "other":
+                    counts[bounds.index(row["_id"])] = int(row["n"])
+        except PyMongoError as e:
+            raise self._unavailable(e) from e
+        return counts
+
+    def stored_dimensions(self) -> dict[int, int]:
+        """How many notes have an embedding of each length (0 = empty or missing)."""
+        pipeline = [
+            {"$group": {"_id": {"$size": {"$ifNull": ["$embedding", []]}}, "n": {"$sum": 1}}}
+        ]
+        try:
+            return {int(r["_id"]): int(r["n"]) for r in self.collection.aggregate(pipeline)}
+        except PyMongoError as e:
+            raise self._unavailable(e) from e
+
+    def collection_stats(self) -> dict[str, Any]:
+        dims = self.stored_dimensions()
+        return {
+            "total": sum(dims.values()),
+            "by_section": self.count_by_section(),
+            "dimensions": {d: n for d, n in dims.items() if d},
+            "without_embedding": dims.get(0, 0),
+        }
+
     # --- counts ---------------------------------------------------------------------------
 
     def count(self) -> int:
@@ -219,6 +444,34 @@ class MongoNotesStore:
         return int(result.upserted_count)
 
 
+def effective_importance(doc: Mapping[str, Any], now: datetime) -> float:
+    """The decayed importance of a document, as the agent's retrieval sees it today."""
+    created = doc.get("created_at") or now
+    importance = doc.get("importance", DEFAULT_IMPORTANCE)
+    return round(
+        decayed_importance(
+            importance=float(importance) if isinstance(importance, int | float) else 0.5,
+            access_count=int(doc.get("access_count") or 0),
+            created_at=created,
+            last_accessed=doc.get("last_accessed"),
+            decay_rate=float(doc.get("decay_rate") or DEFAULT_DECAY_RATE),
+            now=now,
+        ),
+        4,
+    )
+
+
+def _within(value: float, low: float | None, high: float | None) -> bool:
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+def validate_importance(importance: Any) -> None:
+    if isinstance(importance, bool) or not isinstance(importance, int | float):
+        raise InvalidNote("importance", "must be a number")
+    if not 0.0 <= float(importance) <= 1.0:
+        raise InvalidNote("importance", "must be between 0 and 1")
+
+
 def validate_note_fields(
     *,
     note_id: str,
@@ -233,10 +486,7 @@ def validate_note_fields(
         raise InvalidNote("content", "must be a non-empty string")
     if section is not None and section not in SECTIONS:
         raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
-    if isinstance(importance, bool) or not isinstance(importance, int | float):
-        raise InvalidNote("importance", "must be a number")
-    if not 0.0 <= float(importance) <= 1.0:
-        raise InvalidNote("importance", "must be between 0 and 1")
+    validate_importance(importance)
     if embedding is not None and not isinstance(embedding, list):
         raise InvalidNote("embedding", "must be a list of floats (may be empty)")
 

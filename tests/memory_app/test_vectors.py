@@ -1,0 +1,113 @@
+"""Semantic search through the in-process vector index, kept in step with MongoDB."""
+
+import time
+
+import numpy as np
+import pytest
+
+from memory_app.memory import DimensionMismatch, HashingEmbedder
+from memory_app.memory.mongo_store import utcnow_naive
+from memory_app.memory.vectors import VectorIndex
+from memory_app.stores import notes_store
+
+EMB = HashingEmbedder(384)
+
+
+def vec(text):
+    return [float(x) for x in EMB.embed([text])[0]]
+
+
+def add(store, note_id, text, section="Key Topics", embedding=None):
+    store.upsert_note(note_id, text, vec(text) if embedding is None else embedding, section)
+
+
+def test_search_similar_ranks_by_cosine_with_the_seed_shape():
+    store = notes_store()
+    add(store, "note_000000000001", "Lumen uses MongoDB for vector search")
+    add(store, "note_000000000002", "Priya reviews pull requests on Fridays")
+    add(store, "note_000000000003", "MongoDB vector search in Lumen", section="Important Facts")
+    results = store.search_similar(vec("vector search with MongoDB"), limit=2)
+    assert [r["note_id"] for r in results] == ["note_000000000003", "note_000000000001"]
+    assert set(results[0]) == {"note_id", "content", "section", "importance", "score"}
+    assert 0 < results[1]["score"] < results[0]["score"] <= 1
+    only = store.search_similar(vec("vector search with MongoDB"), section="Key Topics")
+    assert [r["note_id"] for r in only][:1] == ["note_000000000001"]
+
+
+def _wait_for(predicate, seconds=2.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return predicate()
+
+
+def test_new_changed_and_deleted_notes_are_visible_within_two_seconds():
+    store = notes_store()
+    add(store, "note_000000000001", "Kafka streams events")
+    query = vec("Grafana dashboards for metrics")
+    assert [r["note_id"] for r in store.search_similar(query)] == ["note_000000000001"]
+
+    add(store, "note_000000000002", "Grafana dashboards for metrics")  # written by "the agent"
+    assert _wait_for(lambda: store.search_similar(query)[0]["note_id"] == "note_000000000002")
+
+    add(store, "note_000000000001", "Grafana dashboards show metrics")  # content changed
+    assert _wait_for(lambda: len([r for r in store.search_similar(query) if r["score"] > 0.5]) == 2)
+
+    store.delete_note("note_000000000002")
+    assert _wait_for(
+        lambda: [r["note_id"] for r in store.search_similar(query)] == ["note_000000000001"]
+    )
+    assert "note_000000000002" not in store.vector_index._where
+
+
+def test_vectors_of_another_dimension_are_counted_never_compared():
+    store = notes_store()
+    add(store, "note_000000000001", "Lumen uses MongoDB")
+    add(store, "note_000000000002", "qwen vector", embedding=[0.5] * 1024)
+    add(store, "note_000000000003", "embedding failed", embedding=[])
+    result = store.vector_index.search(vec("Lumen MongoDB"), limit=10)
+    assert [i for i, _ in result.hits] == ["note_000000000001"]
+    assert result.skipped_other_dimensions == {1024: 1}
+
+
+def test_a_query_of_a_dimension_no_note_has_is_a_plain_error():
+    store = notes_store()
+    add(store, "note_000000000001", "qwen vector", embedding=[0.5] * 1024)
+    with pytest.raises(DimensionMismatch, match="384 dimensions but the stored vectors have 1024"):
+        store.search_similar(vec("anything"))
+
+
+def test_vector_search_falls_back_when_the_server_has_none():
+    store = notes_store()
+    add(store, "note_000000000001", "Lumen uses MongoDB")
+    store.vector_index = VectorIndex(store, vector_search_index="notes_vectors")
+    assert [r["note_id"] for r in store.search_similar(vec("Lumen"))] == ["note_000000000001"]
+
+
+def test_scores_match_exact_cosine():
+    store = notes_store()
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(50, 16))
+    now = utcnow_naive()
+    store.collection.insert_many(
+        [
+            {
+                "note_id": f"note_{i:012x}",
+                "content": str(i),
+                "embedding": v.tolist(),
+                "section": "Key Topics",
+                "importance": 0.5,
+                "created_at": now,
+                "updated_at": now,
+            }
+            for i, v in enumerate(vectors)
+        ]
+    )
+    query = rng.normal(size=16)
+    expected = vectors @ query / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(query))
+    best = np.argsort(-expected)[:5]
+    results = store.search_similar(query.tolist(), limit=5)
+    assert [r["note_id"] for r in results] == [f"note_{i:012x}" for i in best]
+    assert np.allclose([r["score"] for r in results], expected[best], atol=1e-5)
