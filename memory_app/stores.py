@@ -11,9 +11,15 @@ import threading
 
 from django.conf import settings
 
-from memory_app.memory import ArchiveManager, CoreNotesManager, MongoNotesStore, NotesManager
+from memory_app.memory import (
+    ArchiveManager,
+    CoreNotesManager,
+    MongoNotesStore,
+    NoteDeduplicator,
+    NotesManager,
+)
 from memory_app.memory.vectors import VectorIndex
-from qqweb.clients import mongo_client
+from qqweb.clients import embedder, mongo_client
 
 
 def notes_store() -> MongoNotesStore:
@@ -27,7 +33,21 @@ def notes_store() -> MongoNotesStore:
 
 
 def archive_manager() -> ArchiveManager:
-    return ArchiveManager(memory_dir=settings.MEMORY_DIR)
+    return ArchiveManager(
+        memory_dir=settings.MEMORY_DIR, mongo_store=notes_store(), embedder=embedder()
+    )
+
+
+def deduplicator() -> NoteDeduplicator:
+    return NoteDeduplicator(
+        notes_store(),
+        embedder(),
+        threshold=settings.QQ_DEDUP_THRESHOLD,
+        max_working_notes=settings.QQ_MAX_WORKING_NOTES,
+        llm_url=settings.QQ_LLM_URL,
+        llm_model=settings.QQ_LLM_MODEL,
+        llm_api_key=settings.QQ_LLM_API_KEY,
+    )
 
 
 def core_notes() -> CoreNotesManager:

@@ -181,6 +181,10 @@ QQ_DEDUP_THRESHOLD = envfloat("QQ_DEDUP_THRESHOLD", 0.85)
 QQ_MAX_WORKING_NOTES = envint("QQ_MAX_WORKING_NOTES", 100)
 QQ_ARCHIVE_RETENTION_DAYS = envint("QQ_ARCHIVE_RETENTION_DAYS", 90)
 QQ_CITE_THRESHOLD = envfloat("QQ_CITE_THRESHOLD", 0.3)
+# An OpenAI-compatible chat endpoint for LLM merges of duplicates (empty: simple merge).
+QQ_LLM_URL = envstr("QQ_LLM_URL", "")
+QQ_LLM_MODEL = envstr("QQ_LLM_MODEL", "")
+QQ_LLM_API_KEY = envstr("QQ_LLM_API_KEY", "")
 # Name of a $vectorSearch index (Atlas, MongoDB 8.2+ with mongot); empty: in-process index.
 QQ_VECTOR_SEARCH_INDEX = envstr("QQ_VECTOR_SEARCH_INDEX", "")
 

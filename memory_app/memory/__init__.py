@@ -4,7 +4,8 @@ Django-side code composes it in ``memory_app.stores`` (wiring from settings),
 ``memory_app.selectors`` (reads) and ``memory_app.services`` (audited writes).
 """
 
-from .archive import ArchiveManager
+from .archive import ArchivedNote, ArchiveManager, RestoreConflict
+from .deduplication import ConsolidationReport, DuplicatePair, NoteDeduplicator
 from .embeddings import Embedder, HashingEmbedder, OpenAIEmbedder, SentenceTransformerEmbedder
 from .errors import (
     DimensionMismatch,
@@ -13,21 +14,29 @@ from .errors import (
     NoteNotFound,
     StoreUnavailable,
 )
+from .importance import ImportanceScorer, ScoredNote
 from .markdown_notes import CoreNotesManager, NotesManager
 from .mongo_store import MongoNotesStore
 
 __all__ = [
     "ArchiveManager",
+    "ArchivedNote",
+    "ConsolidationReport",
     "CoreNotesManager",
     "DimensionMismatch",
+    "DuplicatePair",
     "Embedder",
     "HashingEmbedder",
+    "ImportanceScorer",
     "InvalidNote",
     "MemoryLibraryError",
     "MongoNotesStore",
+    "NoteDeduplicator",
     "NoteNotFound",
     "NotesManager",
     "OpenAIEmbedder",
+    "RestoreConflict",
+    "ScoredNote",
     "SentenceTransformerEmbedder",
     "StoreUnavailable",
 ]

@@ -10,14 +10,20 @@ Lines we cannot parse are kept untouched and reported.
 from __future__ import annotations
 
 import json
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidNote
-from .files import append_lines, file_lock
+from .errors import InvalidNote, MemoryLibraryError, NoteNotFound
+from .files import append_lines, atomic_write_text, file_lock
+from .importance import ARCHIVE_THRESHOLD
+
+if TYPE_CHECKING:
+    from .embeddings import Embedder
+    from .mongo_store import MongoNotesStore
 
 ARCHIVE_FILE = "archive.jsonl"
 ARCHIVE_LOCK = "archive.lock"
@@ -59,11 +65,295 @@ def validate_archive_entry(entry: dict[str, Any]) -> None:
             raise InvalidNote(name, "must not carry a timezone (the agent cannot read it)")
 
 
+@dataclass(frozen=True)
+class ArchivedNote:
+    note_id: str
+    content: str
+    section: str | None
+    importance: float
+    reason: str
+    archived_at: str
+    original_created_at: str | None
+    access_count: int
+    metadata: dict[str, Any]
+    source: dict[str, Any] | None
+    source_history: list[dict[str, Any]]
+    restored: bool
+    restored_at: str | None
+    line_number: int
+
+    @classmethod
+    def from_line(cls, line: ArchiveLine) -> ArchivedNote:
+        e = line.entry or {}
+        importance = e.get("importance", 0.0)
+        return cls(
+            note_id=str(e.get("note_id", "")),
+            content=str(e.get("content", "")),
+            section=e.get("section"),
+            importance=float(importance) if isinstance(importance, int | float) else 0.0,
+            reason=str(e.get("reason", "")),
+            archived_at=str(e.get("archived_at", "")),
+            original_created_at=e.get("original_created_at"),
+            access_count=int(e.get("access_count") or 0),
+            metadata=dict(e.get("metadata") or {}),
+            source=e.get("source") or None,
+            source_history=list(e.get("source_history") or []),
+            restored=bool(e.get("restored")),
+            restored_at=e.get("restored_at"),
+            line_number=line.number,
+        )
+
+
+class RestoreConflict(MemoryLibraryError):
+    """The archived note's id exists in MongoDB; restoring would overwrite it."""
+
+    def __init__(self, note_id: str, suggested_id: str) -> None:
+        super().__init__(
+            f"note {note_id!r} exists in MongoDB already; restore it under a new id "
+            f"(for example {suggested_id!r}) or leave it archived"
+        )
+        self.note_id = note_id
+        self.suggested_id = suggested_id
+
+
+def new_note_id() -> str:
+    return f"note_{uuid.uuid4().hex[:12]}"
+
+
+def archive_line_for(
+    doc: dict[str, Any], reason: str, now: datetime | None = None
+) -> dict[str, Any]:
+    """The agent's archive line for a MongoDB document (the embedding is not kept)."""
+    created = doc.get("created_at")
+    line: dict[str, Any] = {
+        "note_id": str(doc["note_id"]),
+        "content": str(doc.get("content", "")),
+        "section": doc.get("section"),
+        "importance": doc.get("importance", 0.5),
+        "reason": reason,
+        "archived_at": local_naive_iso(now),
+        "original_created_at": created.isoformat() if isinstance(created, datetime) else None,
+        "access_count": int(doc.get("access_count") or 0),
+        "metadata": dict(doc.get("metadata") or {}),
+    }
+    if doc.get("source"):
+        line["source"] = doc["source"]
+    if doc.get("source_history"):
+        line["source_history"] = doc["source_history"]
+    return line
+
+
 class ArchiveManager:
-    def __init__(self, memory_dir: str | Path = "./memory") -> None:
+    def __init__(
+        self,
+        memory_dir: str | Path = "./memory",
+        *,
+        mongo_store: MongoNotesStore | None = None,
+        embedder: Embedder | None = None,
+    ) -> None:
         self.memory_dir = Path(memory_dir).expanduser()
         self.archive_file = self.memory_dir / ARCHIVE_FILE
         self.lock_file = self.memory_dir / ARCHIVE_LOCK
+        self.mongo_store = mongo_store
+        self.embedder = embedder
+
+    def _store(self) -> MongoNotesStore:
+        if self.mongo_store is None:
+            raise MemoryLibraryError("this ArchiveManager was built without a mongo_store")
+        return self.mongo_store
+
+    # --- archive ---------------------------------------------------------------------------
+
+    def has_line(self, note_id: str, reason: str) -> bool:
+        return any(
+            line.entry
+            and line.entry.get("note_id") == note_id
+            and line.entry.get("reason") == reason
+            and not line.entry.get("restored")
+            for line in self.read_lines()
+        )
+
+    def archive_document(
+        self, doc: dict[str, Any], reason: str, remove_from_mongo: bool = True
+    ) -> bool:
+        """Archive first, then delete: the line is on disk (fsynced) before the note
+        leaves MongoDB, and a retry after a crash neither duplicates the line nor loses
+        the note. The delete is conditional on ``updated_at``: a note the agent changed
+        in between stays in MongoDB (and False is returned)."""
+        note_id = str(doc["note_id"])
+        if not self.has_line(note_id, reason):
+            self.append_entries([archive_line_for(doc, reason)])
+        if not remove_from_mongo:
+            return True
+        store = self._store()
+        guard: dict[str, Any] = {"note_id": note_id}
+        if "updated_at" in doc:
+            guard["updated_at"] = doc["updated_at"]
+        return bool(store.collection.delete_one(guard).deleted_count == 1)
+
+    def archive_note(self, note_id: str, reason: str, remove_from_mongo: bool = True) -> bool:
+        doc = self._store().get_full_note(note_id)
+        if doc is None:
+            return False
+        return self.archive_document(doc, reason, remove_from_mongo)
+
+    def archive_low_importance(self, threshold: float = ARCHIVE_THRESHOLD) -> int:
+        """Archive every note whose effective (decayed) importance is below ``threshold``,
+        with the agent's reason ``importance_decay_<x.xxx>``."""
+        from .mongo_store import effective_importance, utcnow_naive
+
+        store = self._store()
+        now = utcnow_naive()
+        archived = 0
+        for doc in store.collection.find({}, {"_id": 0, "embedding": 0}):
+            value = effective_importance(doc, now)
+            if value < threshold and self.archive_document(doc, f"importance_decay_{value:.3f}"):
+                archived += 1
+        return archived
+
+    # --- restore -----------------------------------------------------------------------------
+
+    def find_line(self, note_id: str, *, include_restored: bool = False) -> ArchivedNote | None:
+        matches = [
+            ArchivedNote.from_line(line)
+            for line in self.read_lines()
+            if line.entry and line.entry.get("note_id") == note_id
+        ]
+        if not include_restored:
+            matches = [m for m in matches if not m.restored]
+        return matches[-1] if matches else None
+
+    def restore_note(
+        self, note_id: str, boost_importance: float = 0.1, *, new_id: str | None = None
+    ) -> bool:
+        """Bring an archived note back: re-embedded with the current embedder, with its
+        ``source`` and ``source_history``. Refuses (``RestoreConflict``) when the id exists
+        in MongoDB, unless ``new_id`` is given. Insert first, then mark the line restored;
+        a retry after a crash finishes the marking without inserting twice."""
+        from .mongo_store import utcnow_naive
+
+        archived = self.find_line(note_id)
+        if archived is None:
+            raise NoteNotFound(note_id)
+        store = self._store()
+        target = new_id or note_id
+        existing = store.get_full_note(target)
+        if existing is not None and not _is_restore_of(existing, archived):
+            raise RestoreConflict(target, new_note_id())
+        if existing is None:
+            store.insert_agent_documents(
+                [self._restored_document(archived, target, boost_importance, utcnow_naive())]
+            )
+        self._mark_restored(archived.line_number)
+        return True
+
+    def _restored_document(
+        self, archived: ArchivedNote, target: str, boost: float, now: datetime
+    ) -> dict[str, Any]:
+        embedding: list[float] = []
+        if self.embedder is not None:
+            embedding = [float(x) for x in self.embedder.embed([archived.content])[0]]
+        created = now
+        if archived.original_created_at:
+            try:
+                created = datetime.fromisoformat(archived.original_created_at).replace(tzinfo=None)
+            except ValueError:
+                created = now
+        metadata = {
+            **archived.metadata,
+            "restored_from_archive": True,
+            "restored_at": local_naive_iso(),
+        }
+        if target != archived.note_id:
+            metadata["restored_from_note_id"] = archived.note_id
+        doc: dict[str, Any] = {
+            "note_id": target,
+            "content": archived.content,
+            "embedding": embedding,
+            "section": archived.section,
+            "metadata": metadata,
+            "importance": round(min(1.0, archived.importance + boost), 6),
+            "decay_rate": 0.01,
+            "access_count": archived.access_count,
+            "created_at": created,
+            "updated_at": now,
+            "last_accessed": None,
+        }
+        if archived.source:
+            doc["source"] = archived.source
+        if archived.source_history:
+            doc["source_history"] = archived.source_history
+        return doc
+
+    def _mark_restored(self, line_number: int) -> None:
+        stamp = local_naive_iso()
+
+        def mark(entry: dict[str, Any]) -> dict[str, Any]:
+            return {**entry, "restored": True, "restored_at": stamp}
+
+        self._rewrite(
+            lambda line: mark(line.entry) if line.number == line_number and line.entry else line
+        )
+
+    # --- search, purge -------------------------------------------------------------------------
+
+    def search_archive(
+        self, query: str, limit: int = 10, include_restored: bool = False
+    ) -> list[ArchivedNote]:
+        needle = query.strip().lower()
+        found = []
+        for line in reversed(self.read_lines()):
+            if line.entry is None:
+                continue
+            note = ArchivedNote.from_line(line)
+            if note.restored and not include_restored:
+                continue
+            if needle in note.content.lower() or needle == note.note_id.lower():
+                found.append(note)
+                if len(found) >= limit:
+                    break
+        return found
+
+    def purge_old_archives(self, days: int = 90, *, dry_run: bool = False) -> int:
+        """Drop lines archived more than ``days`` ago, restored or not. Unparseable lines
+        are kept. The file is rewritten through a temp file under the lock."""
+        cutoff = datetime.now() - timedelta(days=int(days))
+
+        def old(line: ArchiveLine) -> bool:
+            stamp = (line.entry or {}).get("archived_at")
+            try:
+                return (
+                    line.entry is not None
+                    and datetime.fromisoformat(str(stamp)).replace(tzinfo=None) < cutoff
+                )
+            except ValueError:
+                return False
+
+        if dry_run:
+            return sum(1 for line in self.read_lines() if old(line))
+        return self._rewrite(lambda line: None if old(line) else line)
+
+    def _rewrite(self, change: Any) -> int:
+        """Rewrite the file line by line under the lock; ``change`` returns the line as it
+        was (kept byte for byte), a new entry dict, or None (dropped). Returns how many
+        lines were dropped."""
+        with file_lock(self.lock_file, exclusive=True):
+            if not self.archive_file.exists():
+                return 0
+            lines = _parse(self.archive_file.read_text(encoding="utf-8", errors="replace"))
+            out: list[str] = []
+            dropped = 0
+            for line in lines:
+                result = change(line)
+                if result is None:
+                    dropped += 1
+                elif isinstance(result, ArchiveLine):
+                    out.append(result.raw)
+                else:
+                    validate_archive_entry(result)
+                    out.append(json.dumps(result, ensure_ascii=False))
+            atomic_write_text(self.archive_file, "".join(f"{raw}\n" for raw in out))
+            return dropped
 
     def append_entries(self, entries: list[dict[str, Any]]) -> int:
         """Append complete archive lines under the lock, fsynced before returning."""
@@ -79,20 +369,7 @@ class ArchiveManager:
             return []
         with file_lock(self.lock_file, exclusive=False):
             text = self.archive_file.read_text(encoding="utf-8", errors="replace")
-        result = []
-        for number, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                entry = json.loads(raw)
-            except json.JSONDecodeError as e:
-                result.append(ArchiveLine(number, raw, None, f"not JSON: {e.msg}"))
-                continue
-            if not isinstance(entry, dict) or "note_id" not in entry:
-                result.append(ArchiveLine(number, raw, None, "not an archived note"))
-                continue
-            result.append(ArchiveLine(number, raw, entry))
-        return result
+        return _parse(text)
 
     def read(self) -> ArchiveReadResult:
         result = ArchiveReadResult()
@@ -121,6 +398,29 @@ class ArchiveManager:
             "restored": sum(1 for e in read.entries if e.get("restored")),
             "unreadable_lines": len(read.bad_lines),
         }
+
+
+def _parse(text: str) -> list[ArchiveLine]:
+    result = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            entry = json.loads(raw)
+        except json.JSONDecodeError as e:
+            result.append(ArchiveLine(number, raw, None, f"not JSON: {e.msg}"))
+            continue
+        if not isinstance(entry, dict) or "note_id" not in entry:
+            result.append(ArchiveLine(number, raw, None, "not an archived note"))
+            continue
+        result.append(ArchiveLine(number, raw, entry))
+    return result
+
+
+def _is_restore_of(doc: dict[str, Any], archived: ArchivedNote) -> bool:
+    """True when ``doc`` is this archived note, restored by an earlier (interrupted) try."""
+    metadata = doc.get("metadata") or {}
+    return bool(metadata.get("restored_from_archive")) and doc.get("content") == archived.content
 
 
 def reason_kind(reason: str) -> str:

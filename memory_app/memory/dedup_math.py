@@ -1,0 +1,115 @@
+"""Near-duplicate maths: pure numpy, no I/O.
+
+``similar_pairs`` finds every pair with cosine >= threshold in one group of same-dimension
+vectors by blocked matrix products over normalised float32 rows (upper triangle only), so
+memory stays at ``block x n`` and nothing loops over pairs in Python. Exact, not
+approximate: at 10k notes it takes a fraction of a second on two cores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from .vectors import normalise
+
+MERGE_IMPORTANCE_BONUS = 0.05
+
+
+def similar_pairs(
+    vectors: np.ndarray, threshold: float, block: int = 1024
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Indices ``(i, j)`` with ``i < j`` and their cosine, for cosine >= threshold."""
+    matrix = normalise(vectors)
+    n = matrix.shape[0]
+    found_i, found_j, found_s = [], [], []
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        sims = matrix[start:stop] @ matrix[start:].T  # only columns >= start
+        rows, cols = np.nonzero(sims >= threshold)
+        cols_abs = cols + start
+        rows_abs = rows + start
+        keep = cols_abs > rows_abs
+        found_i.append(rows_abs[keep])
+        found_j.append(cols_abs[keep])
+        found_s.append(sims[rows[keep], cols[keep]])
+    if not found_i:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=np.float32)
+    return np.concatenate(found_i), np.concatenate(found_j), np.concatenate(found_s)
+
+
+def choose_primary(a: dict[str, Any], b: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The higher-importance note is primary (ties: more accessed, then older)."""
+
+    def key(doc: dict[str, Any]) -> tuple[float, int, float]:
+        created = doc.get("created_at")
+        age = -created.timestamp() if isinstance(created, datetime) else 0.0
+        return (float(doc.get("importance", 0.5)), int(doc.get("access_count") or 0), age)
+
+    return (a, b) if key(a) >= key(b) else (b, a)
+
+
+@dataclass(frozen=True)
+class MergePlan:
+    """What the contract's simple merge writes. ``set_fields`` and ``inc_access`` are
+    applied to the primary with one targeted update; the secondary is then archived
+    with ``archive_reason`` and deleted."""
+
+    primary_id: str
+    secondary_id: str
+    similarity: float
+    set_fields: dict[str, Any]
+    inc_access: int
+    pushed_source: dict[str, Any] | None
+    content_changed: bool
+
+    @property
+    def archive_reason(self) -> str:
+        return f"Consolidated with {self.primary_id} (similarity: {self.similarity:.2f})"
+
+
+def plan_merge(
+    primary: dict[str, Any],
+    secondary: dict[str, Any],
+    similarity: float,
+    content: str | None = None,
+) -> MergePlan:
+    def earliest(x: Any, y: Any) -> Any:
+        values = [v for v in (x, y) if isinstance(v, datetime)]
+        return min(values) if values else None
+
+    def latest(x: Any, y: Any) -> Any:
+        values = [v for v in (x, y) if isinstance(v, datetime)]
+        return max(values) if values else None
+
+    fields: dict[str, Any] = {
+        "importance": round(
+            min(1.0, float(primary.get("importance", 0.5)) + MERGE_IMPORTANCE_BONUS), 6
+        ),
+        "decay_rate": min(
+            float(primary.get("decay_rate") or 0.01), float(secondary.get("decay_rate") or 0.01)
+        ),
+    }
+    created = earliest(primary.get("created_at"), secondary.get("created_at"))
+    if created is not None:
+        fields["created_at"] = created
+    accessed = latest(primary.get("last_accessed"), secondary.get("last_accessed"))
+    if accessed is not None:
+        fields["last_accessed"] = accessed
+    changed = content is not None and content.strip() != primary.get("content", "")
+    if changed:
+        fields["content"] = str(content).strip()
+    source = secondary.get("source") or None
+    return MergePlan(
+        primary_id=str(primary["note_id"]),
+        secondary_id=str(secondary["note_id"]),
+        similarity=float(similarity),
+        set_fields=fields,
+        inc_access=int(secondary.get("access_count") or 0),
+        pushed_source=dict(source) if isinstance(source, dict) else None,
+        content_changed=changed,
+    )
