@@ -70,6 +70,39 @@ class MarkdownNotesFile:
             self._write_unlocked(text)
         return True
 
+    def remove_item(self, section: str, content: str) -> bool:
+        """Remove the bullet whose text is exactly ``content`` (case-insensitive)."""
+        return self._edit_item(section, content, None)
+
+    def replace_item(self, section: str, old: str, new: str) -> bool:
+        line = " ".join(new.split())
+        if not line:
+            raise InvalidNote("content", "must not be empty")
+        if "Last updated:" in line:
+            raise InvalidNote("content", "must not contain 'Last updated:'")
+        return self._edit_item(section, old, line)
+
+    def _edit_item(self, section: str, content: str, replacement: str | None) -> bool:
+        if section not in self.sections:
+            raise InvalidNote("section", f"must be one of {', '.join(self.sections)}")
+        wanted = " ".join(content.split()).lower()
+        with file_lock(self.lock_file, exclusive=True):
+            text = self._read_unlocked()
+            lines = text.splitlines(keepends=True)
+            current = None
+            for index, raw in enumerate(lines):
+                if raw.startswith("## "):
+                    current = raw[3:].strip()
+                elif current == section and raw.strip().startswith("- ") and \
+                        " ".join(raw.strip()[2:].split()).lower() == wanted:
+                    if replacement is None:
+                        del lines[index]
+                    else:
+                        lines[index] = f"- {replacement}\n"
+                    self._write_unlocked("".join(lines))
+                    return True
+        return False
+
     def ensure_exists(self) -> None:
         with file_lock(self.lock_file, exclusive=True):
             if not self.path.exists() or not self.path.read_text(encoding="utf-8").strip():
@@ -77,6 +110,27 @@ class MarkdownNotesFile:
 
     def _write_unlocked(self, text: str) -> None:
         atomic_write_text(self.path, _LAST_UPDATED_RE.sub(f"Last updated: {_stamp()}", text, 1))
+
+
+_CORE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("Identity", re.compile(r"\b(my name|i am|i'm|i prefer|call me)\b")),
+    ("Identity", re.compile(r"\b(my role|i work|my job|i do)\b")),
+    ("Identity", re.compile(r"\b(i live|my location|i'm from|i'm in)\b")),
+    ("Identity", re.compile(r"\b(my email|my phone|contact me)\b")),
+    ("Projects", re.compile(r"\b(my project|i'm (building|working on|developing))\b")),
+    ("Projects", re.compile(r"\b(our (project|system|app))\b")),
+    ("Relationships", re.compile(r"\b(collaborat|colleague|team|partner|friend)\b")),
+    ("System", re.compile(r"\b(hardware|gpu|cpu|server|machine|setup|config)\b")),
+)
+
+
+def core_category(content: str) -> tuple[bool, str]:
+    """The agent's core-candidate patterns, first match wins: (is candidate, category)."""
+    text = content.lower()
+    for category, pattern in _CORE_RULES:
+        if pattern.search(text):
+            return True, category
+    return False, ""
 
 
 def parse_sections(text: str, sections: tuple[str, ...]) -> dict[str, list[str]]:
@@ -114,6 +168,25 @@ class CoreNotesManager(MarkdownNotesFile):
 
     def add_core(self, content: str, category: str, source: str = "auto") -> bool:
         return self.add_item(category, content)
+
+    def remove_core(self, pattern: str, category: str | None = None) -> bool:
+        """The agent's API: remove bullets containing ``pattern`` (literally)."""
+        removed = False
+        for name in [category] if category else list(self.sections):
+            for item in self.items_by_section().get(name or "", []):
+                if pattern.lower() in item.lower():
+                    removed = self.remove_item(str(name), item) or removed
+        return removed
+
+    @staticmethod
+    def is_core_candidate(content: str) -> tuple[bool, str]:
+        return core_category(content)
+
+    def suggest_promotion(self, content: str, importance: float) -> str | None:
+        if importance < 0.8:
+            return None
+        ok, category = core_category(content)
+        return category if ok else None
 
     def get_all_items(self) -> dict[str, list[str]]:
         return self.items_by_section()

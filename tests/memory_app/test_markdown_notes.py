@@ -69,3 +69,34 @@ def test_bullets_that_would_break_the_agents_parser_are_refused(tmp_path):
     with pytest.raises(InvalidNote, match="section"):
         notes.add_note("Random", "x")
     assert not notes.path.exists()
+
+
+def test_remove_and_replace_touch_only_the_exact_item(tmp_path):
+    notes = NotesManager(tmp_path)
+    notes.add_note("Key Topics", "Graph RAG")
+    notes.add_note("Key Topics", "Graph RAG for code")
+    notes.add_note("Important Facts", "Graph RAG needs Neo4j")
+    assert notes.remove_item("Key Topics", "graph rag")
+    assert notes.get_all_items()["Key Topics"] == ["Graph RAG for code"]
+    assert notes.get_all_items()["Important Facts"] == ["Graph RAG needs Neo4j"]
+    assert notes.replace_item("Key Topics", "Graph RAG for code", "GraphRAG for code search")
+    assert notes.get_all_items()["Key Topics"] == ["GraphRAG for code search"]
+    assert not notes.remove_item("Key Topics", "missing")
+
+
+@pytest.mark.parametrize(("content", "category"), [
+    ("My name is Dana", "Identity"),
+    ("Our project tidepool runs k3s", "Projects"),
+    ("I'm building Lumen", "Identity"),  # "i'm" is an identity phrase, and it comes first
+    ("Priya is a colleague", "Relationships"),
+    ("The GPU is an RTX 4090", "System"),
+    ("Lumen uses MongoDB", ""),
+])
+def test_core_candidates_follow_the_agents_patterns(content, category):
+    assert CoreNotesManager.is_core_candidate(content) == (bool(category), category)
+
+
+def test_promotion_is_suggested_only_for_important_notes(tmp_path):
+    core = CoreNotesManager(tmp_path)
+    assert core.suggest_promotion("My name is Dana", 0.9) == "Identity"
+    assert core.suggest_promotion("My name is Dana", 0.5) is None
