@@ -295,6 +295,26 @@ class ArchiveManager:
             lambda line: mark(line.entry) if line.number == line_number and line.entry else line
         )
 
+    def drop_line(self, entry: dict[str, Any]) -> int:
+        """Remove the line equal to ``entry`` (undo of an archive). Returns lines dropped."""
+        return self._rewrite(lambda line: None if line.entry == entry else line)
+
+    def unmark_restored(self, note_id: str, archived_at: str) -> int:
+        """Undo of a restore: the line is an archived (not restored) note again."""
+
+        def unmark(line: ArchiveLine) -> Any:
+            e = line.entry
+            if (
+                e
+                and e.get("note_id") == note_id
+                and e.get("archived_at") == archived_at
+                and e.get("restored")
+            ):
+                return {k: v for k, v in e.items() if k not in ("restored", "restored_at")}
+            return line
+
+        return self._rewrite(unmark)
+
     # --- search, purge -------------------------------------------------------------------------
 
     def search_archive(

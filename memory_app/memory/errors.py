@@ -42,3 +42,23 @@ class DimensionMismatch(MemoryLibraryError):
         )
         self.expected = expected
         self.actual = actual
+
+
+class StaleWrite(MemoryLibraryError):
+    """An edit was made on a copy older than the note in the store."""
+
+    def __init__(self, note_id: str, current: dict[str, object] | None = None) -> None:
+        super().__init__(
+            f"note {note_id!r} was changed by someone else (the agent, or another curator) "
+            "after you loaded it; reload it and make your change again"
+        )
+        self.note_id = note_id
+        self.current = current
+
+
+class UndoRefused(MemoryLibraryError):
+    """An audit event cannot be undone (already undone, or the target changed since)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"cannot undo: {reason}")
+        self.reason = reason

@@ -93,8 +93,11 @@ class MarkdownNotesFile:
             for index, raw in enumerate(lines):
                 if raw.startswith("## "):
                     current = raw[3:].strip()
-                elif current == section and raw.strip().startswith("- ") and \
-                        " ".join(raw.strip()[2:].split()).lower() == wanted:
+                elif (
+                    current == section
+                    and raw.strip().startswith("- ")
+                    and " ".join(raw.strip()[2:].split()).lower() == wanted
+                ):
                     if replacement is None:
                         del lines[index]
                     else:

@@ -54,8 +54,10 @@ class NotesPage:
 
 
 def utcnow_naive() -> datetime:
-    """The agent's dates: UTC, without tzinfo (pymongo writes them as BSON dates)."""
-    return datetime.now(UTC).replace(tzinfo=None)
+    """The agent's dates: UTC, without tzinfo, to the millisecond (what a BSON date keeps,
+    so a value we write compares equal to the value we read back)."""
+    now = datetime.now(UTC).replace(tzinfo=None)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
 
 
 class MongoNotesStore:

@@ -84,14 +84,17 @@ def test_remove_and_replace_touch_only_the_exact_item(tmp_path):
     assert not notes.remove_item("Key Topics", "missing")
 
 
-@pytest.mark.parametrize(("content", "category"), [
-    ("My name is Dana", "Identity"),
-    ("Our project tidepool runs k3s", "Projects"),
-    ("I'm building Lumen", "Identity"),  # "i'm" is an identity phrase, and it comes first
-    ("Priya is a colleague", "Relationships"),
-    ("The GPU is an RTX 4090", "System"),
-    ("Lumen uses MongoDB", ""),
-])
+@pytest.mark.parametrize(
+    ("content", "category"),
+    [
+        ("My name is Dana", "Identity"),
+        ("Our project tidepool runs k3s", "Projects"),
+        ("I'm building Lumen", "Identity"),  # "i'm" is an identity phrase, and it comes first
+        ("Priya is a colleague", "Relationships"),
+        ("The GPU is an RTX 4090", "System"),
+        ("Lumen uses MongoDB", ""),
+    ],
+)
 def test_core_candidates_follow_the_agents_patterns(content, category):
     assert CoreNotesManager.is_core_candidate(content) == (bool(category), category)
 
