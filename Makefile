@@ -27,7 +27,7 @@ typecheck: install
 	.venv/bin/mypy qqweb memory_app graph_app
 
 bench: install
-	$(PY) bench/run_all.py
+	$(PY) bench/search_and_dedup.py
 
 neo4j:
 	scripts/neo4j.sh run

@@ -8,6 +8,7 @@ from typing import Any
 from memory_app.memory import MemoryLibraryError, StoreUnavailable
 from memory_app.memory.constants import CORE_CATEGORIES, SECTIONS
 from memory_app.stores import archive_manager, core_notes, notes_store, working_notes
+from qqweb.clients import embedder
 
 
 @dataclass
@@ -55,3 +56,46 @@ def memory_overview() -> MemoryOverview:
     except (OSError, MemoryLibraryError) as e:
         overview.errors["memory_dir"] = str(e)
     return overview
+
+
+@dataclass(frozen=True)
+class EmbedderStatus:
+    model: str
+    dimension: int | None
+    stored: dict[int, int]
+    ok: bool
+    message: str
+
+
+def embedder_status() -> EmbedderStatus:
+    """Does the configured embedder produce vectors the stored notes can be compared with?
+    Says plainly when it does not (the agent would silently truncate)."""
+    model = embedder()
+    stored = {d: n for d, n in notes_store().stored_dimensions().items() if d}
+    try:
+        dim: int | None = model.dimension
+    except StoreUnavailable as e:
+        return EmbedderStatus(model.model_name, None, stored, False, e.message)
+    if not stored:
+        return EmbedderStatus(model.model_name, dim, stored, True, "no stored vectors yet")
+    if dim in stored:
+        others = {d: n for d, n in stored.items() if d != dim}
+        message = (
+            "matches the stored vectors"
+            if not others
+            else (
+                f"matches {stored[dim]} notes; {sum(others.values())} notes have vectors of "
+                f"another dimension ({', '.join(map(str, others))}) and are left out of search"
+            )
+        )
+        return EmbedderStatus(model.model_name, dim, stored, True, message)
+    main = max(stored, key=lambda d: stored[d])
+    return EmbedderStatus(
+        model.model_name,
+        dim,
+        stored,
+        False,
+        f"the embedding model {model.model_name!r} makes {dim}-dimensional vectors but the "
+        f"stored notes have {main} dimensions: configure the model the agent uses "
+        f"(QQ_EMBEDDING_BACKEND / QQ_EMBEDDING_MODEL / TEI_URL) or re-embed the notes",
+    )

@@ -18,7 +18,14 @@ from ninja.security import django_auth as session_auth
 from graph_app.api import router as graph_router
 from graph_app.knowledge import GraphUnavailable, InvalidIdentifier
 from memory_app.api import router as memory_router
-from memory_app.memory import InvalidNote, NoteNotFound, StoreUnavailable
+from memory_app.memory import (
+    DimensionMismatch,
+    InvalidNote,
+    NoteNotFound,
+    RestoreConflict,
+    StoreUnavailable,
+)
+from memory_app.memory.errors import StaleWrite, UndoRefused
 from qqweb.auth import user_role
 from qqweb.models import ApiToken
 from qqweb.services import api_token_authenticate
@@ -70,6 +77,30 @@ def _note_not_found(request: HttpRequest, exc: NoteNotFound) -> HttpResponse:
 @api.exception_handler(InvalidNote)
 def _invalid_note(request: HttpRequest, exc: InvalidNote) -> HttpResponse:
     return _error(request, 400, "invalid", exc.message, field=exc.field)
+
+
+@api.exception_handler(StaleWrite)
+def _stale(request: HttpRequest, exc: StaleWrite) -> HttpResponse:
+    return _error(request, 409, "stale", str(exc), note_id=exc.note_id)
+
+
+@api.exception_handler(RestoreConflict)
+def _restore_conflict(request: HttpRequest, exc: RestoreConflict) -> HttpResponse:
+    return _error(
+        request, 409, "conflict", str(exc), note_id=exc.note_id, suggested_id=exc.suggested_id
+    )
+
+
+@api.exception_handler(UndoRefused)
+def _undo_refused(request: HttpRequest, exc: UndoRefused) -> HttpResponse:
+    return _error(request, 409, "undo_refused", str(exc))
+
+
+@api.exception_handler(DimensionMismatch)
+def _dimension(request: HttpRequest, exc: DimensionMismatch) -> HttpResponse:
+    return _error(
+        request, 422, "dimension_mismatch", str(exc), expected=exc.expected, actual=exc.actual
+    )
 
 
 @api.exception_handler(InvalidIdentifier)

@@ -89,6 +89,8 @@ class VectorIndex:
     # --- keeping in step -----------------------------------------------------------------
 
     def refresh(self, force: bool = False) -> None:
+        if self._store is None:  # a purely in-memory index (add_vectors)
+            return
         with self._lock:
             if (
                 not force
@@ -174,6 +176,15 @@ class VectorIndex:
         self._dirty = False
 
     # --- questions -------------------------------------------------------------------------
+
+    def add_vectors(self, ids: list[str], sections: list[str | None], matrix: np.ndarray) -> None:
+        """Bulk-load rows (benchmarks, imports); later refreshes keep them in step."""
+        with self._lock:
+            for note_id, section, row in zip(ids, sections, np.asarray(matrix), strict=True):
+                self._put({"note_id": note_id, "section": section, "embedding": row.tolist()})
+            self._loaded = True
+            self._checked_at = time.monotonic()
+            self._freeze()
 
     def dimensions(self) -> dict[int, int]:
         self.refresh()
