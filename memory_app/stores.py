@@ -14,6 +14,7 @@ from django.conf import settings
 from memory_app.memory import (
     ArchiveManager,
     CoreNotesManager,
+    ImportanceScorer,
     MongoNotesStore,
     NoteDeduplicator,
     NotesManager,
@@ -30,6 +31,15 @@ def notes_store() -> MongoNotesStore:
     )
     store.vector_index = _vector_index_for(store)
     return store
+
+
+def importance_scorer() -> ImportanceScorer:
+    return ImportanceScorer(
+        core_threshold=settings.QQ_CORE_THRESHOLD,
+        archive_threshold=settings.QQ_ARCHIVE_THRESHOLD,
+        base_decay_rate=settings.QQ_BASE_DECAY_RATE,
+        min_retrieval_importance=settings.QQ_MIN_RETRIEVAL_IMPORTANCE,
+    )
 
 
 def archive_manager() -> ArchiveManager:

@@ -18,6 +18,7 @@ from django.test import Client
 from secantus import SecantusDBServer
 
 from graph_app.stores import graph_store
+from memory_app.stores import notes_store
 from qqweb.celery import app as celery_app
 from qqweb.clients import mongo_client
 from qqweb.health import forget_cached_health
@@ -72,6 +73,7 @@ def stores(
     forget_cached_health()
     graph_store().delete_everything()
     client, database = mongo_client(), settings.QQ_MONGO_DB
+    notes_store().ensure_indexes()
     yield {"memory_dir": memory_dir, "mongo_uri": mongo_server.uri, "neo4j_uri": neo4j_uri}
     forget_cached_health()
     client.drop_database(database)

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .constants import SECTIONS
+from .documents import effective_importance, within
 from .errors import InvalidNote
 
 SORT_FIELDS = {
@@ -26,6 +27,14 @@ SORT_FIELDS = {
 }
 SOURCE_TYPES = ("file", "conversation", "unknown")
 MAX_PAGE = 200
+LIST_FIELDS = {"_id": 0, "embedding": 0}
+
+
+@dataclass
+class NotesPage:
+    items: list[dict[str, Any]]
+    next_cursor: str | None
+    scanned: int = 0
 
 
 @dataclass(frozen=True)
@@ -157,3 +166,42 @@ def after_cursor(field: str, direction: int, value: Any, note_id: str) -> dict[s
     if direction == -1:
         options.append({field: None})
     return {"$or": options}
+
+
+def page_notes(
+    collection: Any,
+    flt: NoteFilter,
+    *,
+    sort: str,
+    direction: str,
+    cursor: str | None,
+    limit: int,
+    now: datetime,
+    max_scan: int,
+) -> NotesPage:
+    """One page in ``(sort field, note_id)`` order after ``cursor``. Filters on the
+    effective (decayed) importance are applied while reading, scanning at most
+    ``max_scan`` documents; the cursor then marks where the scan stopped. Driver errors
+    pass through to the store, which re-raises them as its own."""
+    field, order = check_sort(sort, direction)
+    limit = max(1, min(int(limit), MAX_PAGE))
+    query = build_query(flt, now)
+    if cursor:
+        value, last_id = decode_cursor(cursor)
+        after = after_cursor(field, order, value, last_id)
+        query = {"$and": [query, after]} if query else after
+    batch = limit + 1 if not flt.needs_decay else min(max_scan, max(limit * 4, 100))
+    found = collection.find(query, LIST_FIELDS).sort([(field, order), ("note_id", order)])
+    items: list[dict[str, Any]] = []
+    scanned = 0
+    last: dict[str, Any] | None = None
+    for doc in found.batch_size(batch):
+        if last is not None and (len(items) == limit or scanned >= max_scan):
+            found.close()  # there is more: the next page starts after the last one read
+            return NotesPage(items, encode_cursor(last.get(field), last["note_id"]), scanned)
+        scanned += 1
+        last = doc
+        doc["effective_importance"] = effective_importance(doc, now)
+        if within(doc["effective_importance"], flt.min_effective, flt.max_effective):
+            items.append(doc)
+    return NotesPage(items, None, scanned)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from pymongo import ASCENDING, DESCENDING, MongoClient, UpdateOne
@@ -28,11 +28,17 @@ from .constants import (
     DEFAULT_DATABASE,
     DEFAULT_DECAY_RATE,
     DEFAULT_IMPORTANCE,
-    SECTIONS,
 )
-from .errors import InvalidNote, StoreUnavailable
-from .importance import decayed_importance
-from .listing import NoteFilter, after_cursor, build_query, check_sort, decode_cursor, encode_cursor
+from .documents import (
+    effective_importance,
+    utcnow_naive,
+    validate_agent_document,
+    validate_importance,
+    validate_note_fields,
+)
+from .errors import StoreUnavailable
+from .importance import BASE_FIELD, DECAYED_FIELD, decay_write_plan
+from .listing import LIST_FIELDS, NoteFilter, NotesPage, page_notes
 
 SUMMARY_FIELDS = {
     "_id": 0,
@@ -43,21 +49,14 @@ SUMMARY_FIELDS = {
     "access_count": 1,
 }
 FULL_FIELDS = {"_id": 0}
-LIST_FIELDS = {"_id": 0, "embedding": 0}
 
 
 @dataclass
-class NotesPage:
-    items: list[dict[str, Any]]
-    next_cursor: str | None
+class DecayReport:
     scanned: int = 0
-
-
-def utcnow_naive() -> datetime:
-    """The agent's dates: UTC, without tzinfo, to the millisecond (what a BSON date keeps,
-    so a value we write compares equal to the value we read back)."""
-    now = datetime.now(UTC).replace(tzinfo=None)
-    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+    changed: int = 0  # notes whose importance the pass would change
+    written: int = 0  # of those, written (a note the agent changed meanwhile is skipped)
+    sample: list[tuple[str, float, float]] = field(default_factory=list)
 
 
 class MongoNotesStore:
@@ -303,6 +302,63 @@ class MongoNotesStore:
         except PyMongoError as e:
             raise self._unavailable(e) from e
 
+    # --- decay that does not compound ---------------------------------------------------
+
+    def decay_pass(
+        self, now: datetime | None = None, *, dry_run: bool = False, batch_size: int = 1000
+    ) -> DecayReport:
+        """Write each note's effective importance back, the way that never compounds (see
+        ``importance.decay_write_plan``). Each write is a compare-and-set on the
+        ``importance`` that was read, so a value the agent writes meanwhile wins."""
+        now = now or utcnow_naive()
+        report = DecayReport()
+        ops: list[UpdateOne] = []
+        projection = {
+            "_id": 0,
+            "note_id": 1,
+            "importance": 1,
+            "access_count": 1,
+            "created_at": 1,
+            "last_accessed": 1,
+            "decay_rate": 1,
+            BASE_FIELD: 1,
+            DECAYED_FIELD: 1,
+        }
+        try:
+            for doc in self.collection.find({}, projection).batch_size(batch_size):
+                report.scanned += 1
+                plan = decay_write_plan(doc, now)
+                if not plan.changes:
+                    continue
+                report.changed += 1
+                if len(report.sample) < 10:
+                    report.sample.append(
+                        (plan.note_id, plan.expected_importance, plan.new_importance)
+                    )
+                if dry_run:
+                    continue
+                ops.append(
+                    UpdateOne(
+                        {"note_id": plan.note_id, "importance": plan.expected_importance},
+                        {
+                            "$set": {
+                                "importance": plan.new_importance,
+                                BASE_FIELD: plan.base,
+                                DECAYED_FIELD: plan.new_importance,
+                                "updated_at": now,
+                            }
+                        },
+                    )
+                )
+                if len(ops) >= batch_size:
+                    report.written += self.collection.bulk_write(ops, ordered=False).modified_count
+                    ops = []
+            if ops:
+                report.written += self.collection.bulk_write(ops, ordered=False).modified_count
+        except PyMongoError as e:
+            raise self._unavailable(e) from e
+        return report
+
     # --- the dashboard's list -------------------------------------------------------------
 
     def list_notes(
@@ -319,43 +375,19 @@ class MongoNotesStore:
         """One page in ``(sort field, note_id)`` order after ``cursor``. Filters on the
         effective (decayed) importance are applied while reading, scanning at most
         ``max_scan`` documents; the cursor then marks where the scan stopped."""
-        flt = flt or NoteFilter()
-        now = now or utcnow_naive()
-        field, order = check_sort(sort, direction)
-        limit = max(1, min(int(limit), 200))
-        query = build_query(flt, now)
-        if cursor:
-            value, last_id = decode_cursor(cursor)
-            after = after_cursor(field, order, value, last_id)
-            query = {"$and": [query, after]} if query else after
-        batch = limit + 1 if not flt.needs_decay else min(max_scan, max(limit * 4, 100))
-        items: list[dict[str, Any]] = []
-        scanned = 0
-        last: dict[str, Any] | None = None
         try:
-            found = (
-                self.collection.find(query, LIST_FIELDS)
-                .sort([(field, order), ("note_id", order)])
-                .batch_size(batch)
+            return page_notes(
+                self.collection,
+                flt or NoteFilter(),
+                sort=sort,
+                direction=direction,
+                cursor=cursor,
+                limit=limit,
+                now=now or utcnow_naive(),
+                max_scan=max_scan,
             )
-            for doc in found:
-                if len(items) == limit or scanned >= max_scan:
-                    found.close()
-                    return NotesPage(
-                        items,
-                        encode_cursor(last.get(field) if last else None, last["note_id"])
-                        if last
-                        else None,
-                        scanned,
-                    )
-                scanned += 1
-                last = doc
-                doc["effective_importance"] = effective_importance(doc, now)
-                if _within(doc["effective_importance"], flt.min_effective, flt.max_effective):
-                    items.append(doc)
         except PyMongoError as e:
             raise self._unavailable(e) from e
-        return NotesPage(items, None, scanned)
 
     def importance_histogram(self, bins: int = 10, section: str | None = None) -> list[int]:
         """Counts of stored importance in ``bins`` equal buckets over [0, 1], counted by
@@ -446,65 +478,13 @@ class MongoNotesStore:
         return int(result.upserted_count)
 
 
-def effective_importance(doc: Mapping[str, Any], now: datetime) -> float:
-    """The decayed importance of a document, as the agent's retrieval sees it today."""
-    created = doc.get("created_at") or now
-    importance = doc.get("importance", DEFAULT_IMPORTANCE)
-    return round(
-        decayed_importance(
-            importance=float(importance) if isinstance(importance, int | float) else 0.5,
-            access_count=int(doc.get("access_count") or 0),
-            created_at=created,
-            last_accessed=doc.get("last_accessed"),
-            decay_rate=float(doc.get("decay_rate") or DEFAULT_DECAY_RATE),
-            now=now,
-        ),
-        4,
-    )
-
-
-def _within(value: float, low: float | None, high: float | None) -> bool:
-    return (low is None or value >= low) and (high is None or value <= high)
-
-
-def validate_importance(importance: Any) -> None:
-    if isinstance(importance, bool) or not isinstance(importance, int | float):
-        raise InvalidNote("importance", "must be a number")
-    if not 0.0 <= float(importance) <= 1.0:
-        raise InvalidNote("importance", "must be between 0 and 1")
-
-
-def validate_note_fields(
-    *,
-    note_id: str,
-    content: str,
-    section: str | None,
-    importance: float,
-    embedding: list[float] | None,
-) -> None:
-    if not isinstance(note_id, str) or not note_id.strip():
-        raise InvalidNote("note_id", "must be a non-empty string")
-    if not isinstance(content, str) or not content.strip():
-        raise InvalidNote("content", "must be a non-empty string")
-    if section is not None and section not in SECTIONS:
-        raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
-    validate_importance(importance)
-    if embedding is not None and not isinstance(embedding, list):
-        raise InvalidNote("embedding", "must be a list of floats (may be empty)")
-
-
-def validate_agent_document(doc: Mapping[str, Any]) -> None:
-    validate_note_fields(
-        note_id=doc.get("note_id", ""),
-        content=doc.get("content", ""),
-        section=doc.get("section"),
-        importance=doc.get("importance", DEFAULT_IMPORTANCE),
-        embedding=doc.get("embedding", []),
-    )
-    for field in ("created_at", "updated_at"):
-        value = doc.get(field)
-        if not isinstance(value, datetime) or value.tzinfo is not None:
-            raise InvalidNote(field, "must be a naive UTC datetime")
-    last = doc.get("last_accessed")
-    if last is not None and (not isinstance(last, datetime) or last.tzinfo is not None):
-        raise InvalidNote("last_accessed", "must be a naive UTC datetime or None")
+__all__ = [
+    "DecayReport",
+    "MongoNotesStore",
+    "NotesPage",
+    "effective_importance",
+    "utcnow_naive",
+    "validate_agent_document",
+    "validate_importance",
+    "validate_note_fields",
+]
