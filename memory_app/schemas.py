@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from ninja import Schema
+from ninja import Field, Schema
+
+from memory_app.memory.listing import NoteFilter
 
 
 class CountOut(Schema):
@@ -17,3 +20,116 @@ class MemoryOverviewOut(Schema):
     core_by_category: list[CountOut]
     working_by_section: list[CountOut]
     errors: dict[str, str]
+
+
+class NoteOut(Schema):
+    note_id: str
+    content: str
+    section: str | None = None
+    importance: float | None = None
+    effective_importance: float | None = None
+    decay_rate: float | None = None
+    access_count: int = 0
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    last_accessed: datetime | None = None
+    metadata: dict[str, Any] = {}
+    source: dict[str, Any] | None = None
+    source_history: list[dict[str, Any]] = []
+    embedding_dimension: int | None = None
+    score: float | None = None
+
+
+class NotesPageOut(Schema):
+    items: list[NoteOut]
+    next_cursor: str | None
+
+
+class NotesQuery(Schema):
+    section: str | None = None
+    min_importance: float | None = Field(None, ge=0, le=1)
+    max_importance: float | None = Field(None, ge=0, le=1)
+    min_effective: float | None = Field(None, ge=0, le=1)
+    max_effective: float | None = Field(None, ge=0, le=1)
+    source_type: str | None = None
+    source_file: str | None = None
+    never_accessed: bool = False
+    stale_days: int | None = Field(None, ge=0)
+    no_embedding: bool = False
+    text: str | None = Field(None, max_length=500)
+    sort: str = "updated"
+    direction: str = "desc"
+    cursor: str | None = None
+    limit: int = Field(50, ge=1, le=200)
+
+    def note_filter(self) -> NoteFilter:
+        return NoteFilter(**self.model_dump(exclude={"sort", "direction", "cursor", "limit"}))
+
+
+class NotePatchIn(Schema):
+    expected_updated_at: datetime = Field(
+        description="updated_at of the copy the edit was made from (from GET); a stale copy "
+        "is refused with 409"
+    )
+    content: str | None = Field(None, max_length=20_000)
+    section: str | None = None
+    importance: float | None = Field(None, ge=0, le=1)
+
+
+class ArchiveLineOut(Schema):
+    note_id: str
+    content: str
+    section: str | None = None
+    importance: float | None = None
+    reason: str
+    archived_at: str
+
+
+class SearchIn(Schema):
+    query: str = Field(..., min_length=1, max_length=2000)
+    section: str | None = None
+    min_score: float | None = Field(None, ge=-1, le=1)
+    limit: int = Field(20, ge=1, le=100)
+
+
+class SearchOut(Schema):
+    results: list[NoteOut]
+    compared: int
+    skipped_other_dimensions: dict[int, int]
+    model: str
+
+
+class HistogramOut(Schema):
+    edges: list[float]
+    counts: list[int]
+
+
+class BulkIn(Schema):
+    action: str = Field(description="archive, set_importance or move_section")
+    note_ids: list[str] | None = Field(None, max_length=10_000)
+    filter: NotesQuery | None = None
+    importance: float | None = Field(None, ge=0, le=1)
+    section: str | None = None
+
+
+class BulkOut(Schema):
+    batch_id: str
+    action: str
+    done: list[str]
+    failed: list[dict[str, str]]
+
+
+class AuditEventOut(Schema):
+    id: int
+    created_at: datetime
+    actor: str
+    action: str
+    target_type: str
+    target_id: str
+    batch_id: str
+    status: str
+    detail: str
+    before: Any = None
+    after: Any = None
+    undone_at: datetime | None = None
+    undo_of: int | None = None

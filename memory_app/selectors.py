@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
-from memory_app.memory import MemoryLibraryError, StoreUnavailable
+from memory_app.memory import InvalidNote, MemoryLibraryError, NoteNotFound, StoreUnavailable
 from memory_app.memory.constants import CORE_CATEGORIES, SECTIONS
+from memory_app.memory.documents import effective_importance, utcnow_naive
+from memory_app.memory.listing import NoteFilter, NotesPage
+from memory_app.models import AuditEvent
 from memory_app.stores import archive_manager, core_notes, notes_store, working_notes
 from qqweb.clients import embedder
 
@@ -99,3 +103,115 @@ def embedder_status() -> EmbedderStatus:
         f"stored notes have {main} dimensions: configure the model the agent uses "
         f"(QQ_EMBEDDING_BACKEND / QQ_EMBEDDING_MODEL / TEI_URL) or re-embed the notes",
     )
+
+
+# --- notes: list, detail, search ------------------------------------------------------------
+
+
+def notes_list(
+    *,
+    flt: NoteFilter,
+    sort: str = "updated",
+    direction: str = "desc",
+    cursor: str | None = None,
+    limit: int = 50,
+) -> NotesPage:
+    return notes_store().list_notes(flt, sort=sort, direction=direction, cursor=cursor, limit=limit)
+
+
+def note_get(*, note_id: str) -> dict[str, Any]:
+    doc = notes_store().get_full_note(note_id)
+    if doc is None:
+        raise NoteNotFound(note_id)
+    doc["effective_importance"] = effective_importance(doc, utcnow_naive())
+    return doc
+
+
+@dataclass
+class NoteDetail:
+    note: dict[str, Any]
+    curve: list[tuple[int, float]]
+    similar: list[dict[str, Any]]
+    similar_error: str
+    suggested_category: str
+    history: list[AuditEvent]
+
+    @property
+    def dimension(self) -> int:
+        return len(self.note.get("embedding") or [])
+
+
+def note_detail(*, note_id: str) -> NoteDetail:
+    """Everything the note page shows: every field, the effective-importance curve over
+    the next 90 days, similar notes, the suggested core category, its audit history."""
+    note = note_get(note_id=note_id)
+    now = utcnow_naive()
+    curve = [
+        (day, effective_importance(note, now + timedelta(days=day))) for day in range(0, 91, 5)
+    ]
+    similar: list[dict[str, Any]] = []
+    error = ""
+    if note.get("embedding"):
+        try:
+            hits = notes_store().search_similar(note["embedding"], limit=6)
+            similar = [h for h in hits if h["note_id"] != note_id][:5]
+        except MemoryLibraryError as e:
+            error = str(e)
+    ok, category = core_notes().is_core_candidate(str(note.get("content", "")))
+    history = list(AuditEvent.objects.filter(target_id=note_id)[:50])
+    return NoteDetail(note, curve, similar, error, category if ok else "", history)
+
+
+@dataclass
+class SearchOutcome:
+    results: list[dict[str, Any]]
+    compared: int
+    skipped_other_dimensions: dict[int, int]
+    model: str
+
+
+def notes_search(
+    *, query: str, section: str | None = None, min_score: float | None = None, limit: int = 20
+) -> SearchOutcome:
+    """Embed the query with the configured embedder and search. A dimension the stored
+    vectors do not have raises DimensionMismatch, with a plain message."""
+    query = query.strip()
+    if not query:
+        raise InvalidNote("query", "type something to search for")
+    if section is not None and section not in SECTIONS:
+        raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
+    model = embedder()
+    vector = model.embed([query])[0]
+    store = notes_store()
+    result = store.vector_index.search(vector, limit=limit, section=section, min_score=min_score)
+    scores = dict(result.hits)
+    docs = {
+        d["note_id"]: d
+        for d in store.collection.find(
+            {"note_id": {"$in": list(scores)}}, {"_id": 0, "embedding": 0}
+        )
+    }
+    now = utcnow_naive()
+    results = []
+    for note_id, score in result.hits:
+        if note_id in docs:
+            doc = docs[note_id]
+            doc["score"] = round(score, 4)
+            doc["effective_importance"] = effective_importance(doc, now)
+            results.append(doc)
+    return SearchOutcome(
+        results, result.compared, result.skipped_other_dimensions, model.model_name
+    )
+
+
+def audit_events(
+    *, actor: str = "", action: str = "", target: str = "", limit: int = 100
+) -> list[AuditEvent]:
+    events = AuditEvent.objects.select_related("undo_of")
+    if actor:
+        events = events.filter(actor__icontains=actor)
+    if action:
+        events = events.filter(action=action)
+    if target:
+        events = events.filter(target_id__icontains=target)
+    return list(events[: max(1, min(limit, 500))])

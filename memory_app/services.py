@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +23,7 @@ from memory_app.memory.archive import archive_line_for
 from memory_app.memory.constants import CORE_CATEGORIES, SECTIONS
 from memory_app.memory.deduplication import MERGED_IDS_FIELD
 from memory_app.memory.errors import StaleWrite, UndoRefused
+from memory_app.memory.listing import NoteFilter
 from memory_app.memory.mongo_store import utcnow_naive, validate_importance
 from memory_app.memory.vectors import normalise
 from memory_app.models import AuditEvent
@@ -469,3 +471,94 @@ def _guard_store(work: Callable[[], Any]) -> Callable[[], Any]:
             raise StoreUnavailable("mongodb", str(e)) from e
 
     return run
+
+
+# --- bulk ------------------------------------------------------------------------------------
+
+BULK_ACTIONS = ("archive", "set_importance", "move_section")
+BULK_MAX = 10_000
+
+
+@dataclass
+class BulkResult:
+    batch_id: uuid.UUID
+    action: str
+    done: list[str]
+    failed: list[tuple[str, str]]
+
+
+def notes_bulk(
+    *,
+    actor: Actor,
+    action: str,
+    note_ids: list[str] | None = None,
+    flt: NoteFilter | None = None,
+    importance: float | None = None,
+    section: str | None = None,
+) -> BulkResult:
+    """Archive, set the importance of, or move to a section: the listed notes, or every
+    note matching ``flt`` (at most 10,000 a request). One audit event per note, all under
+    one batch id, so the whole batch can be undone from the audit log."""
+    if action not in BULK_ACTIONS:
+        raise InvalidNote("action", f"must be one of {', '.join(BULK_ACTIONS)}")
+    if action == "set_importance":
+        validate_importance(importance)
+    if action == "move_section" and section not in SECTIONS:
+        raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
+    if (note_ids is None) == (flt is None):
+        raise InvalidNote("note_ids", "give either note_ids or a filter")
+    ids = (
+        list(dict.fromkeys(note_ids))
+        if note_ids is not None
+        else bulk_matching_ids(flt or NoteFilter())
+    )
+    if len(ids) > BULK_MAX:
+        raise InvalidNote("note_ids", f"at most {BULK_MAX} notes at a time")
+    result = BulkResult(uuid.uuid4(), action, [], [])
+    store = notes_store()
+    for note_id in ids:
+        try:
+            if action == "archive":
+                note_archive(actor=actor, note_id=note_id, batch_id=result.batch_id)
+            else:
+                doc = store.get_full_note(note_id)
+                if doc is None:
+                    raise NoteNotFound(note_id)
+                note_edit(
+                    actor=actor,
+                    note_id=note_id,
+                    expected_updated_at=doc["updated_at"],
+                    importance=importance if action == "set_importance" else None,
+                    section=section if action == "move_section" else None,
+                    batch_id=result.batch_id,
+                )
+            result.done.append(note_id)
+        except (NoteNotFound, StaleWrite, InvalidNote) as e:
+            result.failed.append((note_id, str(e)))
+    return result
+
+
+def bulk_matching_ids(flt: NoteFilter) -> list[str]:
+    ids: list[str] = []
+    cursor = None
+    while len(ids) <= BULK_MAX:
+        page = notes_store().list_notes(flt, sort="updated", cursor=cursor, limit=200)
+        ids.extend(d["note_id"] for d in page.items)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return ids
+
+
+def batch_undo(*, actor: Actor, batch_id: uuid.UUID) -> tuple[int, list[str]]:
+    """Undo every action of a batch, newest first. Returns (undone, reasons refused)."""
+    undone, refused = 0, []
+    for event in AuditEvent.objects.filter(
+        batch_id=batch_id, status=AuditEvent.DONE, undone_at__isnull=True, undo_of__isnull=True
+    ).order_by("-id"):
+        try:
+            audit_undo(actor=actor, event_id=event.pk)
+            undone += 1
+        except UndoRefused as e:
+            refused.append(f"{event.target_id}: {e.reason}")
+    return undone, refused
