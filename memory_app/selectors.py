@@ -140,6 +140,13 @@ class NoteDetail:
     def dimension(self) -> int:
         return len(self.note.get("embedding") or [])
 
+    @property
+    def curve_points(self) -> str:
+        """SVG polyline points of the curve in a 300 x 100 box (day 0..90, value 0..1)."""
+        return " ".join(
+            f"{day / 90 * 300:.1f},{100 - value * 100:.1f}" for day, value in self.curve
+        )
+
 
 def note_detail(*, note_id: str) -> NoteDetail:
     """Everything the note page shows: every field, the effective-importance curve over

@@ -12,9 +12,15 @@ def _pending(route: str, name: str, title: str, summary: str) -> URLPattern:
 
 urlpatterns = [
     path("", views.overview, name="overview"),
-    _pending(
-        "notes/", "notes", "Notes", "Browse, filter and search every note, with bulk actions."
-    ),
+    path("notes/", views.notes, name="notes"),
+    path("notes/bulk/", views.notes_bulk, name="notes_bulk"),
+    path("notes/<str:note_id>/", views.note_detail, name="note_detail"),
+    path("notes/<str:note_id>/edit/", views.note_edit, name="note_edit"),
+    path("notes/<str:note_id>/archive/", views.note_archive, name="note_archive"),
+    path("notes/<str:note_id>/promote/", views.note_promote, name="note_promote"),
+    path("search/", views.search, name="search"),
+    path("audit/", views.audit, name="audit"),
+    path("audit/<int:event_id>/undo/", views.audit_undo, name="audit_undo"),
     _pending(
         "review/",
         "review",

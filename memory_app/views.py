@@ -1,14 +1,39 @@
-"""HTML front door of the notes memory."""
+"""HTML front door of the notes memory: thin views over selectors and services."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
 
 from graph_app.selectors import graph_overview
-from memory_app.selectors import memory_overview
-from qqweb.auth import VIEWER, role_required
+from memory_app import selectors, services
+from memory_app.forms import BulkForm, NoteEditForm, NoteFilterForm, PromoteForm, SearchForm
+from memory_app.memory import InvalidNote, MemoryLibraryError, NoteNotFound, StoreUnavailable
+from memory_app.memory.errors import StaleWrite, UndoRefused
+from memory_app.memory.listing import NoteFilter
+from qqweb.actors import Actor
+from qqweb.auth import CURATOR, VIEWER, has_role, role_required
+
+
+def _page(
+    request: HttpRequest, template: str, fragment: str, context: dict[str, Any], status: int = 200
+) -> HttpResponse:
+    """The whole page, or only ``fragment`` (its DOM id) for an htmx request."""
+    name = f"{template}#{fragment}" if getattr(request, "htmx", False) else template
+    return render(request, name, context, status=status)
+
+
+def _back(request: HttpRequest, fallback: str) -> HttpResponse:
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, {request.get_host()}):
+        target = fallback
+    return redirect(target or fallback)
 
 
 @require_GET
@@ -17,5 +42,228 @@ def overview(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "memory_app/overview.html",
-        {"memory": memory_overview(), "graph": graph_overview()},
+        {"memory": selectors.memory_overview(), "graph": graph_overview()},
     )
+
+
+@require_GET
+@role_required(VIEWER)
+def notes(request: HttpRequest) -> HttpResponse:
+    form = NoteFilterForm(request.GET)
+    context: dict[str, Any] = {
+        "form": form,
+        "page": None,
+        "error": "",
+        "can_curate": has_role(request.user, CURATOR),
+    }
+    if form.is_valid():
+        try:
+            context["page"] = selectors.notes_list(
+                flt=form.note_filter(),
+                sort=form.cleaned_data["sort"] or "updated",
+                direction=form.cleaned_data["direction"] or "desc",
+                cursor=form.cleaned_data["cursor"] or None,
+                limit=50,
+            )
+        except InvalidNote as e:
+            context["error"] = str(e)
+        except StoreUnavailable as e:
+            context["error"] = str(e)
+    if context["page"] and context["page"].next_cursor:
+        query = request.GET.copy()
+        query["cursor"] = context["page"].next_cursor
+        context["next_query"] = query.urlencode()
+    status = (
+        400
+        if form.errors
+        or (isinstance(context["error"], str) and context["error"].startswith("cursor"))
+        else 200
+    )
+    return _page(request, "memory_app/notes.html", "notes-table", context, status)
+
+
+@require_POST
+@role_required(CURATOR)
+def notes_bulk(request: HttpRequest) -> HttpResponse:
+    form, filter_form = BulkForm(request.POST), NoteFilterForm(request.POST)
+    if not form.is_valid() or not filter_form.is_valid():
+        return render(
+            request,
+            "memory_app/_bulk_confirm.html",
+            {"form": form, "error": form.errors or filter_form.errors},
+            status=400,
+        )
+    data = form.cleaned_data
+    ids = data["note_ids"] if data["scope"] == "selected" else None
+    flt = filter_form.note_filter() if data["scope"] == "matching" else None
+    if not data["confirmed"]:
+        count = (
+            len(ids or [])
+            if ids is not None
+            else len(services.bulk_matching_ids(flt or NoteFilter()))
+        )
+        return render(
+            request,
+            "memory_app/_bulk_confirm.html",
+            {"form": form, "count": count, "post": request.POST},
+        )
+    try:
+        result = services.notes_bulk(
+            actor=Actor.from_request(request),
+            action=data["action"],
+            note_ids=ids,
+            flt=flt,
+            importance=data["importance"],
+            section=data["to_section"] or None,
+        )
+    except InvalidNote as e:
+        return render(
+            request, "memory_app/_bulk_confirm.html", {"form": form, "error": e}, status=400
+        )
+    messages.success(
+        request,
+        f"{data['action'].replace('_', ' ')}: {len(result.done)} done, "
+        f"{len(result.failed)} failed (batch {result.batch_id}; undo it in the "
+        "audit log).",
+    )
+    response = HttpResponse(status=204)
+    response["HX-Redirect"] = reverse("memory_app:notes") + "?" + request.POST.get("query", "")
+    return response
+
+
+@require_GET
+@role_required(VIEWER)
+def note_detail(request: HttpRequest, note_id: str) -> HttpResponse:
+    try:
+        detail = selectors.note_detail(note_id=note_id)
+    except NoteNotFound as e:
+        return render(request, "memory_app/not_found.html", {"error": e}, status=404)
+    return render(
+        request,
+        "memory_app/note_detail.html",
+        {
+            "detail": detail,
+            "note": detail.note,
+            "can_curate": has_role(request.user, CURATOR),
+            "edit_form": NoteEditForm(
+                initial={
+                    "expected_updated_at": detail.note["updated_at"].isoformat(),
+                    "content": detail.note["content"],
+                    "section": detail.note.get("section"),
+                    "importance": detail.note.get("importance"),
+                }
+            ),
+            "promote_form": PromoteForm(initial={"category": detail.suggested_category}),
+        },
+    )
+
+
+@require_POST
+@role_required(CURATOR)
+def note_edit(request: HttpRequest, note_id: str) -> HttpResponse:
+    form = NoteEditForm(request.POST)
+    url = reverse("memory_app:note_detail", args=[note_id])
+    if not form.is_valid():
+        messages.error(
+            request,
+            "Not saved: "
+            + "; ".join(f"{k}: {' '.join(str(m) for m in v)}" for k, v in form.errors.items()),
+        )
+        return redirect(url)
+    data = form.cleaned_data
+    try:
+        services.note_edit(
+            actor=Actor.from_request(request),
+            note_id=note_id,
+            expected_updated_at=data["expected_updated_at"].replace(tzinfo=None),
+            content=data["content"],
+            section=data["section"],
+            importance=data["importance"],
+        )
+    except StaleWrite as e:
+        return render(
+            request,
+            "memory_app/stale_edit.html",
+            {"error": e, "mine": data, "current": e.current, "note_id": note_id},
+            status=409,
+        )
+    except (InvalidNote, NoteNotFound) as e:
+        messages.error(request, f"Not saved: {e}")
+        return redirect(url)
+    messages.success(request, "Saved. The change is in the note's history, with undo.")
+    return redirect(url)
+
+
+@require_POST
+@role_required(CURATOR)
+def note_archive(request: HttpRequest, note_id: str) -> HttpResponse:
+    try:
+        services.note_archive(actor=Actor.from_request(request), note_id=note_id)
+    except (NoteNotFound, StaleWrite) as e:
+        messages.error(request, f"Not archived: {e}")
+        return redirect("memory_app:note_detail", note_id=note_id)
+    messages.success(request, f"Archived {note_id}. Undo it from the audit log.")
+    return redirect("memory_app:notes")
+
+
+@require_POST
+@role_required(CURATOR)
+def note_promote(request: HttpRequest, note_id: str) -> HttpResponse:
+    form = PromoteForm(request.POST)
+    try:
+        category = form.cleaned_data["category"] if form.is_valid() else None
+        item = services.core_promote(
+            actor=Actor.from_request(request), note_id=note_id, category=category
+        )
+        messages.success(request, f"Promoted to core.md under {item['category']}.")
+    except (InvalidNote, NoteNotFound) as e:
+        messages.error(request, f"Not promoted: {e}")
+    return redirect("memory_app:note_detail", note_id=note_id)
+
+
+@require_GET
+@role_required(VIEWER)
+def search(request: HttpRequest) -> HttpResponse:
+    form = SearchForm(request.GET or None)
+    context: dict[str, Any] = {"form": form, "outcome": None, "error": ""}
+    if form.is_valid():
+        try:
+            context["outcome"] = selectors.notes_search(
+                query=form.cleaned_data["q"],
+                section=form.cleaned_data["section"] or None,
+                min_score=form.cleaned_data["min_score"],
+            )
+        except MemoryLibraryError as e:
+            context["error"] = str(e)
+    return _page(
+        request, "memory_app/search.html", "search-results", context, 400 if form.errors else 200
+    )
+
+
+@require_GET
+@role_required(VIEWER)
+def audit(request: HttpRequest) -> HttpResponse:
+    filters = {k: request.GET.get(k, "")[:200] for k in ("actor", "action", "target")}
+    return _page(
+        request,
+        "memory_app/audit.html",
+        "audit-table",
+        {
+            "events": selectors.audit_events(
+                actor=filters["actor"], action=filters["action"], target=filters["target"]
+            ),
+            "filters": filters,
+            "can_curate": has_role(request.user, CURATOR),
+        },
+    )
+
+
+@require_POST
+@role_required(CURATOR)
+def audit_undo(request: HttpRequest, event_id: int) -> HttpResponse:
+    try:
+        services.audit_undo(actor=Actor.from_request(request), event_id=event_id)
+        messages.success(request, "Undone.")
+    except (UndoRefused, StoreUnavailable) as e:
+        messages.error(request, str(e))
+    return _back(request, reverse("memory_app:audit"))

@@ -13,11 +13,13 @@ from qqweb.health import cached_stores_health
 NAV = (
     ("overview", "Overview", "memory_app:overview"),
     ("notes", "Notes", "memory_app:notes"),
+    ("search", "Search", "memory_app:search"),
     ("review", "Review", "memory_app:review"),
     ("archive", "Archive", "memory_app:archive"),
     ("core", "Core", "memory_app:core"),
     ("graph", "Graph", "graph_app:index"),
     ("maintenance", "Maintenance", "memory_app:maintenance"),
+    ("audit", "Audit", "memory_app:audit"),
     ("health", "Health", "health"),
 )
 
@@ -25,14 +27,13 @@ NAV = (
 def navigation(request: HttpRequest) -> dict[str, Any]:
     if not request.user.is_authenticated:
         return {}
-    match = getattr(request, "resolver_match", None)
-    current = (match.url_name if match else "") or ""
     items = [
         {
             "key": key,
             "label": label,
             "url": reverse(name),
-            "active": reverse(name) == request.path or current == key,
+            "active": reverse(name) == request.path
+            or (key != "overview" and request.path.startswith(reverse(name))),
         }
         for key, label, name in NAV
     ]
