@@ -141,11 +141,53 @@ class NoteDetail:
         return len(self.note.get("embedding") or [])
 
     @property
+    def provenance_timeline(self) -> list[dict[str, str]]:
+        """``source_history`` as rows to show, whatever shape each entry has."""
+        return [
+            source_summary(s) for s in self.note.get("source_history") or [] if isinstance(s, dict)
+        ]
+
+    @property
+    def source_fields(self) -> list[tuple[str, str]]:
+        """The latest ``source`` as (key, text) rows, nested dicts flattened, empties left out."""
+        source = self.note.get("source")
+        return flatten_fields(source) if isinstance(source, dict) else []
+
+    @property
     def curve_points(self) -> str:
         """SVG polyline points of the curve in a 300 x 100 box (day 0..90, value 0..1)."""
         return " ".join(
             f"{day / 90 * 300:.1f},{100 - value * 100:.1f}" for day, value in self.curve
         )
+
+
+def flatten_fields(data: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            rows.extend(flatten_fields(value, f"{name}."))
+        elif value not in (None, "", [], {}):
+            rows.append((name, str(value)))
+    return rows
+
+
+def source_summary(source: dict[str, Any]) -> dict[str, str]:
+    """One provenance entry of either shape (provenance record or file analyzer record),
+    never assuming a key exists."""
+    when = source.get("timestamp") or source.get("analyzed_at") or ""
+    where = source.get("file_path") or ""
+    if not where and source.get("session_id"):
+        where = f"session {source['session_id']}"
+    line = ""
+    if source.get("line_start"):
+        line = f"lines {source.get('line_start')}-{source.get('line_end') or source['line_start']}"
+    return {
+        "when": str(when),
+        "kind": str(source.get("source_type") or "unknown"),
+        "where": str(where or source.get("source_id") or ""),
+        "lines": line,
+    }
 
 
 def note_detail(*, note_id: str) -> NoteDetail:

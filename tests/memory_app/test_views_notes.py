@@ -200,3 +200,31 @@ def test_bulk_asks_to_confirm_with_the_count_then_applies(curator_client, notes)
     assert done.status_code == 204 and done["HX-Redirect"].startswith("/notes/")
     assert notes_store().get_full_note("note_0000000000a2")["importance"] == 0.3
     assert notes_store().get_full_note("note_0000000000a1")["importance"] == 0.9
+
+
+def test_the_detail_page_shows_both_source_shapes(viewer_client, notes):
+    analyzer = {
+        "source_type": "file",
+        "file_path": "/home/dana/lumen/docs/architecture.md",
+        "file_name": "architecture.md",
+        "checksum": "sha256:" + "0" * 64,
+        "git_metadata": {"branch": "main"},
+        "analyzed_at": "2026-11-04T15:13:09",
+    }
+    provenance = {
+        "source_type": "conversation",
+        "session_id": "c71b",
+        "agent_id": "",
+        "timestamp": "2026-01-20T17:56:44+00:00",
+        "source_id": "session:c71b",
+    }
+    notes_store().append_source_history("note_0000000000a2", provenance)
+    notes_store().append_source_history("note_0000000000a2", analyzer)
+    notes_store().collection.update_one(
+        {"note_id": "note_0000000000a2"}, {"$set": {"source": analyzer}}
+    )
+    response = viewer_client.get(reverse("memory_app:note_detail", args=["note_0000000000a2"]))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "session c71b" in html and "/home/dana/lumen/docs/architecture.md" in html
+    assert "2026-11-04T15:13:09" in html

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Screenshots of every screen with the demo data, in Debian's Chromium (headless), at
+# 1280 px and 390 px wide, into var/screenshots/. Needs `make dev` running in another
+# terminal and `apt-get install chromium`. Signs in as the admin from
+# var/admin-credentials.txt.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+base="${QQWEB_URL:-http://127.0.0.1:8000}"
+out="$root/var/screenshots"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+command -v chromium >/dev/null || { echo "install Debian's chromium first" >&2; exit 3; }
+password="$(sed -n 's/^password: //p' "$root/var/admin-credentials.txt")"
+jar="$work/cookies"
+curl -sf -c "$jar" -b "$jar" "$base/accounts/login/" -o /dev/null
+csrf="$(awk '/csrftoken/ {print $7}' "$jar")"
+curl -sf -c "$jar" -b "$jar" -H "Referer: $base/accounts/login/" \
+  --data-urlencode "csrfmiddlewaretoken=$csrf" --data-urlencode "username=admin" \
+  --data-urlencode "password=$password" "$base/accounts/login/" -o /dev/null
+first_note="$(curl -sf -b "$jar" "$base/api/notes?limit=1&sort=importance" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["note_id"])')"
+pages=(
+  "overview|/"
+  "notes|/notes/?sort=importance"
+  "note|/notes/$first_note/"
+  "search|/search/?q=which+database+does+Lumen+use"
+  "audit|/audit/"
+  "graph|/graph/"
+  "health|/health/"
+)
+for entry in "${pages[@]}"; do
+  name="${entry%%|*}"; path="${entry#*|}"
+  curl -sf -b "$jar" "$base$path" | sed "s|<head>|<head><base href=\"$base/\">|" >"$work/$name.html"
+  for width in 1280 390; do
+    chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+      --disable-component-update --disable-sync --no-first-run --hide-scrollbars \
+      --user-data-dir="$work/chromium" --window-size="$width,1600" \
+      --screenshot="$out/$name-$width.png" "file://$work/$name.html" 2>/dev/null
+  done
+  echo "$out/$name-{1280,390}.png"
+done
