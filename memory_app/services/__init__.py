@@ -1,0 +1,52 @@
+"""Writes to the notes memory. Every mutation a person, a token or a job makes goes
+through one of these functions, which writes an audit event in the same step (pending
+before the store is touched, done or failed after) with the state before and after,
+enough to undo it with :func:`audit_undo`.
+
+Functions are keyword-only and named ``<noun>_<verb>``; the HTML views, the JSON API and
+the Celery tasks all call these, never the stores directly.
+"""
+
+from memory_app.services._audit import UNDO, BulkResult, audit_undo, batch_undo
+from memory_app.services.archive import archive_purge, archive_restore_many
+from memory_app.services.files import (
+    core_item_remove,
+    core_promote,
+    working_item_edit,
+    working_item_remove,
+)
+from memory_app.services.notes import (
+    BULK_ACTIONS,
+    BULK_MAX,
+    MANUAL_ARCHIVE_REASON,
+    bulk_matching_ids,
+    cosine,
+    note_archive,
+    note_edit,
+    note_restore,
+    notes_bulk,
+    pair_merge,
+)
+
+__all__ = [
+    "BULK_ACTIONS",
+    "BULK_MAX",
+    "MANUAL_ARCHIVE_REASON",
+    "UNDO",
+    "BulkResult",
+    "archive_purge",
+    "archive_restore_many",
+    "audit_undo",
+    "batch_undo",
+    "bulk_matching_ids",
+    "core_item_remove",
+    "core_promote",
+    "cosine",
+    "note_archive",
+    "note_edit",
+    "note_restore",
+    "notes_bulk",
+    "pair_merge",
+    "working_item_edit",
+    "working_item_remove",
+]

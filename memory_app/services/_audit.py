@@ -1,0 +1,120 @@
+"""The audit trail every service writes, and undo by replaying an event's ``before``.
+
+Undo handlers register themselves in ``UNDO`` under their action name."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.utils import timezone
+from pymongo.errors import PyMongoError
+
+from memory_app.memory import StoreUnavailable
+from memory_app.memory.errors import UndoRefused
+from memory_app.models import AuditEvent
+from memory_app.snapshots import from_json, to_json
+from qqweb.actors import Actor
+
+UNDO: dict[str, Callable[[Any, Any], Any]] = {}
+
+
+def audit_begin(
+    actor: Actor,
+    action: str,
+    target_type: str,
+    target_id: str,
+    before: Any,
+    batch_id: uuid.UUID | None,
+) -> AuditEvent:
+    return AuditEvent.objects.create(
+        actor=actor.label,
+        actor_user_id=actor.user_id,
+        action=action,
+        target_type=target_type,
+        target_id=target_id,
+        before=to_json(before),
+        batch_id=batch_id or uuid.uuid4(),
+    )
+
+
+def audited(event: AuditEvent, work: Callable[[], Any]) -> Any:
+    """Run ``work``; record its result as ``after`` (done) or the error (failed)."""
+    try:
+        after = work()
+    except Exception as e:
+        event.status = AuditEvent.FAILED
+        event.detail = str(e)[:2000]
+        event.save(update_fields=["status", "detail"])
+        raise
+    event.after = to_json(after)
+    event.status = AuditEvent.DONE
+    event.save(update_fields=["after", "status"])
+    return after
+
+
+def same_time(a: Any, b: Any) -> bool:
+    """BSON dates keep milliseconds: compare at that precision."""
+    if not isinstance(a, datetime) or not isinstance(b, datetime):
+        return False
+    return abs((a.replace(tzinfo=None) - b.replace(tzinfo=None)).total_seconds()) < 0.001
+
+
+def guard_store(work: Callable[[], Any]) -> Callable[[], Any]:
+    def run() -> Any:
+        try:
+            return work()
+        except PyMongoError as e:
+            raise StoreUnavailable("mongodb", str(e)) from e
+
+    return run
+
+
+def audit_undo(*, actor: Actor, event_id: int) -> AuditEvent:
+    """Undo one action by replaying its ``before``. Refused, with the reason, when it was
+    undone already, did not complete, or its target changed since."""
+    event = AuditEvent.objects.filter(pk=event_id).first()
+    if event is None:
+        raise UndoRefused(f"there is no audit event {event_id}")
+    if event.undone_at is not None:
+        raise UndoRefused("this action was undone already")
+    if event.status != AuditEvent.DONE:
+        raise UndoRefused(f"this action is {event.status}, there is nothing to undo")
+    handler = UNDO.get(event.action)
+    if handler is None:
+        raise UndoRefused(f"{event.action} cannot be undone")
+    before, after = from_json(event.before), from_json(event.after)
+    undo_event = audit_begin(
+        actor, f"undo.{event.action}", event.target_type, event.target_id, after, event.batch_id
+    )
+    undo_event.undo_of = event
+    undo_event.save(update_fields=["undo_of"])
+    audited(undo_event, guard_store(lambda: handler(before, after)))
+    event.undone_at = timezone.now()
+    event.save(update_fields=["undone_at"])
+    return undo_event
+
+
+@dataclass
+class BulkResult:
+    batch_id: uuid.UUID
+    action: str
+    done: list[str]
+    failed: list[tuple[str, str]]
+
+
+def batch_undo(*, actor: Actor, batch_id: uuid.UUID) -> tuple[int, list[str]]:
+    """Undo every action of a batch, newest first. Returns (undone, reasons refused)."""
+    undone, refused = 0, []
+    for event in AuditEvent.objects.filter(
+        batch_id=batch_id, status=AuditEvent.DONE, undone_at__isnull=True, undo_of__isnull=True
+    ).order_by("-id"):
+        try:
+            audit_undo(actor=actor, event_id=event.pk)
+            undone += 1
+        except UndoRefused as e:
+            refused.append(f"{event.target_id}: {e.reason}")
+    return undone, refused

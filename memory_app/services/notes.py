@@ -1,0 +1,346 @@
+"""Audited writes to notes in MongoDB: edit, archive, restore, merge, bulk."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from memory_app.memory import InvalidNote, NoteNotFound
+from memory_app.memory.archive import archive_line_for
+from memory_app.memory.constants import SECTIONS
+from memory_app.memory.deduplication import MERGED_IDS_FIELD
+from memory_app.memory.errors import StaleWrite, UndoRefused
+from memory_app.memory.listing import NoteFilter
+from memory_app.memory.mongo_store import utcnow_naive, validate_importance
+from memory_app.memory.vectors import normalise
+from memory_app.services._audit import (
+    UNDO,
+    BulkResult,
+    audit_begin,
+    audited,
+    guard_store,
+    same_time,
+)
+from memory_app.stores import archive_manager, deduplicator, notes_store
+from qqweb.actors import Actor
+from qqweb.clients import embedder
+
+MANUAL_ARCHIVE_REASON = "manual"
+
+
+def _embed(text: str) -> list[float]:
+    return [float(x) for x in embedder().embed([text])[0]]
+
+
+def note_edit(
+    *,
+    actor: Actor,
+    note_id: str,
+    expected_updated_at: datetime,
+    content: str | None = None,
+    section: str | None = None,
+    importance: float | None = None,
+    batch_id: uuid.UUID | None = None,
+) -> dict[str, Any]:
+    """Change content, section or importance of a note loaded at ``expected_updated_at``.
+    An edit on a stale copy raises :class:`StaleWrite` (with the current version). A new
+    content is re-embedded. The update is a compare-and-set on ``updated_at``."""
+    store = notes_store()
+    doc = store.get_full_note(note_id)
+    if doc is None:
+        raise NoteNotFound(note_id)
+    if not same_time(doc.get("updated_at"), expected_updated_at):
+        raise StaleWrite(note_id, doc)
+    changes: dict[str, Any] = {}
+    if content is not None and content.strip() != doc.get("content"):
+        if not content.strip():
+            raise InvalidNote("content", "must not be empty")
+        changes["content"] = content.strip()
+        changes["embedding"] = _embed(changes["content"])
+    if section is not None and section != doc.get("section"):
+        if section not in SECTIONS:
+            raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
+        changes["section"] = section
+    if importance is not None and importance != doc.get("importance"):
+        validate_importance(importance)
+        changes["importance"] = float(importance)
+    if not changes:
+        return doc
+    before = {k: doc.get(k) for k in (*changes, "updated_at")}
+    event = audit_begin(actor, "note.edit", "note", note_id, before, batch_id)
+
+    def write() -> dict[str, Any]:
+        now = utcnow_naive()
+        result = store.collection.update_one(
+            {"note_id": note_id, "updated_at": doc["updated_at"]},
+            {"$set": {**changes, "updated_at": now}},
+        )
+        if result.matched_count != 1:
+            raise StaleWrite(note_id, store.get_full_note(note_id))
+        return {"note_id": note_id, **changes, "updated_at": now}
+
+    audited(event, guard_store(write))
+    return store.get_full_note(note_id) or {}
+
+
+def note_archive(
+    *,
+    actor: Actor,
+    note_id: str,
+    reason: str = MANUAL_ARCHIVE_REASON,
+    batch_id: uuid.UUID | None = None,
+) -> dict[str, Any]:
+    """Archive a note (the line is written and fsynced before the note is deleted)."""
+    store = notes_store()
+    doc = store.get_full_note(note_id)
+    if doc is None:
+        raise NoteNotFound(note_id)
+    line = archive_line_for(doc, reason)
+    event = audit_begin(actor, "note.archive", "note", note_id, doc, batch_id)
+
+    def write() -> dict[str, Any]:
+        manager = archive_manager()
+        manager.append_entries([line])
+        if (
+            store.collection.delete_one(
+                {"note_id": note_id, "updated_at": doc["updated_at"]}
+            ).deleted_count
+            != 1
+        ):
+            manager.drop_line(line)
+            raise StaleWrite(note_id, store.get_full_note(note_id))
+        return line
+
+    return dict(audited(event, guard_store(write)))
+
+
+def note_restore(
+    *,
+    actor: Actor,
+    note_id: str,
+    new_id: str | None = None,
+    boost_importance: float = 0.1,
+    batch_id: uuid.UUID | None = None,
+) -> dict[str, Any]:
+    """Restore an archived note (re-embedded, provenance back). RestoreConflict when the
+    id exists, naming a new id to restore under."""
+    manager = archive_manager()
+    archived = manager.find_line(note_id)
+    if archived is None:
+        raise NoteNotFound(note_id)
+    line = next(ln.entry for ln in manager.read_lines() if ln.number == archived.line_number)
+    event = audit_begin(actor, "note.restore", "archive", note_id, line, batch_id)
+
+    def write() -> dict[str, Any]:
+        manager.restore_note(note_id, boost_importance, new_id=new_id)
+        return notes_store().get_full_note(new_id or note_id) or {}
+
+    return dict(audited(event, guard_store(write)))
+
+
+def pair_merge(
+    *,
+    actor: Actor,
+    note_a_id: str,
+    note_b_id: str,
+    primary_id: str | None = None,
+    content: str | None = None,
+    similarity: float | None = None,
+    batch_id: uuid.UUID | None = None,
+) -> dict[str, Any]:
+    """Merge two notes the contract's way (or with a curator's text); crash-safe order."""
+    store = notes_store()
+    a, b = store.get_full_note(note_a_id), store.get_full_note(note_b_id)
+    for note_id, doc in ((note_a_id, a), (note_b_id, b)):
+        if doc is None:
+            raise NoteNotFound(note_id)
+    assert a is not None and b is not None
+    if note_a_id == note_b_id:
+        raise InvalidNote("note_b_id", "a note cannot be merged with itself")
+    if primary_id is not None and primary_id not in (note_a_id, note_b_id):
+        raise InvalidNote("primary_id", "must be one of the two notes")
+    dedup = deduplicator()
+    plan = dedup.plan(
+        a,
+        b,
+        similarity if similarity is not None else cosine(a, b),
+        content=content,
+        primary_id=primary_id,
+    )
+    primary, secondary = (a, b) if plan.primary_id == note_a_id else (b, a)
+    before = {
+        "primary": primary,
+        "secondary": secondary,
+        "plan": {
+            "inc_access": plan.inc_access,
+            "pushed_source": plan.pushed_source,
+            "archive_reason": plan.archive_reason,
+        },
+    }
+    event = audit_begin(actor, "pair.merge", "note", plan.primary_id, before, batch_id)
+
+    def write() -> dict[str, Any]:
+        dedup.apply_merge(plan, archive_manager())
+        return store.get_full_note(plan.primary_id) or {}
+
+    return dict(audited(event, guard_store(write)))
+
+
+def cosine(a: dict[str, Any], b: dict[str, Any]) -> float:
+    va, vb = a.get("embedding") or [], b.get("embedding") or []
+    if not va or len(va) != len(vb):
+        return 0.0
+    import numpy as np
+
+    pair = normalise(np.asarray([va, vb], dtype=np.float32))
+    return round(float(pair[0] @ pair[1]), 4)
+
+
+BULK_ACTIONS = ("archive", "set_importance", "move_section")
+
+
+BULK_MAX = 10_000
+
+
+def notes_bulk(
+    *,
+    actor: Actor,
+    action: str,
+    note_ids: list[str] | None = None,
+    flt: NoteFilter | None = None,
+    importance: float | None = None,
+    section: str | None = None,
+) -> BulkResult:
+    """Archive, set the importance of, or move to a section: the listed notes, or every
+    note matching ``flt`` (at most 10,000 a request). One audit event per note, all under
+    one batch id, so the whole batch can be undone from the audit log."""
+    if action not in BULK_ACTIONS:
+        raise InvalidNote("action", f"must be one of {', '.join(BULK_ACTIONS)}")
+    if action == "set_importance":
+        validate_importance(importance)
+    if action == "move_section" and section not in SECTIONS:
+        raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
+    if (note_ids is None) == (flt is None):
+        raise InvalidNote("note_ids", "give either note_ids or a filter")
+    ids = (
+        list(dict.fromkeys(note_ids))
+        if note_ids is not None
+        else bulk_matching_ids(flt or NoteFilter())
+    )
+    if len(ids) > BULK_MAX:
+        raise InvalidNote("note_ids", f"at most {BULK_MAX} notes at a time")
+    result = BulkResult(uuid.uuid4(), action, [], [])
+    store = notes_store()
+    for note_id in ids:
+        try:
+            if action == "archive":
+                note_archive(actor=actor, note_id=note_id, batch_id=result.batch_id)
+            else:
+                doc = store.get_full_note(note_id)
+                if doc is None:
+                    raise NoteNotFound(note_id)
+                note_edit(
+                    actor=actor,
+                    note_id=note_id,
+                    expected_updated_at=doc["updated_at"],
+                    importance=importance if action == "set_importance" else None,
+                    section=section if action == "move_section" else None,
+                    batch_id=result.batch_id,
+                )
+            result.done.append(note_id)
+        except (NoteNotFound, StaleWrite, InvalidNote) as e:
+            result.failed.append((note_id, str(e)))
+    return result
+
+
+def bulk_matching_ids(flt: NoteFilter) -> list[str]:
+    ids: list[str] = []
+    cursor = None
+    while len(ids) <= BULK_MAX:
+        page = notes_store().list_notes(flt, sort="updated", cursor=cursor, limit=200)
+        ids.extend(d["note_id"] for d in page.items)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return ids
+
+
+def _undo_note_edit(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    store = notes_store()
+    fields = {k: v for k, v in before.items() if k != "updated_at"}
+    result = store.collection.update_one(
+        {"note_id": after["note_id"], "updated_at": after["updated_at"]},
+        {"$set": {**fields, "updated_at": utcnow_naive()}},
+    )
+    if result.matched_count != 1:
+        raise UndoRefused("the note changed after this edit; undoing would overwrite that")
+    return fields
+
+
+def _undo_note_archive(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    store = notes_store()
+    if store.get_full_note(before["note_id"]) is not None:
+        raise UndoRefused(f"a note {before['note_id']!r} exists again; restore it by hand")
+    store.insert_agent_documents([before])  # the exact document, embedding included
+    archive_manager().drop_line(after)
+    return {"note_id": before["note_id"]}
+
+
+def _undo_note_restore(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    store = notes_store()
+    current = store.get_full_note(after["note_id"])
+    if current is not None and not same_time(current.get("updated_at"), after.get("updated_at")):
+        raise UndoRefused("the restored note changed since; archive it instead")
+    archive_manager().unmark_restored(before["note_id"], before["archived_at"])
+    store.collection.delete_one({"note_id": after["note_id"]})
+    return {"note_id": after["note_id"]}
+
+
+def _undo_pair_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    store = notes_store()
+    primary, secondary, plan = before["primary"], before["secondary"], before["plan"]
+    current = store.get_full_note(primary["note_id"])
+    if current is None:
+        raise UndoRefused("the merged note is gone")
+    if store.get_full_note(secondary["note_id"]) is not None:
+        raise UndoRefused(f"a note {secondary['note_id']!r} exists again")
+    history = list(primary.get("source_history") or [])
+    since = list(current.get("source_history") or [])[len(history) :]
+    if plan["pushed_source"] and since[:1] == [plan["pushed_source"]]:
+        since = since[1:]
+    restore = {
+        k: v
+        for k, v in primary.items()
+        if k not in ("access_count", "source_history", MERGED_IDS_FIELD)
+    }
+    if current.get("last_accessed") != after.get("last_accessed"):
+        restore.pop("last_accessed", None)  # the agent read the note since: keep that
+    store.collection.update_one(
+        {"note_id": primary["note_id"]},
+        {
+            "$set": {**restore, "source_history": history + since, "updated_at": utcnow_naive()},
+            "$inc": {"access_count": -int(plan["inc_access"])},
+            "$pull": {MERGED_IDS_FIELD: secondary["note_id"]},
+        },
+    )
+    store.insert_agent_documents([secondary])
+    manager = archive_manager()
+    for line in manager.read_lines():
+        entry = line.entry or {}
+        if (
+            entry.get("note_id") == secondary["note_id"]
+            and entry.get("reason") == plan["archive_reason"]
+        ):
+            manager.drop_line(entry)
+    return {"primary": primary["note_id"], "secondary": secondary["note_id"]}
+
+
+UNDO.update(
+    {
+        "note.edit": _undo_note_edit,
+        "note.archive": _undo_note_archive,
+        "note.restore": _undo_note_restore,
+        "pair.merge": _undo_pair_merge,
+    }
+)
