@@ -14,6 +14,7 @@ from memory_app.memory.listing import NoteFilter
 from memory_app.models import AuditEvent
 from memory_app.schemas import (
     ArchiveLineOut,
+    ArchiveOut,
     AuditEventOut,
     BulkIn,
     BulkOut,
@@ -23,12 +24,15 @@ from memory_app.schemas import (
     NotePatchIn,
     NotesPageOut,
     NotesQuery,
+    PurgeIn,
+    PurgeOut,
+    RestoreIn,
     SearchIn,
     SearchOut,
 )
 from memory_app.stores import notes_store
 from qqweb.actors import Actor
-from qqweb.auth import CURATOR, VIEWER, require_role
+from qqweb.auth import ADMIN, CURATOR, VIEWER, require_role
 
 router = Router(tags=["notes"])
 
@@ -188,3 +192,41 @@ def _event_out(event: AuditEvent) -> dict[str, Any]:
         "undone_at": event.undone_at,
         "undo_of": event.undo_of_id,
     }
+
+
+@router.get("/archive", response=ArchiveOut, tags=["archive"])
+def archive_list(
+    request: HttpRequest, q: str = "", include_restored: bool = False, limit: int = 100
+) -> dict[str, Any]:
+    """archive.jsonl newest first, searched by content or id; unreadable lines listed."""
+    require_role(request, VIEWER)
+    view = selectors.archive_browse(query=q[:500], include_restored=include_restored, limit=limit)
+    return {
+        "items": [vars(n) for n in view.entries],
+        "total": view.total,
+        "restored": view.restored,
+        "by_reason": _counts(view.by_reason),
+        "unreadable_lines": [
+            {"line": b.number, "error": b.error, "raw": b.raw[:500]} for b in view.bad_lines
+        ],
+    }
+
+
+@router.post("/archive/{note_id}/restore", response=NoteOut, tags=["archive"])
+def archive_restore(request: HttpRequest, note_id: str, body: RestoreIn) -> dict[str, Any]:
+    """Restore (admin): re-embedded, provenance back. 409 with a ``suggested_id`` when the
+    id exists in MongoDB; send it back as ``new_id`` to restore under it."""
+    require_role(request, ADMIN)
+    doc = services.note_restore(
+        actor=Actor.from_request(request), note_id=note_id, new_id=body.new_id
+    )
+    return _note_out(doc)
+
+
+@router.post("/archive/purge", response=PurgeOut, tags=["archive"])
+def archive_purge(request: HttpRequest, body: PurgeIn) -> dict[str, Any]:
+    """Drop lines older than ``days`` (admin). ``dry_run`` (the default) only counts."""
+    require_role(request, ADMIN)
+    return services.archive_purge(
+        actor=Actor.from_request(request), days=body.days, dry_run=body.dry_run
+    )

@@ -133,3 +133,46 @@ class AuditEventOut(Schema):
     after: Any = None
     undone_at: datetime | None = None
     undo_of: int | None = None
+
+
+class ArchivedNoteOut(Schema):
+    note_id: str
+    content: str
+    section: str | None = None
+    importance: float
+    reason: str
+    archived_at: str
+    original_created_at: str | None = None
+    access_count: int
+    source: dict[str, Any] | None = None
+    source_history: list[dict[str, Any]] = []
+    restored: bool
+    restored_at: str | None = None
+
+
+class ArchiveOut(Schema):
+    items: list[ArchivedNoteOut]
+    total: int
+    restored: int
+    by_reason: list[CountOut]
+    unreadable_lines: list[dict[str, Any]]
+
+
+class RestoreIn(Schema):
+    new_id: str | None = Field(
+        None,
+        pattern=r"^note_[0-9a-f]{12}$",
+        description="restore under this id when the old one is taken",
+    )
+
+
+class PurgeIn(Schema):
+    days: int = Field(90, ge=0)
+    dry_run: bool = True
+
+
+class PurgeOut(Schema):
+    days: int
+    would_drop: int
+    dropped: int
+    sample: list[str]

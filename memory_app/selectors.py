@@ -318,6 +318,10 @@ class RestorePreview:
     suggested_id: str
     importance_after: float
 
+    @property
+    def source(self) -> dict[str, str] | None:
+        return source_summary(self.archived.source) if self.archived.source else None
+
 
 def archive_restore_preview(*, note_id: str, boost: float = 0.1) -> RestorePreview:
     archived = archive_manager().find_line(note_id)

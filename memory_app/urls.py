@@ -1,6 +1,6 @@
 from django.urls import URLPattern, path
 
-from memory_app import views
+from memory_app import views, views_archive
 from qqweb.views import section_pending
 
 app_name = "memory_app"
@@ -21,17 +21,15 @@ urlpatterns = [
     path("search/", views.search, name="search"),
     path("audit/", views.audit, name="audit"),
     path("audit/<int:event_id>/undo/", views.audit_undo, name="audit_undo"),
+    path("archive/", views_archive.archive, name="archive"),
+    path("archive/restore/", views_archive.archive_restore_many, name="archive_restore_many"),
+    path("archive/purge/", views_archive.archive_purge, name="archive_purge"),
+    path("archive/<str:note_id>/restore/", views_archive.archive_restore, name="archive_restore"),
     _pending(
         "review/",
         "review",
         "Review",
         "Review near-duplicate pairs side by side and merge or reject them.",
-    ),
-    _pending(
-        "archive/",
-        "archive",
-        "Archive",
-        "Search archive.jsonl, restore notes with their provenance, purge old lines.",
     ),
     _pending(
         "core/", "core", "Core", "core.md and notes.md by category, and promotion candidates."

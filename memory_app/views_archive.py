@@ -1,0 +1,96 @@
+"""HTML front door of archive.jsonl: browse, restore (admin), purge (admin)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from memory_app import selectors, services
+from memory_app.memory import InvalidNote, NoteNotFound, RestoreConflict
+from memory_app.views import _page
+from qqweb.actors import Actor
+from qqweb.auth import ADMIN, VIEWER, has_role, role_required
+
+
+@require_GET
+@role_required(VIEWER)
+def archive(request: HttpRequest) -> HttpResponse:
+    query = request.GET.get("q", "")[:500]
+    include_restored = request.GET.get("include_restored") == "on"
+    view = selectors.archive_browse(query=query, include_restored=include_restored)
+    return _page(
+        request,
+        "memory_app/archive.html",
+        "archive-table",
+        {
+            "view": view,
+            "q": query,
+            "include_restored": include_restored,
+            "is_admin": has_role(request.user, ADMIN),
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@role_required(ADMIN)
+def archive_restore(request: HttpRequest, note_id: str) -> HttpResponse:
+    """GET: what would come back, and whether the id is taken. POST: restore."""
+    try:
+        preview = selectors.archive_restore_preview(note_id=note_id)
+    except NoteNotFound as e:
+        return render(request, "memory_app/not_found.html", {"error": e}, status=404)
+    if request.method == "GET":
+        return render(request, "memory_app/archive_restore.html", {"preview": preview})
+    new_id = request.POST.get("new_id") or None
+    try:
+        doc = services.note_restore(
+            actor=Actor.from_request(request), note_id=note_id, new_id=new_id
+        )
+    except RestoreConflict as e:
+        return render(
+            request, "memory_app/archive_restore.html", {"preview": preview, "error": e}, status=409
+        )
+    messages.success(request, f"Restored {doc['note_id']}, re-embedded, with its provenance.")
+    return redirect("memory_app:note_detail", note_id=doc["note_id"])
+
+
+@require_POST
+@role_required(ADMIN)
+def archive_restore_many(request: HttpRequest) -> HttpResponse:
+    ids = request.POST.getlist("note_ids")
+    result = services.archive_restore_many(actor=Actor.from_request(request), note_ids=ids)
+    messages.success(request, f"Restored {len(result.done)} notes (batch {result.batch_id}).")
+    for note_id, error in result.failed:
+        messages.error(request, f"{note_id}: {error}")
+    return redirect("memory_app:archive")
+
+
+@require_POST
+@role_required(ADMIN)
+def archive_purge(request: HttpRequest) -> HttpResponse:
+    try:
+        days = int(request.POST.get("days", ""))
+        result = services.archive_purge(
+            actor=Actor.from_request(request),
+            days=days,
+            dry_run=request.POST.get("confirmed") != "on",
+        )
+    except (ValueError, InvalidNote):
+        return render(
+            request,
+            "memory_app/_purge_confirm.html",
+            {"error": "days: give a whole number of days, 0 or more"},
+            status=400,
+        )
+    if not result["dropped"] and request.POST.get("confirmed") != "on":
+        return render(request, "memory_app/_purge_confirm.html", {"result": result})
+    messages.success(
+        request,
+        f"Purged {result['dropped']} archive lines older than "
+        f"{days} days. Undo it from the audit log.",
+    )
+    response = HttpResponse(status=204)
+    response["HX-Redirect"] = "/archive/"
+    return response
