@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.http import HttpRequest
-from ninja import Query, Router
+from ninja import Query, Router, Status
 
 from memory_app import selectors, services
 from memory_app.memory.listing import NoteFilter
@@ -18,12 +18,16 @@ from memory_app.schemas import (
     AuditEventOut,
     BulkIn,
     BulkOut,
+    CandidateOut,
+    CoreOut,
     HistogramOut,
     MemoryOverviewOut,
     NoteOut,
     NotePatchIn,
     NotesPageOut,
     NotesQuery,
+    PromoteIn,
+    PromoteOut,
     PurgeIn,
     PurgeOut,
     RestoreIn,
@@ -230,3 +234,33 @@ def archive_purge(request: HttpRequest, body: PurgeIn) -> dict[str, Any]:
     return services.archive_purge(
         actor=Actor.from_request(request), days=body.days, dry_run=body.dry_run
     )
+
+
+@router.get("/core", response=CoreOut, tags=["core"])
+def core_get(request: HttpRequest) -> dict[str, Any]:
+    """core.md by category and notes.md by section."""
+    require_role(request, VIEWER)
+    view = selectors.core_view()
+    return {"core": view.core, "working": view.working}
+
+
+@router.get("/core/candidates", response=list[CandidateOut], tags=["core"])
+def core_candidates(request: HttpRequest, limit: int = 50) -> list[dict[str, Any]]:
+    """Promotion candidates (importance >= 0.8, read >= 3 times) with no verdict yet."""
+    require_role(request, VIEWER)
+    return selectors.promotion_candidates(limit=max(1, min(limit, 200)))
+
+
+@router.post("/core/promote", response=PromoteOut, tags=["core"])
+def core_promote(request: HttpRequest, body: PromoteIn) -> dict[str, Any]:
+    require_role(request, CURATOR)
+    return services.promotion_approve(
+        actor=Actor.from_request(request), note_id=body.note_id, category=body.category
+    )
+
+
+@router.post("/core/candidates/{note_id}/reject", response={204: None}, tags=["core"])
+def core_candidate_reject(request: HttpRequest, note_id: str) -> Status:
+    require_role(request, CURATOR)
+    services.promotion_reject(actor=Actor.from_request(request), note_id=note_id)
+    return Status(204, None)

@@ -41,3 +41,27 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor} {self.action} {self.target_id}"
+
+
+class PromotionVerdict(models.Model):
+    """A curator's answer to a promotion candidate, remembered so it is not asked again
+    (until the note's content changes: the verdict is keyed on a hash of it)."""
+
+    APPROVED, REJECTED = "approved", "rejected"
+
+    note_id = models.CharField(max_length=64)
+    content_hash = models.CharField(max_length=64)
+    verdict = models.CharField(max_length=10, choices=[(APPROVED, APPROVED), (REJECTED, REJECTED)])
+    category = models.CharField(max_length=20, blank=True)
+    decided_by = models.CharField(max_length=200)
+    decided_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["note_id", "content_hash"], name="one_verdict_per_note_text"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.note_id}: {self.verdict}"

@@ -176,3 +176,27 @@ class PurgeOut(Schema):
     would_drop: int
     dropped: int
     sample: list[str]
+
+
+class CoreOut(Schema):
+    core: dict[str, list[str]]
+    working: dict[str, list[str]]
+
+
+class CandidateOut(NoteOut):
+    suggested_category: str
+
+
+class PromoteIn(Schema):
+    note_id: str
+    category: str | None = Field(
+        None,
+        description="Identity, Projects, Relationships or "
+        "System; suggested from the agent's patterns when left out",
+    )
+
+
+class PromoteOut(Schema):
+    note_id: str
+    category: str
+    content: str

@@ -1,6 +1,6 @@
 from django.urls import URLPattern, path
 
-from memory_app import views, views_archive
+from memory_app import views, views_archive, views_core
 from qqweb.views import section_pending
 
 app_name = "memory_app"
@@ -31,9 +31,11 @@ urlpatterns = [
         "Review",
         "Review near-duplicate pairs side by side and merge or reject them.",
     ),
-    _pending(
-        "core/", "core", "Core", "core.md and notes.md by category, and promotion candidates."
-    ),
+    path("core/", views_core.core, name="core"),
+    path("core/remove/", views_core.core_item_remove, name="core_item_remove"),
+    path("core/working/remove/", views_core.working_item_remove, name="working_item_remove"),
+    path("core/working/edit/", views_core.working_item_edit, name="working_item_edit"),
+    path("core/candidates/<str:note_id>/", views_core.candidate_verdict, name="candidate_verdict"),
     _pending(
         "maintenance/",
         "maintenance",

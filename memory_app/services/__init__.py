@@ -12,6 +12,8 @@ from memory_app.services.archive import archive_purge, archive_restore_many
 from memory_app.services.files import (
     core_item_remove,
     core_promote,
+    promotion_approve,
+    promotion_reject,
     working_item_edit,
     working_item_remove,
 )
@@ -47,6 +49,8 @@ __all__ = [
     "note_restore",
     "notes_bulk",
     "pair_merge",
+    "promotion_approve",
+    "promotion_reject",
     "working_item_edit",
     "working_item_remove",
 ]

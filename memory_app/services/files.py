@@ -8,6 +8,8 @@ from typing import Any
 from memory_app.memory import InvalidNote, NoteNotFound
 from memory_app.memory.constants import CORE_CATEGORIES
 from memory_app.memory.errors import UndoRefused
+from memory_app.models import PromotionVerdict
+from memory_app.selectors import content_hash
 from memory_app.services._audit import (
     UNDO,
     audit_begin,
@@ -125,3 +127,46 @@ UNDO.update(
         "working.edit": _undo_working_edit,
     }
 )
+
+
+def promotion_approve(*, actor: Actor, note_id: str, category: str | None = None) -> dict[str, str]:
+    """Promote a candidate to core.md and remember the verdict."""
+    item = core_promote(actor=actor, note_id=note_id, category=category)
+    PromotionVerdict.objects.update_or_create(
+        note_id=note_id,
+        content_hash=content_hash(item["content"]),
+        defaults={
+            "verdict": PromotionVerdict.APPROVED,
+            "category": item["category"],
+            "decided_by": actor.label,
+        },
+    )
+    return item
+
+
+def promotion_reject(*, actor: Actor, note_id: str) -> None:
+    """Not for core: remembered, so the note is not proposed again (unless its text
+    changes)."""
+    doc = notes_store().get_full_note(note_id)
+    if doc is None:
+        raise NoteNotFound(note_id)
+    key = {"note_id": note_id, "content_hash": content_hash(str(doc.get("content", "")))}
+    event = audit_begin(actor, "promotion.reject", "note", note_id, None, None)
+
+    def write() -> dict[str, str]:
+        PromotionVerdict.objects.update_or_create(
+            note_id=key["note_id"],
+            content_hash=key["content_hash"],
+            defaults={"verdict": PromotionVerdict.REJECTED, "decided_by": actor.label},
+        )
+        return key
+
+    audited(event, write)
+
+
+def _undo_promotion_reject(before: Any, after: dict[str, Any]) -> dict[str, Any]:
+    PromotionVerdict.objects.filter(**after).delete()
+    return after
+
+
+UNDO["promotion.reject"] = _undo_promotion_reject

@@ -1,0 +1,94 @@
+"""HTML front door of core.md, notes.md and the promotion candidates."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from memory_app import selectors, services
+from memory_app.memory import InvalidNote, NoteNotFound
+from qqweb.actors import Actor
+from qqweb.auth import CURATOR, VIEWER, has_role, role_required
+
+
+@require_GET
+@role_required(VIEWER)
+def core(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "memory_app/core.html",
+        {"view": selectors.core_view(), "can_curate": has_role(request.user, CURATOR)},
+    )
+
+
+def _done(request: HttpRequest, success: str) -> HttpResponse:
+    messages.success(request, success)
+    return redirect("memory_app:core")
+
+
+@require_POST
+@role_required(CURATOR)
+def core_item_remove(request: HttpRequest) -> HttpResponse:
+    try:
+        services.core_item_remove(
+            actor=Actor.from_request(request),
+            category=request.POST.get("section", ""),
+            content=request.POST.get("content", ""),
+        )
+    except InvalidNote as e:
+        messages.error(request, f"Not removed: {e}")
+        return redirect("memory_app:core")
+    return _done(request, "Removed from core.md. Undo it from the audit log.")
+
+
+@require_POST
+@role_required(CURATOR)
+def working_item_remove(request: HttpRequest) -> HttpResponse:
+    try:
+        services.working_item_remove(
+            actor=Actor.from_request(request),
+            section=request.POST.get("section", ""),
+            content=request.POST.get("content", ""),
+        )
+    except InvalidNote as e:
+        messages.error(request, f"Not removed: {e}")
+        return redirect("memory_app:core")
+    return _done(request, "Removed from notes.md. Undo it from the audit log.")
+
+
+@require_POST
+@role_required(CURATOR)
+def working_item_edit(request: HttpRequest) -> HttpResponse:
+    try:
+        services.working_item_edit(
+            actor=Actor.from_request(request),
+            section=request.POST.get("section", ""),
+            content=request.POST.get("content", ""),
+            new_content=request.POST.get("new_content", ""),
+        )
+    except InvalidNote as e:
+        messages.error(request, f"Not saved: {e}")
+        return redirect("memory_app:core")
+    return _done(request, "Saved in notes.md.")
+
+
+@require_POST
+@role_required(CURATOR)
+def candidate_verdict(request: HttpRequest, note_id: str) -> HttpResponse:
+    actor = Actor.from_request(request)
+    try:
+        if request.POST.get("verdict") == "approve":
+            item = services.promotion_approve(
+                actor=actor, note_id=note_id, category=request.POST.get("category") or None
+            )
+            messages.success(request, f"Promoted to core.md under {item['category']}.")
+        elif request.POST.get("verdict") == "reject":
+            services.promotion_reject(actor=actor, note_id=note_id)
+            messages.success(request, "Not for core; it will not be proposed again.")
+        else:
+            messages.error(request, "verdict: approve or reject")
+    except (InvalidNote, NoteNotFound) as e:
+        messages.error(request, str(e))
+    return redirect("memory_app:core")
