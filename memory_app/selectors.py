@@ -8,6 +8,10 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+import numpy as np
+from pymongo.errors import PyMongoError
+
+from memory_app.charts import Chart, histogram_chart
 from memory_app.memory import InvalidNote, MemoryLibraryError, NoteNotFound, StoreUnavailable
 from memory_app.memory.archive import ArchivedNote, ArchiveLine, new_note_id, reason_kind
 from memory_app.memory.constants import CORE_CATEGORIES, SECTIONS
@@ -383,4 +387,90 @@ def promotion_candidates(*, limit: int = 50) -> list[dict[str, Any]]:
 def core_view() -> CoreView:
     return CoreView(
         core_notes().get_all_items(), working_notes().get_all_items(), promotion_candidates()
+    )
+
+
+# --- overview pictures -------------------------------------------------------------------------
+
+
+@dataclass
+class MemoryInsights:
+    total: int
+    histogram: Chart
+    archive_threshold: float
+    would_archive: int
+    by_source_type: list[tuple[str, int]]
+    top_files: list[tuple[str, int]]
+    per_week: Chart
+    decay_days: tuple[int, ...] = (7, 30, 90)
+
+
+_INSIGHT_FIELDS = {
+    "_id": 0,
+    "importance": 1,
+    "access_count": 1,
+    "created_at": 1,
+    "last_accessed": 1,
+    "decay_rate": 1,
+    "source.source_type": 1,
+    "source.file_path": 1,
+}
+
+
+def memory_insights(
+    *, archive_threshold: float | None = None, bins: int = 10, weeks: int = 26
+) -> MemoryInsights:
+    """One pass over the notes (no embeddings): the importance histogram now with the
+    effective importance in 7, 30 and 90 days over it, how many notes the next archival
+    pass would take at ``archive_threshold``, source breakdowns and notes per week."""
+    from django.conf import settings
+
+    threshold = settings.QQ_ARCHIVE_THRESHOLD if archive_threshold is None else archive_threshold
+    now = utcnow_naive()
+    stored: list[float] = []
+    effective: dict[int, list[float]] = {d: [] for d in (0, 7, 30, 90)}
+    types: Counter[str] = Counter()
+    files: Counter[str] = Counter()
+    created_weeks: Counter[int] = Counter()
+    try:
+        for doc in notes_store().collection.find({}, _INSIGHT_FIELDS).batch_size(5000):
+            importance = doc.get("importance")
+            stored.append(float(importance) if isinstance(importance, int | float) else 0.5)
+            for days, values in effective.items():
+                values.append(effective_importance(doc, now + timedelta(days=days)))
+            source = doc.get("source") or {}
+            types[str(source.get("source_type") or "none")] += 1
+            if source.get("file_path"):
+                files[str(source["file_path"])] += 1
+            created = doc.get("created_at")
+            if created is not None:
+                created_weeks[(now - created).days // 7] += 1
+    except PyMongoError as e:
+        raise StoreUnavailable("mongodb", str(e)) from e
+
+    def bucket(values: list[float]) -> list[int]:
+        counts, _ = np.histogram(np.clip(values, 0, 1), bins=bins, range=(0, 1))
+        return [int(c) for c in counts]
+
+    labels = [f"{i / bins:.1f}" for i in range(bins)]
+    histogram = histogram_chart(
+        labels,
+        bucket(stored),
+        {
+            "now": bucket(effective[0]),
+            "7 days": bucket(effective[7]),
+            "30 days": bucket(effective[30]),
+            "90 days": bucket(effective[90]),
+        },
+    )
+    week_counts = [created_weeks.get(w, 0) for w in range(weeks - 1, -1, -1)]
+    week_labels = [(now - timedelta(weeks=w)).strftime("%m-%d") for w in range(weeks - 1, -1, -1)]
+    return MemoryInsights(
+        total=len(stored),
+        histogram=histogram,
+        archive_threshold=threshold,
+        would_archive=sum(1 for v in effective[0] if v < threshold),
+        by_source_type=types.most_common(),
+        top_files=files.most_common(10),
+        per_week=histogram_chart(week_labels, week_counts),
     )

@@ -39,10 +39,22 @@ def _back(request: HttpRequest, fallback: str) -> HttpResponse:
 @require_GET
 @role_required(VIEWER)
 def overview(request: HttpRequest) -> HttpResponse:
+    memory = selectors.memory_overview()
+    insights = None
+    if "mongodb" not in memory.errors:
+        try:
+            threshold = (
+                float(request.GET.get("threshold", "")) if request.GET.get("threshold") else None
+            )
+        except ValueError:
+            threshold = None
+        if threshold is not None and not 0 <= threshold <= 1:
+            threshold = None
+        insights = selectors.memory_insights(archive_threshold=threshold)
     return render(
         request,
         "memory_app/overview.html",
-        {"memory": selectors.memory_overview(), "graph": graph_overview()},
+        {"memory": memory, "graph": graph_overview(), "insights": insights},
     )
 
 

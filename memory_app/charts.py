@@ -1,0 +1,72 @@
+"""Chart geometry for server-rendered SVG: pure functions, no I/O. Templates only place
+what these return (rectangles, polyline points, labels, colours)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+WIDTH, HEIGHT, PAD = 600, 200, 24
+SERIES_COLOURS = {"now": "#3b5bdb", "7 days": "#f08c00", "30 days": "#e8590c", "90 days": "#c92a2a"}
+
+
+@dataclass(frozen=True)
+class Bar:
+    x: float
+    y: float
+    width: float
+    height: float
+    label: str
+    value: int
+
+
+@dataclass(frozen=True)
+class Line:
+    name: str
+    colour: str
+    points: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    width: int
+    height: int
+    bars: list[Bar]
+    lines: list[Line]
+    x_labels: list[tuple[float, str]]
+    max_value: int
+
+
+def histogram_chart(
+    labels: list[str], bars: list[int], overlays: dict[str, list[int]] | None = None
+) -> Chart:
+    """Bars for ``bars`` and one line per overlay series, on one scale."""
+    overlays = overlays or {}
+    top = max([*bars, *(v for s in overlays.values() for v in s), 1])
+    n = max(len(bars), 1)
+    slot = (WIDTH - 2 * PAD) / n
+    plot_h = HEIGHT - 2 * PAD
+
+    def y(value: int) -> float:
+        return round(HEIGHT - PAD - value / top * plot_h, 1)
+
+    rects = [
+        Bar(
+            round(PAD + i * slot + 2, 1),
+            y(v),
+            round(slot - 4, 1),
+            round(v / top * plot_h, 1),
+            labels[i],
+            v,
+        )
+        for i, v in enumerate(bars)
+    ]
+    lines = [
+        Line(
+            name,
+            SERIES_COLOURS.get(name, "#555"),
+            " ".join(f"{PAD + (i + 0.5) * slot:.1f},{y(v)}" for i, v in enumerate(series)),
+        )
+        for name, series in overlays.items()
+    ]
+    ticks = [(round(PAD + i * slot, 1), labels[i]) for i in range(0, n, max(1, n // 10))]
+    return Chart(WIDTH, HEIGHT, rects, lines, ticks, top)

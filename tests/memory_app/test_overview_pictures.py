@@ -1,0 +1,65 @@
+"""The Overview's pictures: decay overlay, archive what-if, sources, notes per week."""
+
+from datetime import timedelta
+
+from django.urls import reverse
+
+from memory_app.charts import histogram_chart
+from memory_app.memory.mongo_store import utcnow_naive
+from memory_app.selectors import memory_insights
+from memory_app.stores import notes_store
+
+NOW = utcnow_naive()
+
+
+def plant(note_id, importance, days_old, **extra):
+    notes_store().collection.insert_one(
+        {
+            "note_id": note_id,
+            "content": "x",
+            "embedding": [],
+            "section": "Key Topics",
+            "importance": importance,
+            "decay_rate": 0.01,
+            "access_count": 0,
+            "created_at": NOW - timedelta(days=days_old),
+            "updated_at": NOW,
+            "last_accessed": None,
+            **extra,
+        }
+    )
+
+
+def test_the_histogram_counts_stored_importance_and_decay_moves_the_overlays_down():
+    plant("note_0000000000a1", 0.95, 0, source={"source_type": "file", "file_path": "/a.py"})
+    plant("note_0000000000a2", 0.45, 0, source={"source_type": "conversation"})
+    plant("note_0000000000a3", 0.02, 200)
+    insights = memory_insights()
+    assert [b.value for b in insights.histogram.bars] == [1, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+    lines = {line.name: line for line in insights.histogram.lines}
+    assert set(lines) == {"now", "7 days", "30 days", "90 days"}
+    assert insights.would_archive == 1
+    assert memory_insights(archive_threshold=0.5).would_archive == 2
+    assert dict(insights.by_source_type) == {"file": 1, "conversation": 1, "none": 1}
+    assert insights.top_files == [("/a.py", 1)]
+    assert sum(b.value for b in insights.per_week.bars) == 2  # the 200-day-old one is older
+
+
+def test_chart_geometry_scales_bars_to_the_tallest_series():
+    chart = histogram_chart(["a", "b"], [1, 2], {"now": [4, 0]})
+    assert chart.max_value == 4
+    assert chart.bars[1].height == 2 * chart.bars[0].height
+
+
+def test_the_overview_page_draws_the_histogram_and_the_what_if(viewer_client):
+    plant("note_0000000000a1", 0.02, 200)
+    plant("note_0000000000a2", 0.9, 0)
+    html = viewer_client.get(reverse("memory_app:overview") + "?threshold=0.5").content.decode()
+    assert 'id="importance-card"' in html and "<polyline" in html
+    assert "<strong>1</strong> of 2 notes would be archived" in html
+
+
+def test_a_bad_threshold_falls_back_to_the_setting(viewer_client):
+    plant("note_0000000000a1", 0.9, 0)
+    html = viewer_client.get(reverse("memory_app:overview") + "?threshold=abc").content.decode()
+    assert "effective importance below 0.05" in html
