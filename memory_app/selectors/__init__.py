@@ -1,0 +1,60 @@
+"""Reads over the memory stores, shaped for pages and the API (views, API functions
+and tasks call these; nothing here writes)."""
+
+from memory_app.selectors.archive import (
+    ArchiveView,
+    RestorePreview,
+    archive_browse,
+    archive_restore_preview,
+)
+from memory_app.selectors.core import (
+    CoreView,
+    content_hash,
+    core_view,
+    promotion_candidates,
+)
+from memory_app.selectors.notes import (
+    NoteDetail,
+    SearchOutcome,
+    audit_events,
+    flatten_fields,
+    note_detail,
+    note_get,
+    notes_list,
+    notes_search,
+    source_summary,
+)
+from memory_app.selectors.overview import (
+    EmbedderStatus,
+    MemoryInsights,
+    MemoryOverview,
+    embedder_status,
+    memory_insights,
+    memory_overview,
+)
+
+__all__ = [
+    "ArchiveView",
+    "CoreView",
+    "EmbedderStatus",
+    "MemoryInsights",
+    "MemoryOverview",
+    "NoteDetail",
+    "RestorePreview",
+    "SearchOutcome",
+    "archive_browse",
+    "archive_restore_preview",
+    "audit_events",
+    "content_hash",
+    "core_view",
+    "embedder_status",
+    "flatten_fields",
+    "memory_insights",
+    "memory_overview",
+    "note_detail",
+    "note_get",
+    "notes_list",
+    "notes_search",
+    "promotion_candidates",
+    "source_summary",
+]

@@ -1,0 +1,173 @@
+"""Reads of notes: the list, one note with everything around it, search, the audit log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from memory_app.memory import InvalidNote, MemoryLibraryError, NoteNotFound
+from memory_app.memory.constants import SECTIONS
+from memory_app.memory.documents import effective_importance, utcnow_naive
+from memory_app.memory.listing import NoteFilter, NotesPage
+from memory_app.models import AuditEvent
+from memory_app.stores import core_notes, notes_store
+from qqweb.clients import embedder
+
+
+def notes_list(
+    *,
+    flt: NoteFilter,
+    sort: str = "updated",
+    direction: str = "desc",
+    cursor: str | None = None,
+    limit: int = 50,
+) -> NotesPage:
+    return notes_store().list_notes(flt, sort=sort, direction=direction, cursor=cursor, limit=limit)
+
+
+def note_get(*, note_id: str) -> dict[str, Any]:
+    doc = notes_store().get_full_note(note_id)
+    if doc is None:
+        raise NoteNotFound(note_id)
+    doc["effective_importance"] = effective_importance(doc, utcnow_naive())
+    return doc
+
+
+@dataclass
+class NoteDetail:
+    note: dict[str, Any]
+    curve: list[tuple[int, float]]
+    similar: list[dict[str, Any]]
+    similar_error: str
+    suggested_category: str
+    history: list[AuditEvent]
+
+    @property
+    def dimension(self) -> int:
+        return len(self.note.get("embedding") or [])
+
+    @property
+    def provenance_timeline(self) -> list[dict[str, str]]:
+        """``source_history`` as rows to show, whatever shape each entry has."""
+        return [
+            source_summary(s) for s in self.note.get("source_history") or [] if isinstance(s, dict)
+        ]
+
+    @property
+    def source_fields(self) -> list[tuple[str, str]]:
+        """The latest ``source`` as (key, text) rows, nested dicts flattened, empties left out."""
+        source = self.note.get("source")
+        return flatten_fields(source) if isinstance(source, dict) else []
+
+    @property
+    def curve_points(self) -> str:
+        """SVG polyline points of the curve in a 300 x 100 box (day 0..90, value 0..1)."""
+        return " ".join(
+            f"{day / 90 * 300:.1f},{100 - value * 100:.1f}" for day, value in self.curve
+        )
+
+
+def flatten_fields(data: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            rows.extend(flatten_fields(value, f"{name}."))
+        elif value not in (None, "", [], {}):
+            rows.append((name, str(value)))
+    return rows
+
+
+def source_summary(source: dict[str, Any]) -> dict[str, str]:
+    """One provenance entry of either shape (provenance record or file analyzer record),
+    never assuming a key exists."""
+    when = source.get("timestamp") or source.get("analyzed_at") or ""
+    where = source.get("file_path") or ""
+    if not where and source.get("session_id"):
+        where = f"session {source['session_id']}"
+    line = ""
+    if source.get("line_start"):
+        line = f"lines {source.get('line_start')}-{source.get('line_end') or source['line_start']}"
+    return {
+        "when": str(when),
+        "kind": str(source.get("source_type") or "unknown"),
+        "where": str(where or source.get("source_id") or ""),
+        "lines": line,
+    }
+
+
+def note_detail(*, note_id: str) -> NoteDetail:
+    """Everything the note page shows: every field, the effective-importance curve over
+    the next 90 days, similar notes, the suggested core category, its audit history."""
+    note = note_get(note_id=note_id)
+    now = utcnow_naive()
+    curve = [
+        (day, effective_importance(note, now + timedelta(days=day))) for day in range(0, 91, 5)
+    ]
+    similar: list[dict[str, Any]] = []
+    error = ""
+    if note.get("embedding"):
+        try:
+            hits = notes_store().search_similar(note["embedding"], limit=6)
+            similar = [h for h in hits if h["note_id"] != note_id][:5]
+        except MemoryLibraryError as e:
+            error = str(e)
+    ok, category = core_notes().is_core_candidate(str(note.get("content", "")))
+    history = list(AuditEvent.objects.filter(target_id=note_id)[:50])
+    return NoteDetail(note, curve, similar, error, category if ok else "", history)
+
+
+@dataclass
+class SearchOutcome:
+    results: list[dict[str, Any]]
+    compared: int
+    skipped_other_dimensions: dict[int, int]
+    model: str
+
+
+def notes_search(
+    *, query: str, section: str | None = None, min_score: float | None = None, limit: int = 20
+) -> SearchOutcome:
+    """Embed the query with the configured embedder and search. A dimension the stored
+    vectors do not have raises DimensionMismatch, with a plain message."""
+    query = query.strip()
+    if not query:
+        raise InvalidNote("query", "type something to search for")
+    if section is not None and section not in SECTIONS:
+        raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
+    model = embedder()
+    vector = model.embed([query])[0]
+    store = notes_store()
+    result = store.vector_index.search(vector, limit=limit, section=section, min_score=min_score)
+    scores = dict(result.hits)
+    docs = {
+        d["note_id"]: d
+        for d in store.collection.find(
+            {"note_id": {"$in": list(scores)}}, {"_id": 0, "embedding": 0}
+        )
+    }
+    now = utcnow_naive()
+    results = []
+    for note_id, score in result.hits:
+        if note_id in docs:
+            doc = docs[note_id]
+            doc["score"] = round(score, 4)
+            doc["effective_importance"] = effective_importance(doc, now)
+            results.append(doc)
+    return SearchOutcome(
+        results, result.compared, result.skipped_other_dimensions, model.model_name
+    )
+
+
+def audit_events(
+    *, actor: str = "", action: str = "", target: str = "", limit: int = 100
+) -> list[AuditEvent]:
+    events = AuditEvent.objects.select_related("undo_of")
+    if actor:
+        events = events.filter(actor__icontains=actor)
+    if action:
+        events = events.filter(action=action)
+    if target:
+        events = events.filter(target_id__icontains=target)
+    return list(events[: max(1, min(limit, 500))])
