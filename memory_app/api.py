@@ -31,6 +31,8 @@ from memory_app.schemas import (
     PurgeIn,
     PurgeOut,
     RestoreIn,
+    RetrievalIn,
+    RetrievalOut,
     SearchIn,
     SearchOut,
 )
@@ -264,3 +266,18 @@ def core_candidate_reject(request: HttpRequest, note_id: str) -> Status:
     require_role(request, CURATOR)
     services.promotion_reject(actor=Actor.from_request(request), note_id=note_id)
     return Status(204, None)
+
+
+@router.post("/retrieval/preview", response=RetrievalOut, tags=["retrieval"])
+def retrieval_preview(request: HttpRequest, body: RetrievalIn) -> dict[str, Any]:
+    """What the agent would inject for ``message``: core notes, the notes at or above
+    QQ_CITE_THRESHOLD, the graph entities it names, and the final markdown block."""
+    require_role(request, VIEWER)
+    preview = selectors.retrieval_preview(message=body.message, limit=body.limit)
+    return {
+        "markdown": preview.markdown,
+        "core": preview.core,
+        "notes": preview.notes,
+        "entities": preview.entities,
+        "warnings": preview.warnings,
+    }

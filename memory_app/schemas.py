@@ -200,3 +200,16 @@ class PromoteOut(Schema):
     note_id: str
     category: str
     content: str
+
+
+class RetrievalIn(Schema):
+    message: str = Field(..., min_length=1, max_length=4000)
+    limit: int = Field(10, ge=1, le=50)
+
+
+class RetrievalOut(Schema):
+    markdown: str
+    core: dict[str, list[str]]
+    notes: list[NoteOut]
+    entities: list[dict[str, Any]]
+    warnings: list[str]

@@ -19,6 +19,7 @@ urlpatterns = [
     path("notes/<str:note_id>/archive/", views.note_archive, name="note_archive"),
     path("notes/<str:note_id>/promote/", views.note_promote, name="note_promote"),
     path("search/", views.search, name="search"),
+    path("retrieval/", views.retrieval, name="retrieval"),
     path("audit/", views.audit, name="audit"),
     path("audit/<int:event_id>/undo/", views.audit_undo, name="audit_undo"),
     path("archive/", views_archive.archive, name="archive"),

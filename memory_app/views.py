@@ -279,3 +279,21 @@ def audit_undo(request: HttpRequest, event_id: int) -> HttpResponse:
     except (UndoRefused, StoreUnavailable) as e:
         messages.error(request, str(e))
     return _back(request, reverse("memory_app:audit"))
+
+
+@require_GET
+@role_required(VIEWER)
+def retrieval(request: HttpRequest) -> HttpResponse:
+    message = request.GET.get("message", "")[:4000]
+    context: dict[str, Any] = {"message": message, "preview": None, "error": ""}
+    if message.strip():
+        context["preview"] = selectors.retrieval_preview(message=message)
+    elif "message" in request.GET:
+        context["error"] = "message: type the message the agent would receive"
+    return _page(
+        request,
+        "memory_app/retrieval.html",
+        "retrieval-preview",
+        context,
+        400 if context["error"] else 200,
+    )

@@ -14,6 +14,7 @@ NAV = (
     ("overview", "Overview", "memory_app:overview"),
     ("notes", "Notes", "memory_app:notes"),
     ("search", "Search", "memory_app:search"),
+    ("retrieval", "Retrieval", "memory_app:retrieval"),
     ("review", "Review", "memory_app:review"),
     ("archive", "Archive", "memory_app:archive"),
     ("core", "Core", "memory_app:core"),

@@ -61,3 +61,17 @@ MERGE (e)-[:EXTRACTED_FROM]->(s)
 MERGE (s)-[ev:EVIDENCES {{rel_type: $rel_type}}]->(e)
 ON CREATE SET ev.rel_source = $rel_source
 """
+
+# Entities whose name or an alias appears in $text (case-insensitive), most mentioned first,
+# each with a few of its relationships.
+ENTITIES_MENTIONED_IN = """
+MATCH (e)
+WHERE NOT e:Source AND e.name IS NOT NULL AND size(e.name) >= 3
+  AND (toLower($text) CONTAINS toLower(e.name)
+       OR any(a IN coalesce(e.aliases, []) WHERE size(a) >= 3
+              AND toLower($text) CONTAINS toLower(a)))
+WITH e ORDER BY coalesce(e.mention_count, 0) DESC, e.name LIMIT $limit
+OPTIONAL MATCH (e)-[r]-(o) WHERE NOT o:Source
+WITH e, collect({type: type(r), other: o.name, outgoing: startNode(r) = e})[0..5] AS rels
+RETURN labels(e)[0] AS label, e.name AS name, e.description AS description, rels
+"""

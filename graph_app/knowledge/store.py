@@ -26,8 +26,8 @@ class GraphStore:
         self._database = database
         self._timeout_s = timeout_s
 
-    def _run(self, text: str, **params: Any) -> list[dict[str, Any]]:
-        query = Query(cast(LiteralString, text), timeout=self._timeout_s)
+    def _run(self, cypher_text: str, /, **params: Any) -> list[dict[str, Any]]:
+        query = Query(cast(LiteralString, cypher_text), timeout=self._timeout_s)
         try:
             records, _, _ = self._driver.execute_query(
                 query, parameters_=params, database_=self._database
@@ -57,6 +57,12 @@ class GraphStore:
 
     def count_orphans(self) -> int:
         return int(self._run(cypher.COUNT_ORPHANS)[0]["n"])
+
+    def entities_mentioned_in(self, text: str, limit: int = 10) -> list[dict[str, Any]]:
+        rows = self._run(cypher.ENTITIES_MENTIONED_IN, text=text, limit=int(limit))
+        for row in rows:
+            row["rels"] = [r for r in row["rels"] if r.get("type")]
+        return rows
 
     # --- writes in the agent's shape (demo data, imports) -------------------------------
 

@@ -32,6 +32,7 @@ from memory_app.selectors.overview import (
     memory_insights,
     memory_overview,
 )
+from memory_app.selectors.retrieval import RetrievalPreview, retrieval_preview
 
 __all__ = [
     "ArchiveView",
@@ -41,6 +42,7 @@ __all__ = [
     "MemoryOverview",
     "NoteDetail",
     "RestorePreview",
+    "RetrievalPreview",
     "SearchOutcome",
     "archive_browse",
     "archive_restore_preview",
@@ -56,5 +58,6 @@ __all__ = [
     "notes_list",
     "notes_search",
     "promotion_candidates",
+    "retrieval_preview",
     "source_summary",
 ]
