@@ -65,3 +65,66 @@ class PromotionVerdict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.note_id}: {self.verdict}"
+
+
+class MaintenanceRun(models.Model):
+    """One run of a maintenance job (a Celery task or a command): who started it, with
+    what, how far it got, and what it did. Pages poll it for progress."""
+
+    QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+    STATUSES = [(s, s) for s in (QUEUED, RUNNING, DONE, FAILED)]
+
+    kind = models.CharField(max_length=40, db_index=True)
+    started_by = models.CharField(max_length=200)
+    params = models.JSONField(default=dict, blank=True)
+    dry_run = models.BooleanField(default=False)
+    status = models.CharField(max_length=10, choices=STATUSES, default=QUEUED)
+    processed = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(null=True, blank=True)
+    stats = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    task_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk} {self.status}"
+
+    @property
+    def percent(self) -> int:
+        if not self.total:
+            return 100 if self.status == self.DONE else 0
+        return min(100, round(100 * self.processed / self.total))
+
+
+class ReviewPair(models.Model):
+    """A near-duplicate pair in the review queue. ``note_a`` < ``note_b``; the content
+    hashes say which texts the verdict was about: a rejected pair comes back only when
+    one of the two texts changes."""
+
+    PENDING, MERGED, REJECTED, SKIPPED = "pending", "merged", "rejected", "skipped"
+    STATUSES = [(s, s) for s in (PENDING, MERGED, REJECTED, SKIPPED)]
+
+    note_a = models.CharField(max_length=64)
+    note_b = models.CharField(max_length=64)
+    hash_a = models.CharField(max_length=64)
+    hash_b = models.CharField(max_length=64)
+    similarity = models.FloatField(db_index=True)
+    status = models.CharField(max_length=10, choices=STATUSES, default=PENDING, db_index=True)
+    found_at = models.DateTimeField(default=timezone.now)
+    decided_by = models.CharField(max_length=200, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    primary = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        ordering = ["-similarity", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["note_a", "note_b"], name="one_review_per_pair")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.note_a} ~ {self.note_b} ({self.similarity:.2f}, {self.status})"

@@ -1,6 +1,6 @@
 from django.urls import URLPattern, path
 
-from memory_app import views, views_archive, views_core
+from memory_app import views, views_archive, views_core, views_review
 from qqweb.views import section_pending
 
 app_name = "memory_app"
@@ -26,12 +26,12 @@ urlpatterns = [
     path("archive/restore/", views_archive.archive_restore_many, name="archive_restore_many"),
     path("archive/purge/", views_archive.archive_purge, name="archive_purge"),
     path("archive/<str:note_id>/restore/", views_archive.archive_restore, name="archive_restore"),
-    _pending(
-        "review/",
-        "review",
-        "Review",
-        "Review near-duplicate pairs side by side and merge or reject them.",
+    path("review/", views_review.review, name="review"),
+    path("review/scan/", views_review.review_scan, name="review_scan"),
+    path(
+        "review/scan/<int:run_id>/", views_review.review_scan_progress, name="review_scan_progress"
     ),
+    path("review/<int:pair_id>/verdict/", views_review.review_verdict, name="review_verdict"),
     path("core/", views_core.core, name="core"),
     path("core/remove/", views_core.core_item_remove, name="core_item_remove"),
     path("core/working/remove/", views_core.working_item_remove, name="working_item_remove"),

@@ -70,6 +70,8 @@ def stores(
     settings.QQ_EMBEDDING_BACKEND = "hashing"
     settings.QQ_EMBEDDING_DIMENSION = 384
     settings.CELERY_BROKER_URL = redis_url
+    celery_app.conf.broker_url = redis_url  # the app read its settings once already
+    celery_app.conf.result_backend = redis_url
     forget_cached_health()
     graph_store().delete_everything()
     client, database = mongo_client(), settings.QQ_MONGO_DB

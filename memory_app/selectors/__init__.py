@@ -33,9 +33,19 @@ from memory_app.selectors.overview import (
     memory_overview,
 )
 from memory_app.selectors.retrieval import RetrievalPreview, retrieval_preview
+from memory_app.selectors.review import (
+    Calibration,
+    ReviewItem,
+    latest_scan,
+    review_calibration,
+    review_next,
+    review_pending_count,
+    word_diff,
+)
 
 __all__ = [
     "ArchiveView",
+    "Calibration",
     "CoreView",
     "EmbedderStatus",
     "MemoryInsights",
@@ -43,6 +53,7 @@ __all__ = [
     "NoteDetail",
     "RestorePreview",
     "RetrievalPreview",
+    "ReviewItem",
     "SearchOutcome",
     "archive_browse",
     "archive_restore_preview",
@@ -51,6 +62,7 @@ __all__ = [
     "core_view",
     "embedder_status",
     "flatten_fields",
+    "latest_scan",
     "memory_insights",
     "memory_overview",
     "note_detail",
@@ -59,5 +71,9 @@ __all__ = [
     "notes_search",
     "promotion_candidates",
     "retrieval_preview",
+    "review_calibration",
+    "review_next",
+    "review_pending_count",
     "source_summary",
+    "word_diff",
 ]

@@ -29,12 +29,15 @@ from memory_app.services.notes import (
     notes_bulk,
     pair_merge,
 )
+from memory_app.services.review import VERDICTS, duplicates_scan, review_verdict
+from memory_app.services.runs import run_create
 
 __all__ = [
     "BULK_ACTIONS",
     "BULK_MAX",
     "MANUAL_ARCHIVE_REASON",
     "UNDO",
+    "VERDICTS",
     "BulkResult",
     "archive_purge",
     "archive_restore_many",
@@ -44,6 +47,7 @@ __all__ = [
     "core_item_remove",
     "core_promote",
     "cosine",
+    "duplicates_scan",
     "note_archive",
     "note_edit",
     "note_restore",
@@ -51,6 +55,8 @@ __all__ = [
     "pair_merge",
     "promotion_approve",
     "promotion_reject",
+    "review_verdict",
+    "run_create",
     "working_item_edit",
     "working_item_remove",
 ]

@@ -1,0 +1,142 @@
+"""Reads of the near-duplicate review queue: the next pair with everything needed to judge
+it, the calibration of the threshold, and the latest scan."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from memory_app.memory.dedup_math import MergePlan
+from memory_app.memory.documents import effective_importance, utcnow_naive
+from memory_app.models import MaintenanceRun, ReviewPair
+from memory_app.selectors.notes import source_summary
+from memory_app.stores import deduplicator, notes_store
+
+Segment = tuple[str, str]  # ("same" | "gone" | "new", words)
+
+
+@dataclass
+class ReviewItem:
+    pair: ReviewPair
+    a: dict[str, Any]
+    b: dict[str, Any]
+    diff_a: list[Segment]
+    diff_b: list[Segment]
+    plan: MergePlan
+    merged_preview: dict[str, Any]
+    remaining: int
+
+    @property
+    def provenance(self) -> tuple[dict[str, str] | None, dict[str, str] | None]:
+        return tuple(
+            source_summary(d["source"]) if isinstance(d.get("source"), dict) else None
+            for d in (self.a, self.b)
+        )  # type: ignore[return-value]
+
+
+def word_diff(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
+    """Word-level diff of two texts, as segments for the left and the right side."""
+    wa, wb = a.split(), b.split()
+    left: list[Segment] = []
+    right: list[Segment] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes():
+        if op == "equal":
+            left.append(("same", " ".join(wa[i1:i2])))
+            right.append(("same", " ".join(wb[j1:j2])))
+        else:
+            if i2 > i1:
+                left.append(("gone", " ".join(wa[i1:i2])))
+            if j2 > j1:
+                right.append(("new", " ".join(wb[j1:j2])))
+    return left, right
+
+
+def review_pending_count() -> int:
+    return ReviewPair.objects.filter(status=ReviewPair.PENDING).count()
+
+
+def review_next(
+    *, pair_id: int | None = None, content: str | None = None, primary_id: str | None = None
+) -> ReviewItem | None:
+    """The most similar pending pair (or ``pair_id``) whose two notes still exist, with a
+    preview of the merge: the seed's simple merge, or ``content`` as the curator wrote it."""
+    pending = ReviewPair.objects.filter(status=ReviewPair.PENDING)
+    if pair_id is not None:
+        pending = pending.filter(pk=pair_id)
+    store = notes_store()
+    for pair in pending.order_by("-similarity", "id")[:50]:
+        a, b = store.get_full_note(pair.note_a), store.get_full_note(pair.note_b)
+        if a is None or b is None:
+            continue  # merged or archived elsewhere since the scan
+        plan = deduplicator().plan(a, b, pair.similarity, content=content, primary_id=primary_id)
+        primary = a if plan.primary_id == a["note_id"] else b
+        merged = {
+            **primary,
+            **plan.set_fields,
+            "access_count": int(primary.get("access_count") or 0) + plan.inc_access,
+        }
+        merged["effective_importance"] = effective_importance(merged, utcnow_naive())
+        diff_a, diff_b = word_diff(str(a["content"]), str(b["content"]))
+        return ReviewItem(pair, a, b, diff_a, diff_b, plan, merged, review_pending_count())
+    return None
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    low: float
+    high: float
+    merged: int
+    rejected: int
+
+    @property
+    def judged(self) -> int:
+        return self.merged + self.rejected
+
+    @property
+    def merge_share(self) -> float | None:
+        return round(self.merged / self.judged, 2) if self.judged else None
+
+
+@dataclass
+class Calibration:
+    rows: list[CalibrationRow]
+    suggested_threshold: float | None
+
+
+def review_calibration(
+    *, step: float = 0.025, min_verdicts: int = 5, target_share: float = 0.8
+) -> Calibration:
+    """The share of "merge" verdicts per similarity bucket, and the lowest threshold above
+    which curators merged at least ``target_share`` of the pairs they judged."""
+    judged = ReviewPair.objects.filter(status__in=[ReviewPair.MERGED, ReviewPair.REJECTED])
+    values = list(judged.values_list("similarity", "status"))
+    low = min((s for s, _ in values), default=0.85)
+    start = max(0.0, int(low / step) * step)
+    rows = []
+    edge = start
+    while edge < 1.0 - 1e-9:
+        top = round(edge + step, 4)
+        in_bucket = [st for s, st in values if edge <= s < top or (top >= 1 and s >= edge)]
+        rows.append(
+            CalibrationRow(
+                round(edge, 4),
+                top,
+                in_bucket.count(ReviewPair.MERGED),
+                in_bucket.count(ReviewPair.REJECTED),
+            )
+        )
+        edge = top
+    suggested = None
+    for i in range(len(rows)):
+        above = rows[i:]
+        merged = sum(r.merged for r in above)
+        total = sum(r.judged for r in above)
+        if total >= min_verdicts and merged / total >= target_share:
+            suggested = rows[i].low
+            break
+    return Calibration(rows, suggested)
+
+
+def latest_scan() -> MaintenanceRun | None:
+    return MaintenanceRun.objects.filter(kind="dedup_scan").first()

@@ -1,0 +1,137 @@
+"""The near-duplicate review queue: the scan that fills it and the verdicts that empty it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from memory_app.memory import InvalidNote
+from memory_app.models import MaintenanceRun, ReviewPair
+from memory_app.selectors import content_hash
+from memory_app.services._audit import UNDO, audit_begin, audited
+from memory_app.services.notes import pair_merge
+from memory_app.stores import deduplicator, notes_store
+from qqweb.actors import Actor
+
+VERDICTS = ("merge", "not_duplicate", "skip")
+
+
+def duplicates_scan(
+    *, run: MaintenanceRun, threshold: float, progress: Callable[[int, int], None] | None = None
+) -> dict[str, int]:
+    """Find every pair above ``threshold`` and queue the new ones. A pair judged "not a
+    duplicate" stays out unless one of its texts changed; merged pairs are gone."""
+    if not 0 < threshold <= 1:
+        raise InvalidNote("threshold", "must be above 0 and at most 1")
+    rows = deduplicator().find_similar_ids(threshold)
+    stats = {
+        "pairs_found": len(rows),
+        "queued": 0,
+        "already_queued": 0,
+        "kept_rejected": 0,
+        "reopened": 0,
+    }
+    ids = {i for a, b, _ in rows for i in (a, b)}
+    texts = {
+        d["note_id"]: str(d.get("content", ""))
+        for d in notes_store().collection.find(
+            {"note_id": {"$in": list(ids)}}, {"_id": 0, "note_id": 1, "content": 1}
+        )
+    }
+    existing = {
+        (p.note_a, p.note_b): p for p in ReviewPair.objects.filter(note_a__in=ids, note_b__in=ids)
+    }
+    for index, (x, y, similarity) in enumerate(rows, start=1):
+        a, b = sorted((x, y))
+        if a not in texts or b not in texts:
+            continue
+        hashes = content_hash(texts[a]), content_hash(texts[b])
+        pair = existing.get((a, b))
+        if pair is None:
+            ReviewPair.objects.create(
+                note_a=a,
+                note_b=b,
+                hash_a=hashes[0],
+                hash_b=hashes[1],
+                similarity=round(similarity, 4),
+            )
+            stats["queued"] += 1
+        elif pair.status == ReviewPair.REJECTED and (pair.hash_a, pair.hash_b) == hashes:
+            stats["kept_rejected"] += 1
+        elif pair.status in (ReviewPair.REJECTED, ReviewPair.MERGED):
+            pair.status, pair.hash_a, pair.hash_b = ReviewPair.PENDING, *hashes
+            pair.similarity = round(similarity, 4)
+            pair.save(update_fields=["status", "hash_a", "hash_b", "similarity"])
+            stats["reopened"] += 1
+        else:
+            if pair.status == ReviewPair.SKIPPED:
+                pair.status = ReviewPair.PENDING
+            pair.similarity = round(similarity, 4)
+            pair.save(update_fields=["status", "similarity"])
+            stats["already_queued"] += 1
+        if progress and (index % 200 == 0 or index == len(rows)):
+            progress(index, len(rows))
+    return stats
+
+
+def review_verdict(
+    *,
+    actor: Actor,
+    pair_id: int,
+    verdict: str,
+    primary_id: str | None = None,
+    content: str | None = None,
+) -> ReviewPair:
+    """merge (into ``primary_id``, optionally with the curator's text), not_duplicate
+    (remembered), or skip (asked again later)."""
+    if verdict not in VERDICTS:
+        raise InvalidNote("verdict", f"must be one of {', '.join(VERDICTS)}")
+    pair = ReviewPair.objects.filter(pk=pair_id).first()
+    if pair is None:
+        raise InvalidNote("pair", f"there is no pair {pair_id} in the queue")
+    if pair.status != ReviewPair.PENDING:
+        raise InvalidNote("pair", f"this pair was {pair.status} already")
+    if verdict == "merge":
+        primary = primary_id or pair.note_a
+        if primary not in (pair.note_a, pair.note_b):
+            raise InvalidNote("primary_id", "must be one of the two notes")
+        pair_merge(
+            actor=actor,
+            note_a_id=pair.note_a,
+            note_b_id=pair.note_b,
+            primary_id=primary,
+            content=content or None,
+            similarity=pair.similarity,
+        )
+        return _decide(pair, ReviewPair.MERGED, actor, primary)
+    if verdict == "skip":
+        return _decide(pair, ReviewPair.SKIPPED, actor, "")
+    event = audit_begin(
+        actor, "pair.reject", "pair", f"{pair.note_a} ~ {pair.note_b}", {"pair_id": pair.pk}, None
+    )
+
+    def write() -> dict[str, int]:
+        _decide(pair, ReviewPair.REJECTED, actor, "")
+        return {"pair_id": pair.pk}
+
+    audited(event, write)
+    return pair
+
+
+def _decide(pair: ReviewPair, status: str, actor: Actor, primary: str) -> ReviewPair:
+    with transaction.atomic():
+        pair.status, pair.decided_by, pair.primary = status, actor.label, primary
+        pair.decided_at = timezone.now()
+        pair.save(update_fields=["status", "decided_by", "decided_at", "primary"])
+    return pair
+
+
+def _undo_pair_reject(before: dict[str, Any], after: Any) -> dict[str, Any]:
+    ReviewPair.objects.filter(pk=before["pair_id"]).update(status=ReviewPair.PENDING)
+    return before
+
+
+UNDO["pair.reject"] = _undo_pair_reject

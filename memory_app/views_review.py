@@ -1,0 +1,92 @@
+"""HTML front door of the near-duplicate review queue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from memory_app import selectors, services
+from memory_app.memory import InvalidNote, MemoryLibraryError
+from memory_app.models import MaintenanceRun
+from memory_app.tasks import duplicates_scan_task
+from memory_app.views import _page
+from qqweb.actors import Actor
+from qqweb.auth import ADMIN, CURATOR, VIEWER, has_role, role_required
+
+
+def _pair_id(request: HttpRequest) -> int | None:
+    value = request.GET.get("pair", "")
+    return int(value) if value.isdigit() else None
+
+
+@require_GET
+@role_required(VIEWER)
+def review(request: HttpRequest) -> HttpResponse:
+    item = selectors.review_next(
+        pair_id=_pair_id(request),
+        content=request.GET.get("content") or None,
+        primary_id=request.GET.get("primary") or None,
+    )
+    context: dict[str, Any] = {
+        "item": item,
+        "calibration": selectors.review_calibration(),
+        "scan": selectors.latest_scan(),
+        "threshold": settings.QQ_DEDUP_THRESHOLD,
+        "can_curate": has_role(request.user, CURATOR),
+        "can_scan": has_role(request.user, ADMIN),
+    }
+    fragment = "merge-preview" if request.GET.get("preview") else "review-pair"
+    return _page(request, "memory_app/review.html", fragment, context)
+
+
+@require_POST
+@role_required(CURATOR)
+def review_verdict(request: HttpRequest, pair_id: int) -> HttpResponse:
+    try:
+        services.review_verdict(
+            actor=Actor.from_request(request),
+            pair_id=pair_id,
+            verdict=request.POST.get("verdict", ""),
+            primary_id=request.POST.get("primary") or None,
+            content=request.POST.get("content") or None,
+        )
+    except (InvalidNote, MemoryLibraryError) as e:
+        messages.error(request, str(e))
+    return redirect("memory_app:review")
+
+
+@require_POST
+@role_required(ADMIN)
+def review_scan(request: HttpRequest) -> HttpResponse:
+    try:
+        threshold = float(request.POST.get("threshold", settings.QQ_DEDUP_THRESHOLD))
+        if not 0 < threshold <= 1:
+            raise ValueError
+    except ValueError:
+        return render(
+            request,
+            "memory_app/review.html#scan-progress",
+            {"scan_error": "threshold: a number above 0 and at most 1"},
+            status=400,
+        )
+    run = services.run_create(
+        kind="dedup_scan", actor=Actor.from_request(request), params={"threshold": threshold}
+    )
+    run.task_id = duplicates_scan_task.delay(run.pk).id
+    run.save(update_fields=["task_id"])
+    return render(request, "memory_app/review.html#scan-progress", {"scan": run})
+
+
+@require_GET
+@role_required(VIEWER)
+def review_scan_progress(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = get_object_or_404(MaintenanceRun, pk=run_id, kind="dedup_scan")
+    response = render(request, "memory_app/review.html#scan-progress", {"scan": run})
+    if run.status in (MaintenanceRun.DONE, MaintenanceRun.FAILED) and request.GET.get("polling"):
+        response["HX-Refresh"] = "true"  # the queue changed: show it
+    return response

@@ -1,0 +1,181 @@
+"""The near-duplicate review queue: scan, side-by-side diff, verdicts, calibration."""
+
+import pytest
+from django.urls import reverse
+
+from memory_app.memory import HashingEmbedder
+from memory_app.models import AuditEvent, MaintenanceRun, ReviewPair
+from memory_app.selectors import review_calibration, word_diff
+from memory_app.services import duplicates_scan, run_create
+from memory_app.stores import notes_store
+from qqweb.actors import Actor
+
+EMB = HashingEmbedder(384)
+ADA = Actor("user", "ada-admin")
+
+
+def add(note_id, content, importance=0.5):
+    notes_store().upsert_note(
+        note_id,
+        content,
+        [float(x) for x in EMB.embed([content])[0]],
+        "Key Topics",
+        importance=importance,
+    )
+
+
+def scan(threshold=0.85):
+    return duplicates_scan(
+        run=run_create(kind="dedup_scan", actor=ADA, params={"threshold": threshold}),
+        threshold=threshold,
+    )
+
+
+@pytest.fixture
+def twins(db):
+    add("note_0000000000a1", "Lumen uses MongoDB for vector search in production", 0.7)
+    add("note_0000000000a2", "Lumen uses MongoDB for vector search in production today", 0.4)
+    add("note_0000000000a3", "Priya reviews pull requests on Fridays")
+
+
+def test_word_diff_marks_what_changed():
+    left, right = word_diff("Lumen uses MongoDB", "Lumen relies on MongoDB")
+    assert left == [("same", "Lumen"), ("gone", "uses"), ("same", "MongoDB")]
+    assert right == [("same", "Lumen"), ("new", "relies on"), ("same", "MongoDB")]
+
+
+def test_a_scan_queues_each_pair_once(twins):
+    assert scan()["queued"] == 1
+    assert scan() == {
+        "pairs_found": 1,
+        "queued": 0,
+        "already_queued": 1,
+        "kept_rejected": 0,
+        "reopened": 0,
+    }
+    pair = ReviewPair.objects.get()
+    assert (pair.note_a, pair.note_b, pair.status) == (
+        "note_0000000000a1",
+        "note_0000000000a2",
+        "pending",
+    )
+
+
+def test_the_page_shows_the_pair_side_by_side_with_a_merge_preview(curator_client, twins):
+    scan()
+    html = curator_client.get(reverse("memory_app:review")).content.decode()
+    assert '<span class="new">today</span>' in html
+    assert "1 pair left" in html
+    assert "kept: <code>note_0000000000a1</code> · importance 0.75" in html
+    assert 'data-key="m"' in html
+
+
+def test_the_preview_follows_the_curators_text_as_a_fragment(curator_client, twins):
+    scan()
+    pair = ReviewPair.objects.get()
+    response = curator_client.get(
+        reverse("memory_app:review") + f"?preview=1&pair={pair.pk}&primary=note_0000000000a2"
+        "&content=Lumen+runs+on+MongoDB",
+        HTTP_HX_REQUEST="true",
+    )
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section class="card" id="merge-preview">')
+    assert "Lumen runs on MongoDB" in html and "kept: <code>note_0000000000a2</code>" in html
+
+
+def test_merge_verdict_merges_into_the_chosen_primary(curator_client, twins):
+    scan()
+    pair = ReviewPair.objects.get()
+    curator_client.post(
+        reverse("memory_app:review_verdict", args=[pair.pk]),
+        {"verdict": "merge", "primary": "note_0000000000a2"},
+    )
+    assert notes_store().get_full_note("note_0000000000a1") is None
+    assert notes_store().get_full_note("note_0000000000a2")["importance"] == 0.45
+    pair.refresh_from_db()
+    assert (pair.status, pair.primary, pair.decided_by) == (
+        "merged",
+        "note_0000000000a2",
+        "user:cora-curator",
+    )
+
+
+def test_not_a_duplicate_is_remembered_until_a_text_changes(curator_client, twins):
+    scan()
+    pair = ReviewPair.objects.get()
+    curator_client.post(
+        reverse("memory_app:review_verdict", args=[pair.pk]), {"verdict": "not_duplicate"}
+    )
+    assert scan()["kept_rejected"] == 1
+    assert "The queue is empty" in curator_client.get(reverse("memory_app:review")).content.decode()
+    add("note_0000000000a2", "Lumen uses MongoDB for vector search in production now")
+    assert scan()["reopened"] == 1
+    assert ReviewPair.objects.get().status == "pending"
+
+
+def test_a_rejection_can_be_undone(curator_client, twins):
+    scan()
+    pair = ReviewPair.objects.get()
+    curator_client.post(
+        reverse("memory_app:review_verdict", args=[pair.pk]), {"verdict": "not_duplicate"}
+    )
+    event = AuditEvent.objects.get(action="pair.reject")
+    curator_client.post(reverse("memory_app:audit_undo", args=[event.pk]))
+    assert ReviewPair.objects.get().status == "pending"
+
+
+def test_a_bad_verdict_changes_nothing(curator_client, twins):
+    scan()
+    pair = ReviewPair.objects.get()
+    response = curator_client.post(
+        reverse("memory_app:review_verdict", args=[pair.pk]),
+        {"verdict": "delete both"},
+        follow=True,
+    )
+    assert "verdict: must be one of merge, not_duplicate, skip" in response.content.decode()
+    assert ReviewPair.objects.get().status == "pending" and notes_store().count() == 3
+
+
+def test_viewers_cannot_judge_and_curators_cannot_scan(viewer_client, curator_client, twins):
+    scan()
+    pair = ReviewPair.objects.get()
+    assert (
+        viewer_client.post(
+            reverse("memory_app:review_verdict", args=[pair.pk]), {"verdict": "skip"}
+        ).status_code
+        == 403
+    )
+    assert curator_client.post(reverse("memory_app:review_scan")).status_code == 403
+
+
+def test_calibration_suggests_where_curators_merge(db):
+    for i, (similarity, status) in enumerate(
+        [
+            (0.86, "rejected"),
+            (0.87, "rejected"),
+            (0.91, "merged"),
+            (0.92, "merged"),
+            (0.93, "merged"),
+            (0.95, "merged"),
+            (0.97, "merged"),
+            (0.88, "merged"),
+        ]
+    ):
+        ReviewPair.objects.create(
+            note_a=f"a{i}",
+            note_b=f"b{i}",
+            hash_a="x",
+            hash_b="y",
+            similarity=similarity,
+            status=status,
+        )
+    calibration = review_calibration()
+    assert calibration.suggested_threshold == 0.875
+    bucket = next(r for r in calibration.rows if r.low <= 0.86 < r.high)
+    assert (bucket.merged, bucket.rejected, bucket.merge_share) == (0, 2, 0.0)
+
+
+def test_a_bad_scan_threshold_is_a_400(admin_client_, twins):
+    response = admin_client_.post(reverse("memory_app:review_scan"), {"threshold": "2"})
+    assert response.status_code == 400 and "threshold" in response.content.decode()
+    assert MaintenanceRun.objects.count() == 0
