@@ -8,10 +8,12 @@ from typing import Any
 
 from django.http import HttpRequest
 from ninja import Query, Router, Status
+from ninja.errors import HttpError
 
 from memory_app import selectors, services
+from memory_app.memory import InvalidNote
 from memory_app.memory.listing import NoteFilter
-from memory_app.models import AuditEvent
+from memory_app.models import AuditEvent, MaintenanceRun, ReviewPair
 from memory_app.schemas import (
     ArchiveLineOut,
     ArchiveOut,
@@ -33,10 +35,15 @@ from memory_app.schemas import (
     RestoreIn,
     RetrievalIn,
     RetrievalOut,
+    ReviewPairOut,
+    RunOut,
+    ScanIn,
     SearchIn,
     SearchOut,
+    VerdictIn,
 )
 from memory_app.stores import notes_store
+from memory_app.tasks import duplicates_scan_task
 from qqweb.actors import Actor
 from qqweb.auth import ADMIN, CURATOR, VIEWER, require_role
 
@@ -281,3 +288,49 @@ def retrieval_preview(request: HttpRequest, body: RetrievalIn) -> dict[str, Any]
         "entities": preview.entities,
         "warnings": preview.warnings,
     }
+
+
+@router.get("/duplicates", response=list[ReviewPairOut], tags=["duplicates"])
+def duplicates_list(
+    request: HttpRequest, status: str = "pending", limit: int = 100
+) -> list[ReviewPair]:
+    """The review queue, most similar first."""
+    require_role(request, VIEWER)
+    if status not in dict(ReviewPair.STATUSES):
+        raise InvalidNote("status", "must be pending, merged, rejected or skipped")
+    return list(ReviewPair.objects.filter(status=status)[: max(1, min(limit, 1000))])
+
+
+@router.post("/duplicates/scan", response={202: RunOut}, tags=["duplicates"])
+def duplicates_scan(request: HttpRequest, body: ScanIn) -> Status:
+    """Start a dedup scan in the worker (admin); poll ``/api/maintenance/runs/{id}``."""
+    require_role(request, ADMIN)
+    run = services.run_create(
+        kind="dedup_scan", actor=Actor.from_request(request), params={"threshold": body.threshold}
+    )
+    run.task_id = duplicates_scan_task.delay(run.pk).id
+    run.save(update_fields=["task_id"])
+    return Status(202, run)
+
+
+@router.get("/maintenance/runs/{run_id}", response=RunOut, tags=["maintenance"])
+def maintenance_run(request: HttpRequest, run_id: int) -> MaintenanceRun:
+    require_role(request, VIEWER)
+    run = MaintenanceRun.objects.filter(pk=run_id).first()
+    if run is None:
+        raise HttpError(404, f"there is no run {run_id}")
+    return run
+
+
+@router.post("/duplicates/{pair_id}/verdict", response=ReviewPairOut, tags=["duplicates"])
+def duplicates_verdict(request: HttpRequest, pair_id: int, body: VerdictIn) -> ReviewPair:
+    """merge (into ``primary_id``, optionally with ``content``), not_duplicate
+    (remembered until a text changes) or skip."""
+    require_role(request, CURATOR)
+    return services.review_verdict(
+        actor=Actor.from_request(request),
+        pair_id=pair_id,
+        verdict=body.verdict,
+        primary_id=body.primary_id,
+        content=body.content,
+    )

@@ -213,3 +213,38 @@ class RetrievalOut(Schema):
     notes: list[NoteOut]
     entities: list[dict[str, Any]]
     warnings: list[str]
+
+
+class ReviewPairOut(Schema):
+    id: int
+    note_a: str
+    note_b: str
+    similarity: float
+    status: str
+    found_at: datetime
+    decided_by: str
+    primary: str
+
+
+class ScanIn(Schema):
+    threshold: float = Field(0.85, gt=0, le=1)
+
+
+class RunOut(Schema):
+    id: int
+    kind: str
+    status: str
+    started_by: str
+    params: dict[str, Any]
+    processed: int
+    total: int | None
+    stats: dict[str, Any]
+    error: str
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class VerdictIn(Schema):
+    verdict: str = Field(description="merge, not_duplicate or skip")
+    primary_id: str | None = None
+    content: str | None = Field(None, max_length=20_000)

@@ -179,3 +179,51 @@ def test_a_bad_scan_threshold_is_a_400(admin_client_, twins):
     response = admin_client_.post(reverse("memory_app:review_scan"), {"threshold": "2"})
     assert response.status_code == 400 and "threshold" in response.content.decode()
     assert MaintenanceRun.objects.count() == 0
+
+
+def test_api_lists_the_queue_and_takes_verdicts(curator_client, twins):
+    import json
+
+    scan()
+    pairs = curator_client.get("/api/duplicates").json()
+    assert [(p["note_a"], p["note_b"]) for p in pairs] == [
+        ("note_0000000000a1", "note_0000000000a2")
+    ]
+    bad = curator_client.post(
+        f"/api/duplicates/{pairs[0]['id']}/verdict",
+        json.dumps({"verdict": "merge", "primary_id": "note_x"}),
+        content_type="application/json",
+    )
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "primary_id"
+    done = curator_client.post(
+        f"/api/duplicates/{pairs[0]['id']}/verdict",
+        json.dumps({"verdict": "merge", "content": "Lumen: MongoDB"}),
+        content_type="application/json",
+    )
+    assert done.json()["status"] == "merged"
+    assert notes_store().get_full_note("note_0000000000a1")["content"] == "Lumen: MongoDB"
+    again = curator_client.post(
+        f"/api/duplicates/{pairs[0]['id']}/verdict",
+        json.dumps({"verdict": "skip"}),
+        content_type="application/json",
+    )
+    assert again.status_code == 400 and "merged already" in again.json()["error"]["message"]
+
+
+def test_api_scan_is_admin_only_and_returns_a_run(admin_client_, curator_client, twins):
+    import json
+
+    assert (
+        curator_client.post(
+            "/api/duplicates/scan", "{}", content_type="application/json"
+        ).status_code
+        == 403
+    )
+    response = admin_client_.post(
+        "/api/duplicates/scan", json.dumps({"threshold": 0.9}), content_type="application/json"
+    )
+    assert response.status_code == 202
+    run = response.json()
+    assert run["kind"] == "dedup_scan" and run["params"] == {"threshold": 0.9}
+    assert admin_client_.get(f"/api/maintenance/runs/{run['id']}").json()["status"] == "queued"
+    assert admin_client_.get("/api/maintenance/runs/999").status_code == 404
