@@ -34,6 +34,15 @@ def scan(threshold=0.85):
 @pytest.fixture
 def twins(db):
     add("note_0000000000a1", "Lumen uses MongoDB for vector search in production", 0.7)
+    notes_store().append_source_history("note_0000000000a1", {"source_type": "conversation"})
+    notes_store().collection.update_one(
+        {"note_id": "note_0000000000a1"},
+        {
+            "$set": {
+                "source": {"source_type": "file", "file_path": "/lumen/README.md", "line_start": 3}
+            }
+        },
+    )
     add("note_0000000000a2", "Lumen uses MongoDB for vector search in production today", 0.4)
     add("note_0000000000a3", "Priya reviews pull requests on Fridays")
 
@@ -68,6 +77,7 @@ def test_the_page_shows_the_pair_side_by_side_with_a_merge_preview(curator_clien
     assert "1 pair left" in html
     assert "kept: <code>note_0000000000a1</code> · importance 0.75" in html
     assert 'data-key="m"' in html
+    assert "file /lumen/README.md lines 3-3" in html and "none recorded" in html
 
 
 def test_the_preview_follows_the_curators_text_as_a_fragment(curator_client, twins):

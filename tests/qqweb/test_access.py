@@ -10,6 +10,9 @@ from qqweb.services import api_token_create
 PAGES = [
     "memory_app:overview",
     "memory_app:notes",
+    "memory_app:search",
+    "memory_app:retrieval",
+    "memory_app:audit",
     "memory_app:review",
     "memory_app:archive",
     "memory_app:core",
