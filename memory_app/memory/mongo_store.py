@@ -102,8 +102,9 @@ class MongoNotesStore:
             raise self._unavailable(e) from e
         return (time.perf_counter() - started) * 1000
 
-    def ensure_indexes(self) -> list[str]:
-        """The agent's indexes, created explicitly (never as a side effect of a read)."""
+    def ensure_indexes(self, dashboard: bool = True) -> list[str]:
+        """The agent's indexes (and, with ``dashboard``, the list's compound ones), created
+        explicitly, never as a side effect of a read."""
         specs: list[tuple[list[tuple[str, int]], dict[str, Any]]] = [
             ([("note_id", ASCENDING)], {"unique": True}),
             ([("section", ASCENDING)], {}),
@@ -114,6 +115,13 @@ class MongoNotesStore:
             ([("source.source_type", ASCENDING)], {"sparse": True}),
             ([("source.source_id", ASCENDING)], {"sparse": True}),
         ]
+        if dashboard:
+            # (sort field, note_id) pairs: the notes list's keyset pages use them, so a page
+            # at any depth reads one index range. Ours, not the agent's: named qqweb_*.
+            for field in ("importance", "created_at", "updated_at", "last_accessed",
+                          "access_count"):
+                specs.append(([(field, DESCENDING), ("note_id", DESCENDING)],
+                              {"name": f"qqweb_{field}_note_id"}))
         try:
             return [self.collection.create_index(keys, **opts) for keys, opts in specs]
         except PyMongoError as e:
