@@ -109,6 +109,7 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=100_000)
     parser.add_argument("--depth", type=int, default=10_000)
     parser.add_argument("--dim", type=int, default=384)
+    parser.add_argument("--sorts", default="updated,importance,access_count")
     args = parser.parse_args()
     proc = None
     uri = args.uri
@@ -124,34 +125,42 @@ def main() -> None:
         store.ensure_indexes()
         print(f"loaded {args.notes:,} notes in {load_s:.0f} s")
         results: dict[str, dict[str, float]] = {}
-        for depth in sorted({0, 1000, args.depth}):
-            cursor = None
-            if depth:  # walk to the depth the way a user (or a script) pages
-                pages = depth // 50
-                for _ in range(pages):
-                    cursor = store.list_notes(sort="updated", limit=50, cursor=cursor).next_cursor
-            ours = time_ms(lambda c=cursor: store.list_notes(sort="updated", limit=50, cursor=c))
-            naive = time_ms(
-                lambda d=depth: (
-                    list(
-                        store.collection.find({}, {"embedding": 0})
-                        .sort([("updated_at", DESCENDING), ("note_id", DESCENDING)])
-                        .skip(d)
-                        .limit(50)
+        fields = {
+            "updated": "updated_at",
+            "importance": "importance",
+            "access_count": "access_count",
+        }
+        for sort in args.sorts.split(","):
+            for depth in sorted({0, 1000, args.depth}):
+                cursor = None
+                for _ in range(depth // 50):  # walk to the depth the way a user pages
+                    cursor = store.list_notes(sort=sort, limit=50, cursor=cursor).next_cursor
+                ours = time_ms(
+                    lambda c=cursor, s=sort: store.list_notes(sort=s, limit=50, cursor=c)
+                )
+                naive = time_ms(
+                    lambda d=depth, s=sort: (
+                        list(
+                            store.collection.find({}, {"embedding": 0})
+                            .sort([(fields[s], DESCENDING), ("note_id", DESCENDING)])
+                            .skip(d)
+                            .limit(50)
+                        ),
+                        store.collection.count_documents({}),
                     ),
-                    store.collection.count_documents({}),
-                ),
-                repeat=3,
-            )
-            results[str(depth)] = {
-                "keyset_ms": ours,
-                "skip_limit_and_count_ms": naive,
-                "ratio": round(naive / ours, 1) if ours else 0.0,
-            }
-            print(
-                f"depth {depth:>6,}: keyset page {ours} ms; skip/limit + count {naive} ms "
-                f"-> {results[str(depth)]['ratio']}x  [target: < 100 ms]"
-            )
+                    repeat=3,
+                )
+                key = f"{sort}@{depth}"
+                results[key] = {
+                    "keyset_ms": ours,
+                    "skip_limit_and_count_ms": naive,
+                    "ratio": round(naive / ours, 1) if ours else 0.0,
+                }
+                print(
+                    f"sort {sort:<12} depth {depth:>6,}: keyset page {ours} ms; "
+                    f"skip/limit + count {naive} ms -> {results[key]['ratio']}x  "
+                    "[target: < 100 ms]"
+                )
         out = ROOT / "bench" / "results"
         out.mkdir(parents=True, exist_ok=True)
         (out / "list_paging.json").write_text(

@@ -118,10 +118,19 @@ class MongoNotesStore:
         if dashboard:
             # (sort field, note_id) pairs: the notes list's keyset pages use them, so a page
             # at any depth reads one index range. Ours, not the agent's: named qqweb_*.
-            for field in ("importance", "created_at", "updated_at", "last_accessed",
-                          "access_count"):
-                specs.append(([(field, DESCENDING), ("note_id", DESCENDING)],
-                              {"name": f"qqweb_{field}_note_id"}))
+            for field in (
+                "importance",
+                "created_at",
+                "updated_at",
+                "last_accessed",
+                "access_count",
+            ):
+                specs.append(
+                    (
+                        [(field, DESCENDING), ("note_id", DESCENDING)],
+                        {"name": f"qqweb_{field}_note_id"},
+                    )
+                )
         try:
             return [self.collection.create_index(keys, **opts) for keys, opts in specs]
         except PyMongoError as e:
