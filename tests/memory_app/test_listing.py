@@ -104,3 +104,39 @@ def test_bad_filters_and_cursors_are_refused_naming_the_field(store):
         store.list_notes(sort="content")
     with pytest.raises(InvalidNote, match="cursor"):
         store.list_notes(cursor="garbage!")
+
+
+def test_a_note_written_after_the_bounds_were_read_still_comes_first(store):
+    store.list_notes(sort="updated", limit=5)  # reads and caches the field's bounds
+    store.upsert_note("note_00000000ffff", "just written", [], "Key Topics")
+    assert store.list_notes(sort="updated", limit=5).items[0]["note_id"] == "note_00000000ffff"
+    store.collection.update_one(
+        {"note_id": "note_00000000ffff"}, {"$set": {"importance": -0.0, "access_count": 1000}}
+    )
+    assert store.list_notes(sort="access_count", limit=1).items[0]["note_id"] == "note_00000000ffff"
+
+
+def test_pages_are_complete_when_values_are_sparse_and_dense(store):
+    # 25 notes a few days apart, then 30 notes within the same second
+    from memory_app.memory.mongo_store import utcnow_naive
+
+    same = utcnow_naive() - timedelta(days=500)
+    store.collection.insert_many(
+        [
+            {
+                "note_id": f"note_dense{i:07d}",
+                "content": "d",
+                "embedding": [],
+                "section": None,
+                "importance": 0.5,
+                "access_count": 0,
+                "created_at": same,
+                "updated_at": same,
+                "last_accessed": None,
+            }
+            for i in range(30)
+        ]
+    )
+    ids, _ = _walk(store, sort="updated", direction="desc", limit=7)
+    assert len(ids) == len(set(ids)) == 55
+    assert ids[-30:] == sorted(ids[-30:], reverse=True)
