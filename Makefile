@@ -26,8 +26,17 @@ lint: install
 typecheck: install
 	.venv/bin/mypy qqweb memory_app graph_app
 
-bench: install
+SECANTUS_MDB_VERSION ?= 0.5.3-beta.196
+SECANTUSD_RS := var/cargo/bin/secantusd-rs
+
+bench: install $(SECANTUSD_RS)
 	$(PY) bench/search_and_dedup.py
+	$(PY) bench/list_paging.py --server-bin $(SECANTUSD_RS)
+
+# SecantusDB's Rust server, for the list benchmark (built once, ~5 min, kept in var/cargo).
+# Its crate asks for Rust 1.98; it builds and runs with the 1.95 toolchain here.
+$(SECANTUSD_RS):
+	cargo install secantus-mdb --version $(SECANTUS_MDB_VERSION) --ignore-rust-version --root var/cargo
 
 neo4j:
 	scripts/neo4j.sh run
