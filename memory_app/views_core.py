@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -23,55 +26,55 @@ def core(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _done(request: HttpRequest, success: str) -> HttpResponse:
-    messages.success(request, success)
+def _file_change(
+    request: HttpRequest, change: Callable[..., Any], done: str, **fields: str
+) -> HttpResponse:
+    """Call one core.md / notes.md service with the posted item; say how it went."""
+    values = {name: request.POST.get(posted, "") for name, posted in fields.items()}
+    try:
+        change(actor=Actor.from_request(request), **values)
+    except InvalidNote as e:
+        messages.error(request, f"Not changed: {e}")
+    else:
+        messages.success(request, done)
     return redirect("memory_app:core")
 
 
 @require_POST
 @role_required(CURATOR)
 def core_item_remove(request: HttpRequest) -> HttpResponse:
-    try:
-        services.core_item_remove(
-            actor=Actor.from_request(request),
-            category=request.POST.get("section", ""),
-            content=request.POST.get("content", ""),
-        )
-    except InvalidNote as e:
-        messages.error(request, f"Not removed: {e}")
-        return redirect("memory_app:core")
-    return _done(request, "Removed from core.md. Undo it from the audit log.")
+    return _file_change(
+        request,
+        services.core_item_remove,
+        "Removed from core.md. Undo it from the audit log.",
+        category="section",
+        content="content",
+    )
 
 
 @require_POST
 @role_required(CURATOR)
 def working_item_remove(request: HttpRequest) -> HttpResponse:
-    try:
-        services.working_item_remove(
-            actor=Actor.from_request(request),
-            section=request.POST.get("section", ""),
-            content=request.POST.get("content", ""),
-        )
-    except InvalidNote as e:
-        messages.error(request, f"Not removed: {e}")
-        return redirect("memory_app:core")
-    return _done(request, "Removed from notes.md. Undo it from the audit log.")
+    return _file_change(
+        request,
+        services.working_item_remove,
+        "Removed from notes.md. Undo it from the audit log.",
+        section="section",
+        content="content",
+    )
 
 
 @require_POST
 @role_required(CURATOR)
 def working_item_edit(request: HttpRequest) -> HttpResponse:
-    try:
-        services.working_item_edit(
-            actor=Actor.from_request(request),
-            section=request.POST.get("section", ""),
-            content=request.POST.get("content", ""),
-            new_content=request.POST.get("new_content", ""),
-        )
-    except InvalidNote as e:
-        messages.error(request, f"Not saved: {e}")
-        return redirect("memory_app:core")
-    return _done(request, "Saved in notes.md.")
+    return _file_change(
+        request,
+        services.working_item_edit,
+        "Saved in notes.md.",
+        section="section",
+        content="content",
+        new_content="new_content",
+    )
 
 
 @require_POST

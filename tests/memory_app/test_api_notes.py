@@ -5,21 +5,9 @@ import json
 import pytest
 from django.test import Client
 
-from memory_app.memory import HashingEmbedder
 from memory_app.models import AuditEvent
 from memory_app.stores import notes_store
-
-EMB = HashingEmbedder(384)
-
-
-def add(note_id, content, section="Key Topics", importance=0.5):
-    notes_store().upsert_note(
-        note_id,
-        content,
-        [float(x) for x in EMB.embed([content])[0]],
-        section,
-        importance=importance,
-    )
+from tests.helpers import add_note as add
 
 
 @pytest.fixture

@@ -1,13 +1,13 @@
 """The LLM merge against a real OpenAI-compatible HTTP server on loopback, and its fallback."""
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from memory_app.memory import NoteDeduplicator
 from memory_app.stores import notes_store
+from tests.helpers import json_server
 
 A = {
     "note_id": "note_0000000000a1",
@@ -21,43 +21,22 @@ B = {
     "importance": 0.4,
     "access_count": 2,
 }
+SEEN: list[dict[str, Any]] = []
 
 
-class ChatHandler(BaseHTTPRequestHandler):
-    prompts: list[str] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        ChatHandler.prompts.append(body["messages"][0]["content"])
-        payload = json.dumps(
-            {
-                "choices": [
-                    {
-                        "message": {
-                            "role": "assistant",
-                            "content": " Lumen stores its notes in MongoDB 8. ",
-                        }
-                    }
-                ]
-            }
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: object) -> None:
-        pass
+def chat(path: str, body: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "choices": [
+            {"message": {"role": "assistant", "content": " Lumen stores its notes in MongoDB 8. "}}
+        ]
+    }
 
 
 @pytest.fixture
-def llm_url():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), ChatHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    ChatHandler.prompts = []
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
+def llm_url() -> Iterator[str]:
+    SEEN.clear()
+    with json_server(chat, SEEN) as url:
+        yield url
 
 
 def test_llm_merge_uses_the_models_text_for_the_primary(llm_url):
@@ -66,7 +45,8 @@ def test_llm_merge_uses_the_models_text_for_the_primary(llm_url):
     assert merged.content == "Lumen stores its notes in MongoDB 8."
     assert merged.note_id == "note_0000000000a1"
     assert merged.access_count == 3 and merged.importance == 0.75
-    assert "Lumen relies on MongoDB 8" in ChatHandler.prompts[0]
+    assert SEEN[0]["path"] == "/v1/chat/completions"
+    assert "Lumen relies on MongoDB 8" in SEEN[0]["body"]["messages"][0]["content"]
 
 
 def test_without_a_reachable_model_the_simple_merge_is_used():

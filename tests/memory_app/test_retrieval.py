@@ -7,21 +7,9 @@ import pytest
 from django.urls import reverse
 
 from graph_app.stores import graph_store
-from memory_app.memory import HashingEmbedder
-from memory_app.stores import core_notes, notes_store
+from memory_app.stores import core_notes
+from tests.helpers import add_note as add
 from tests.services import free_port
-
-EMB = HashingEmbedder(384)
-
-
-def add(note_id, content, importance=0.8):
-    notes_store().upsert_note(
-        note_id,
-        content,
-        [float(x) for x in EMB.embed([content])[0]],
-        "Important Facts",
-        importance=importance,
-    )
 
 
 @pytest.fixture

@@ -3,25 +3,14 @@
 import pytest
 from django.urls import reverse
 
-from memory_app.memory import HashingEmbedder
 from memory_app.models import AuditEvent, MaintenanceRun, ReviewPair
 from memory_app.selectors import review_calibration, word_diff
 from memory_app.services import duplicates_scan, run_create
 from memory_app.stores import notes_store
 from qqweb.actors import Actor
+from tests.helpers import add_note as add
 
-EMB = HashingEmbedder(384)
 ADA = Actor("user", "ada-admin")
-
-
-def add(note_id, content, importance=0.5):
-    notes_store().upsert_note(
-        note_id,
-        content,
-        [float(x) for x in EMB.embed([content])[0]],
-        "Key Topics",
-        importance=importance,
-    )
 
 
 def scan(threshold=0.85):
@@ -33,7 +22,7 @@ def scan(threshold=0.85):
 
 @pytest.fixture
 def twins(db):
-    add("note_0000000000a1", "Lumen uses MongoDB for vector search in production", 0.7)
+    add("note_0000000000a1", "Lumen uses MongoDB for vector search in production", importance=0.7)
     notes_store().append_source_history("note_0000000000a1", {"source_type": "conversation"})
     notes_store().collection.update_one(
         {"note_id": "note_0000000000a1"},
@@ -43,7 +32,11 @@ def twins(db):
             }
         },
     )
-    add("note_0000000000a2", "Lumen uses MongoDB for vector search in production today", 0.4)
+    add(
+        "note_0000000000a2",
+        "Lumen uses MongoDB for vector search in production today",
+        importance=0.4,
+    )
     add("note_0000000000a3", "Priya reviews pull requests on Fridays")
 
 
