@@ -11,6 +11,7 @@ from ninja import Query, Router, Status
 from ninja.errors import HttpError
 
 from memory_app import selectors, services
+from memory_app.jobs import job_start
 from memory_app.memory import InvalidNote
 from memory_app.memory.listing import NoteFilter
 from memory_app.models import AuditEvent, MaintenanceRun, ReviewPair
@@ -23,6 +24,7 @@ from memory_app.schemas import (
     CandidateOut,
     CoreOut,
     HistogramOut,
+    JobIn,
     MemoryOverviewOut,
     NoteOut,
     NotePatchIn,
@@ -43,7 +45,6 @@ from memory_app.schemas import (
     VerdictIn,
 )
 from memory_app.stores import notes_store
-from memory_app.tasks import duplicates_scan_task
 from qqweb.actors import Actor
 from qqweb.auth import ADMIN, CURATOR, VIEWER, require_role
 
@@ -305,11 +306,9 @@ def duplicates_list(
 def duplicates_scan(request: HttpRequest, body: ScanIn) -> Status:
     """Start a dedup scan in the worker (admin); poll ``/api/maintenance/runs/{id}``."""
     require_role(request, ADMIN)
-    run = services.run_create(
+    run = job_start(
         kind="dedup_scan", actor=Actor.from_request(request), params={"threshold": body.threshold}
     )
-    run.task_id = duplicates_scan_task.delay(run.pk).id
-    run.save(update_fields=["task_id"])
     return Status(202, run)
 
 
@@ -334,3 +333,27 @@ def duplicates_verdict(request: HttpRequest, pair_id: int, body: VerdictIn) -> R
         primary_id=body.primary_id,
         content=body.content,
     )
+
+
+@router.get("/maintenance/runs", response=list[RunOut], tags=["maintenance"])
+def maintenance_runs(request: HttpRequest, kind: str = "", limit: int = 50) -> list[Any]:
+    require_role(request, VIEWER)
+    runs = MaintenanceRun.objects.all()
+    if kind:
+        runs = runs.filter(kind=kind)
+    return list(runs[: max(1, min(limit, 500))])
+
+
+@router.post("/maintenance/{job}", response={202: RunOut}, tags=["maintenance"])
+def maintenance_start(request: HttpRequest, job: str, body: JobIn) -> Status:
+    """Start a job in the worker (admin): decay, dedup_scan, archival, promotion_scan,
+    archive_purge or reembed. ``dry_run`` reports what it would do and changes nothing."""
+    require_role(request, ADMIN)
+    allowed = {"threshold", "days", "scope"}
+    unknown = set(body.params) - allowed
+    if unknown:
+        raise InvalidNote("params", f"unknown parameter(s): {', '.join(sorted(unknown))}")
+    run = job_start(
+        kind=job, actor=Actor.from_request(request), dry_run=body.dry_run, params=body.params
+    )
+    return Status(202, run)

@@ -84,6 +84,7 @@ class MaintenanceRun(models.Model):
     stats = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     task_id = models.CharField(max_length=64, blank=True)
+    batch_id = models.UUIDField(default=uuid.uuid4, db_index=True)  # its audit events
     created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -128,3 +129,15 @@ class ReviewPair(models.Model):
 
     def __str__(self) -> str:
         return f"{self.note_a} ~ {self.note_b} ({self.similarity:.2f}, {self.status})"
+
+
+class JobLock(models.Model):
+    """One job of a kind at a time. A lock expires, so a worker that died holding it
+    cannot block the job forever; a live run renews it as it makes progress."""
+
+    kind = models.CharField(max_length=40, unique=True)
+    run = models.ForeignKey(MaintenanceRun, on_delete=models.CASCADE, related_name="+")
+    expires_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.kind} held by run {self.run_id} until {self.expires_at:%H:%M:%S}"

@@ -248,3 +248,14 @@ class VerdictIn(Schema):
     verdict: str = Field(description="merge, not_duplicate or skip")
     primary_id: str | None = None
     content: str | None = Field(None, max_length=20_000)
+
+
+class JobIn(Schema):
+    dry_run: bool = False
+    params: dict[str, Any] = Field(
+        default_factory=dict,
+        description=(
+            "decay: none; dedup_scan: threshold; archival: threshold; archive_purge: days; "
+            "reembed: scope (missing or all)"
+        ),
+    )

@@ -5,26 +5,37 @@ from __future__ import annotations
 from typing import Any
 
 from celery import shared_task
+from django.conf import settings
 
-from memory_app.memory import MemoryLibraryError
+from memory_app.memory import StoreUnavailable
 from memory_app.models import MaintenanceRun
-from memory_app.services.review import duplicates_scan
-from memory_app.services.runs import run_failed, run_finished, run_progress, run_started
+from memory_app.services.maintenance import job_create, job_run
+from memory_app.services.runs import run_failed
+from qqweb.actors import Actor
 
 
-@shared_task(name="memory_app.duplicates_scan", acks_late=True)
-def duplicates_scan_task(run_id: int) -> dict[str, Any]:
-    """Fill the review queue; progress and result go to the MaintenanceRun row."""
+@shared_task(bind=True, name="memory_app.run_job", acks_late=True, max_retries=3)
+def run_job_task(self: Any, run_id: int) -> dict[str, Any]:
+    """Run one maintenance job. A store that is down is retried with backoff; after the
+    last try the run fails with the reason. A redelivered finished run does nothing."""
     run = MaintenanceRun.objects.get(pk=run_id)
-    run_started(run)
+    if run.status in (MaintenanceRun.DONE, MaintenanceRun.FAILED):
+        return dict(run.stats)
     try:
-        stats = duplicates_scan(
-            run=run,
-            threshold=float(run.params["threshold"]),
-            progress=lambda done, total: run_progress(run, done, total),
-        )
-    except (MemoryLibraryError, KeyError, ValueError) as e:
-        run_failed(run, str(e))
-        raise
-    run_finished(run, stats)
-    return stats
+        return job_run(run=run)
+    except StoreUnavailable as e:
+        if self.request.retries >= self.max_retries:
+            run_failed(run, f"gave up after {self.request.retries + 1} tries: {e}")
+            raise
+        run.error = f"try {self.request.retries + 1} failed, retrying: {e}"
+        run.save(update_fields=["error"])
+        countdown = settings.QQ_JOB_RETRY_BASE_S * 2**self.request.retries
+        raise self.retry(exc=e, countdown=countdown) from e
+
+
+@shared_task(name="memory_app.scheduled_job")
+def scheduled_job_task(kind: str) -> int:
+    """What beat starts: a run of ``kind`` by the scheduler, handed to ``run_job``."""
+    run = job_create(kind=kind, actor=Actor.job("schedule"))
+    run_job_task.delay(run.pk)
+    return run.pk

@@ -1,6 +1,6 @@
 from django.urls import URLPattern, path
 
-from memory_app import views, views_archive, views_core, views_review
+from memory_app import views, views_archive, views_core, views_maintenance, views_review
 from qqweb.views import section_pending
 
 app_name = "memory_app"
@@ -37,10 +37,14 @@ urlpatterns = [
     path("core/working/remove/", views_core.working_item_remove, name="working_item_remove"),
     path("core/working/edit/", views_core.working_item_edit, name="working_item_edit"),
     path("core/candidates/<str:note_id>/", views_core.candidate_verdict, name="candidate_verdict"),
-    _pending(
-        "maintenance/",
-        "maintenance",
-        "Maintenance",
-        "Decay, dedup scan, archival, promotion scan, purge and re-embed jobs.",
+    path("maintenance/", views_maintenance.maintenance, name="maintenance"),
+    path(
+        "maintenance/runs/<int:run_id>/", views_maintenance.maintenance_run, name="maintenance_run"
     ),
+    path(
+        "maintenance/schedule/<int:task_id>/",
+        views_maintenance.maintenance_schedule,
+        name="maintenance_schedule",
+    ),
+    path("maintenance/<str:kind>/", views_maintenance.maintenance_start, name="maintenance_start"),
 ]

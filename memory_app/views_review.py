@@ -11,9 +11,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from memory_app import selectors, services
+from memory_app.jobs import job_start
 from memory_app.memory import InvalidNote, MemoryLibraryError
 from memory_app.models import MaintenanceRun
-from memory_app.tasks import duplicates_scan_task
 from memory_app.views import _page
 from qqweb.actors import Actor
 from qqweb.auth import ADMIN, CURATOR, VIEWER, has_role, role_required
@@ -74,11 +74,9 @@ def review_scan(request: HttpRequest) -> HttpResponse:
             {"scan_error": "threshold: a number above 0 and at most 1"},
             status=400,
         )
-    run = services.run_create(
+    run = job_start(
         kind="dedup_scan", actor=Actor.from_request(request), params={"threshold": threshold}
     )
-    run.task_id = duplicates_scan_task.delay(run.pk).id
-    run.save(update_fields=["task_id"])
     return render(request, "memory_app/review.html#scan-progress", {"scan": run})
 
 

@@ -185,6 +185,8 @@ QQ_CITE_THRESHOLD = envfloat("QQ_CITE_THRESHOLD", 0.3)
 QQ_LLM_URL = envstr("QQ_LLM_URL", "")
 QQ_LLM_MODEL = envstr("QQ_LLM_MODEL", "")
 QQ_LLM_API_KEY = envstr("QQ_LLM_API_KEY", "")
+# First retry of a job whose store is down, in seconds (then doubled, 3 retries).
+QQ_JOB_RETRY_BASE_S = envfloat("QQ_JOB_RETRY_BASE_S", 10.0)
 # Name of a $vectorSearch index (Atlas, MongoDB 8.2+ with mongot); empty: in-process index.
 QQ_VECTOR_SEARCH_INDEX = envstr("QQ_VECTOR_SEARCH_INDEX", "")
 

@@ -6,6 +6,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from memory_app.services.maintenance import schedules_ensure
 from qqweb.services import admin_ensure, roles_ensure
 
 
@@ -19,6 +20,8 @@ class Command(BaseCommand):
         created = roles_ensure()
         if created:
             self.stdout.write(f"Created roles: {', '.join(created)}")
+        if schedules_ensure():
+            self.stdout.write("Created the default maintenance schedule (see Maintenance).")
         username = settings.QQ_ADMIN_USERNAME
         _, password = admin_ensure(username=username, password=settings.QQ_ADMIN_PASSWORD)
         credentials = Path(settings.VAR_DIR) / "admin-credentials.txt"

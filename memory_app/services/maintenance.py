@@ -1,0 +1,482 @@
+"""Maintenance jobs: each one a service that works in batches, honours a dry run, reports
+progress, audits its changes with the job as actor under the run's batch id (so the whole
+run can be undone from the audit log), and does nothing twice when run again.
+
+A job function takes the run and a progress callback and returns its stats. The Celery
+task, the maintenance page, the API and the management commands all start jobs through
+:func:`job_run`, which holds the job's lock while it runs.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from pymongo import UpdateOne
+from pymongo.errors import PyMongoError
+
+from memory_app.memory import InvalidNote, NoteNotFound, StoreUnavailable
+from memory_app.memory.documents import effective_importance, utcnow_naive
+from memory_app.memory.errors import StaleWrite
+from memory_app.memory.importance import BASE_FIELD, DECAYED_FIELD, decay_write_plan
+from memory_app.models import JobLock, MaintenanceRun
+from memory_app.selectors import promotion_candidates
+from memory_app.services._audit import UNDO, audit_begin, audited
+from memory_app.services.archive import archive_purge
+from memory_app.services.notes import note_archive
+from memory_app.services.review import duplicates_scan
+from memory_app.services.runs import run_failed, run_finished, run_progress, run_started
+from memory_app.stores import notes_store
+from qqweb.actors import Actor
+from qqweb.clients import embedder
+
+Progress = Callable[[int, int | None], None]
+BATCH = 500
+LOCK_TTL = timedelta(minutes=10)
+
+
+class JobBusy(InvalidNote):
+    def __init__(self, kind: str, run_id: int) -> None:
+        super().__init__("job", f"{kind} is running already (run {run_id}); wait for it")
+
+
+@dataclass(frozen=True)
+class Job:
+    kind: str
+    title: str
+    description: str
+    work: Callable[[MaintenanceRun, Progress], dict[str, Any]]
+
+
+def _actor(run: MaintenanceRun) -> Actor:
+    return Actor.job(run.kind)
+
+
+def _batch(run: MaintenanceRun) -> uuid.UUID:
+    return run.batch_id if isinstance(run.batch_id, uuid.UUID) else uuid.UUID(str(run.batch_id))
+
+
+# --- decay ---------------------------------------------------------------------------------
+
+
+def decay_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """Write the effective importance back, never compounding (see importance.py). One
+    audit event per batch of changed notes, with the values before, for undo."""
+    store = notes_store()
+    now = utcnow_naive()
+    total = store.count()
+    stats: dict[str, Any] = {"scanned": 0, "changed": 0, "written": 0, "sample": []}
+    projection = {
+        "_id": 0,
+        "note_id": 1,
+        "importance": 1,
+        "access_count": 1,
+        "created_at": 1,
+        "last_accessed": 1,
+        "decay_rate": 1,
+        "updated_at": 1,
+        BASE_FIELD: 1,
+        DECAYED_FIELD: 1,
+    }
+    pending: list[tuple[dict[str, Any], Any]] = []
+
+    def flush() -> None:
+        if not pending or run.dry_run:
+            pending.clear()
+            return
+        before = {
+            doc["note_id"]: {
+                "importance": doc.get("importance"),
+                "updated_at": doc.get("updated_at"),
+                BASE_FIELD: doc.get(BASE_FIELD),
+                DECAYED_FIELD: doc.get(DECAYED_FIELD),
+            }
+            for doc, _ in pending
+        }
+        event = audit_begin(
+            _actor(run), "notes.decay", "notes", f"{len(pending)} notes", before, _batch(run)
+        )
+
+        def write() -> dict[str, Any]:
+            ops = [
+                UpdateOne(
+                    {"note_id": plan.note_id, "importance": plan.expected_importance},
+                    {
+                        "$set": {
+                            "importance": plan.new_importance,
+                            BASE_FIELD: plan.base,
+                            DECAYED_FIELD: plan.new_importance,
+                            "updated_at": now,
+                        }
+                    },
+                )
+                for _, plan in pending
+            ]
+            stats["written"] += store.collection.bulk_write(ops, ordered=False).modified_count
+            return {plan.note_id: plan.new_importance for _, plan in pending}
+
+        audited(event, write)
+        pending.clear()
+
+    for doc in store.collection.find({}, projection).batch_size(BATCH):
+        stats["scanned"] += 1
+        plan = decay_write_plan(doc, now)
+        if plan.changes:
+            stats["changed"] += 1
+            if len(stats["sample"]) < 10:
+                stats["sample"].append(
+                    [plan.note_id, plan.expected_importance, plan.new_importance]
+                )
+            pending.append((doc, plan))
+        if len(pending) >= BATCH:
+            flush()
+        if stats["scanned"] % BATCH == 0:
+            progress(stats["scanned"], total)
+    flush()
+    progress(stats["scanned"], stats["scanned"])
+    return stats
+
+
+def _undo_notes_decay(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """Put back the importance of every note whose value is still the one the job wrote."""
+    store = notes_store()
+    ops = [
+        UpdateOne(
+            {"note_id": note_id, "importance": after[note_id]},
+            {
+                "$set": {
+                    "importance": values["importance"],
+                    "updated_at": values["updated_at"],
+                    BASE_FIELD: values[BASE_FIELD],
+                    DECAYED_FIELD: values[DECAYED_FIELD],
+                }
+            },
+        )
+        for note_id, values in before.items()
+        if note_id in after
+    ]
+    restored = store.collection.bulk_write(ops, ordered=False).modified_count if ops else 0
+    store.collection.update_many(
+        {BASE_FIELD: None}, {"$unset": {BASE_FIELD: "", DECAYED_FIELD: ""}}
+    )
+    return {"restored": restored}
+
+
+# --- archival, promotion, purge, dedup ------------------------------------------------------
+
+
+def archival_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """Archive every note whose effective importance is below QQ_ARCHIVE_THRESHOLD (or the
+    run's ``threshold``), with the agent's reason ``importance_decay_<x.xxx>``."""
+    threshold = float(run.params.get("threshold", settings.QQ_ARCHIVE_THRESHOLD))
+    store = notes_store()
+    now = utcnow_naive()
+    candidates = [
+        (d["note_id"], effective_importance(d, now))
+        for d in store.collection.find({}, {"_id": 0, "embedding": 0})
+    ]
+    candidates = [(i, v) for i, v in candidates if v < threshold]
+    stats: dict[str, Any] = {
+        "threshold": threshold,
+        "candidates": len(candidates),
+        "archived": 0,
+        "failed": 0,
+        "sample": [i for i, _ in candidates[:10]],
+    }
+    for index, (note_id, value) in enumerate(candidates, start=1):
+        if not run.dry_run:
+            try:
+                note_archive(
+                    actor=_actor(run),
+                    note_id=note_id,
+                    reason=f"importance_decay_{value:.3f}",
+                    batch_id=_batch(run),
+                )
+                stats["archived"] += 1
+            except (NoteNotFound, StaleWrite):  # changed or gone meanwhile: it stays
+                stats["failed"] += 1
+        if index % 50 == 0:
+            progress(index, len(candidates))
+    progress(len(candidates), len(candidates))
+    return stats
+
+
+def promotion_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """Count the promotion candidates (the Core page lists them; verdicts are remembered)."""
+    found = promotion_candidates(limit=1000)
+    progress(len(found), len(found))
+    return {"candidates": len(found), "sample": [c["note_id"] for c in found[:10]]}
+
+
+def purge_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    days = int(run.params.get("days", settings.QQ_ARCHIVE_RETENTION_DAYS))
+    result = archive_purge(actor=_actor(run), days=days, dry_run=run.dry_run)
+    progress(result["would_drop"], result["would_drop"])
+    return result
+
+
+def dedup_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    threshold = float(run.params.get("threshold", settings.QQ_DEDUP_THRESHOLD))
+    if run.dry_run:
+        from memory_app.stores import deduplicator
+
+        pairs = deduplicator().find_similar_ids(threshold)
+        progress(len(pairs), len(pairs))
+        return {
+            "pairs_found": len(pairs),
+            "sample": [[a, b, round(s, 3)] for a, b, s in pairs[:10]],
+        }
+    return duplicates_scan(run=run, threshold=threshold, progress=progress)
+
+
+# --- re-embed --------------------------------------------------------------------------------
+
+
+def reembed_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """Embed with the configured embedder: notes with no embedding or one of another
+    dimension (``scope: missing``, the default), or every note (``scope: all``). Each write
+    is conditional on ``updated_at``; the old vectors are kept in the audit event."""
+    scope = run.params.get("scope", "missing")
+    if scope not in ("missing", "all"):
+        raise InvalidNote("scope", "must be missing or all")
+    model = embedder()
+    dim = model.dimension
+    query: dict[str, Any] = (
+        {}
+        if scope == "all"
+        else {
+            "$or": [
+                {"embedding": {"$size": 0}},
+                {"embedding": None},
+                {"embedding": {"$exists": False}},
+                {f"embedding.{dim - 1}": {"$exists": False}},
+                {f"embedding.{dim}": {"$exists": True}},
+            ]
+        }
+    )
+    store = notes_store()
+    docs = list(
+        store.collection.find(
+            query, {"_id": 0, "note_id": 1, "content": 1, "embedding": 1, "updated_at": 1}
+        )
+    )
+    stats: dict[str, Any] = {
+        "scope": scope,
+        "dimension": dim,
+        "candidates": len(docs),
+        "embedded": 0,
+        "sample": [d["note_id"] for d in docs[:10]],
+    }
+    for start in range(0, len(docs), 64):
+        chunk = docs[start : start + 64]
+        if not run.dry_run:
+            vectors = model.embed([str(d.get("content", "")) for d in chunk])
+            before = {
+                d["note_id"]: {
+                    "embedding": d.get("embedding") or [],
+                    "updated_at": d.get("updated_at"),
+                }
+                for d in chunk
+            }
+            event = audit_begin(
+                _actor(run), "notes.reembed", "notes", f"{len(chunk)} notes", before, _batch(run)
+            )
+
+            def write(chunk: list[dict[str, Any]] = chunk, vectors: Any = vectors) -> Any:
+                now = utcnow_naive()
+                ops = [
+                    UpdateOne(
+                        {"note_id": d["note_id"], "updated_at": d.get("updated_at")},
+                        {"$set": {"embedding": [float(x) for x in v], "updated_at": now}},
+                    )
+                    for d, v in zip(chunk, vectors, strict=True)
+                ]
+                stats["embedded"] += store.collection.bulk_write(ops).modified_count
+                return {"updated_at": now, "note_ids": [d["note_id"] for d in chunk]}
+
+            audited(event, write)
+        progress(min(start + 64, len(docs)), len(docs))
+    return stats
+
+
+def _undo_notes_reembed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    store = notes_store()
+    ops = [
+        UpdateOne(
+            {"note_id": note_id, "updated_at": after["updated_at"]},
+            {"$set": {"embedding": values["embedding"], "updated_at": values["updated_at"]}},
+        )
+        for note_id, values in before.items()
+    ]
+    return {"restored": store.collection.bulk_write(ops).modified_count if ops else 0}
+
+
+JOBS: dict[str, Job] = {
+    job.kind: job
+    for job in (
+        Job(
+            "decay",
+            "Decay pass",
+            "Write each note's effective importance back; never "
+            "compounds, respects the agent's own changes.",
+            decay_job,
+        ),
+        Job(
+            "dedup_scan",
+            "Dedup scan",
+            "Fill the review queue with near-duplicate pairs.",
+            dedup_scan_job,
+        ),
+        Job(
+            "archival",
+            "Archival pass",
+            "Archive notes whose effective importance is below QQ_ARCHIVE_THRESHOLD.",
+            archival_job,
+        ),
+        Job(
+            "promotion_scan",
+            "Promotion scan",
+            "Find notes worth promoting to core.md.",
+            promotion_scan_job,
+        ),
+        Job(
+            "archive_purge",
+            "Archive purge",
+            "Drop archive lines older than QQ_ARCHIVE_RETENTION_DAYS.",
+            purge_job,
+        ),
+        Job(
+            "reembed",
+            "Re-embed",
+            "Embed notes with no embedding or a wrong dimension with the configured model.",
+            reembed_job,
+        ),
+    )
+}
+
+
+# --- running a job ---------------------------------------------------------------------------
+
+
+def job_create(
+    *, kind: str, actor: Actor, dry_run: bool = False, params: dict[str, Any] | None = None
+) -> MaintenanceRun:
+    if kind not in JOBS:
+        raise InvalidNote("job", f"must be one of {', '.join(JOBS)}")
+    return MaintenanceRun.objects.create(
+        kind=kind, started_by=actor.label, params=params or {}, dry_run=dry_run
+    )
+
+
+def _lock(run: MaintenanceRun) -> None:
+    now = timezone.now()
+    with transaction.atomic():
+        JobLock.objects.filter(kind=run.kind, expires_at__lt=now).delete()
+        lock = JobLock.objects.filter(kind=run.kind).first()
+        if lock is not None and lock.run_id != run.pk:
+            raise JobBusy(run.kind, lock.run_id)
+        try:
+            JobLock.objects.update_or_create(
+                kind=run.kind, defaults={"run": run, "expires_at": now + LOCK_TTL}
+            )
+        except IntegrityError as e:
+            raise JobBusy(run.kind, 0) from e
+
+
+def _unlock(run: MaintenanceRun) -> None:
+    JobLock.objects.filter(kind=run.kind, run=run).delete()
+
+
+def job_run(
+    *, run: MaintenanceRun, on_progress: Callable[[int, int | None], None] | None = None
+) -> dict[str, Any]:
+    """Run (or resume) a job under its lock. A store that is down raises StoreUnavailable
+    for the caller to retry; anything else fails the run with the reason."""
+    _lock(run)
+    run_started(run)
+
+    def progress(done: int, total: int | None) -> None:
+        run_progress(run, done, total)
+        if on_progress is not None:
+            on_progress(done, total)
+        JobLock.objects.filter(kind=run.kind, run=run).update(expires_at=timezone.now() + LOCK_TTL)
+
+    try:
+        stats = JOBS[run.kind].work(run, progress)
+    except StoreUnavailable:
+        _unlock(run)
+        raise
+    except PyMongoError as e:
+        _unlock(run)
+        raise StoreUnavailable("mongodb", str(e)) from e
+    except Exception as e:
+        _unlock(run)
+        run_failed(run, str(e))
+        raise
+    run_finished(run, stats)
+    _unlock(run)
+    return stats
+
+
+UNDO["notes.decay"] = _undo_notes_decay
+UNDO["notes.reembed"] = _undo_notes_reembed
+
+
+DEFAULT_SCHEDULES = (  # kind, minute, hour, day_of_week
+    ("decay", "0", "3", "*"),
+    ("dedup_scan", "30", "3", "*"),
+    ("archival", "0", "4", "0"),
+    ("archive_purge", "30", "4", "0"),
+)
+
+
+def schedules_ensure() -> int:
+    """The default schedule (daily decay and dedup scan, weekly archival and purge), in
+    django-celery-beat's tables where the Maintenance page edits it. Existing entries are
+    left as the admin set them."""
+    import json
+
+    from django_celery_beat.models import CrontabSchedule, PeriodicTask
+
+    created = 0
+    for kind, minute, hour, day_of_week in DEFAULT_SCHEDULES:
+        name = f"qqweb: {JOBS[kind].title}"
+        if PeriodicTask.objects.filter(name=name).exists():
+            continue
+        crontab, _ = CrontabSchedule.objects.get_or_create(
+            minute=minute, hour=hour, day_of_week=day_of_week, day_of_month="*", month_of_year="*"
+        )
+        PeriodicTask.objects.create(
+            name=name,
+            task="memory_app.scheduled_job",
+            crontab=crontab,
+            kwargs=json.dumps({"kind": kind}),
+        )
+        created += 1
+    return created
+
+
+def schedule_update(
+    *, task_id: int, minute: str, hour: str, day_of_week: str, enabled: bool
+) -> None:
+    from django_celery_beat.models import CrontabSchedule, PeriodicTask
+    from django_celery_beat.validators import crontab_validator
+
+    try:
+        crontab_validator(f"{minute} {hour} * * {day_of_week}")
+    except Exception as e:  # the validator raises ValueError or ValidationError
+        raise InvalidNote("schedule", f"not a valid crontab: {e}") from e
+    task = PeriodicTask.objects.filter(pk=task_id, task="memory_app.scheduled_job").first()
+    if task is None:
+        raise InvalidNote("schedule", f"there is no schedule {task_id}")
+    crontab, _ = CrontabSchedule.objects.get_or_create(
+        minute=minute, hour=hour, day_of_week=day_of_week, day_of_month="*", month_of_year="*"
+    )
+    task.crontab, task.enabled = crontab, enabled
+    task.save()

@@ -1,0 +1,64 @@
+"""HTML front door of the maintenance jobs (admin): run, dry-run, progress, schedule."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from memory_app.jobs import job_start
+from memory_app.memory import InvalidNote
+from memory_app.models import MaintenanceRun
+from memory_app.selectors.maintenance import maintenance_overview
+from memory_app.services.maintenance import schedule_update
+from memory_app.views import _page
+from qqweb.actors import Actor
+from qqweb.auth import ADMIN, VIEWER, has_role, role_required
+
+
+@require_GET
+@role_required(VIEWER)
+def maintenance(request: HttpRequest) -> HttpResponse:
+    context = {**maintenance_overview(), "is_admin": has_role(request.user, ADMIN)}
+    return _page(request, "memory_app/maintenance.html", "runs-table", context)
+
+
+@require_POST
+@role_required(ADMIN)
+def maintenance_start(request: HttpRequest, kind: str) -> HttpResponse:
+    try:
+        run = job_start(
+            kind=kind,
+            actor=Actor.from_request(request),
+            dry_run=request.POST.get("dry_run") == "on",
+        )
+    except InvalidNote as e:
+        messages.error(request, str(e))
+        return redirect("memory_app:maintenance")
+    messages.success(request, f"{'Dry run' if run.dry_run else 'Run'} #{run.pk} of {kind} queued.")
+    return redirect("memory_app:maintenance")
+
+
+@require_GET
+@role_required(VIEWER)
+def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = get_object_or_404(MaintenanceRun, pk=run_id)
+    return render(request, "memory_app/maintenance_run.html", {"run": run})
+
+
+@require_POST
+@role_required(ADMIN)
+def maintenance_schedule(request: HttpRequest, task_id: int) -> HttpResponse:
+    try:
+        schedule_update(
+            task_id=task_id,
+            minute=request.POST.get("minute", "").strip(),
+            hour=request.POST.get("hour", "").strip(),
+            day_of_week=request.POST.get("day_of_week", "").strip(),
+            enabled=request.POST.get("enabled") == "on",
+        )
+        messages.success(request, "Schedule saved.")
+    except InvalidNote as e:
+        messages.error(request, f"Not saved: {e}")
+    return redirect("memory_app:maintenance")
