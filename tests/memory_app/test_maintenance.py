@@ -1,0 +1,161 @@
+"""Maintenance jobs as services: dry runs, idempotence, undo of a whole run, the lock,
+retries when the store is down."""
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from memory_app.memory.mongo_store import utcnow_naive
+from memory_app.models import AuditEvent, JobLock, MaintenanceRun
+from memory_app.services import batch_undo
+from memory_app.services.maintenance import JobBusy, job_create, job_run
+from memory_app.stores import archive_manager, notes_store
+from memory_app.tasks import run_job_task
+from qqweb.actors import Actor
+from tests.services import free_port
+
+ADA = Actor("user", "ada-admin")
+NOW = utcnow_naive()
+pytestmark = pytest.mark.django_db
+
+
+def plant(note_id, importance, days_old, embedding=None, **extra):
+    notes_store().collection.insert_one(
+        {
+            "note_id": note_id,
+            "content": f"content of {note_id}",
+            "embedding": [0.1] * 384 if embedding is None else embedding,
+            "section": "Key Topics",
+            "metadata": {},
+            "importance": importance,
+            "decay_rate": 0.01,
+            "access_count": 0,
+            "created_at": NOW - timedelta(days=days_old),
+            "updated_at": NOW - timedelta(days=days_old),
+            "last_accessed": None,
+            **extra,
+        }
+    )
+
+
+def snapshot():
+    return sorted(notes_store().collection.find({}, {"_id": 0}), key=lambda d: d["note_id"])
+
+
+def archive_text():
+    path = archive_manager().archive_file
+    return path.read_text() if path.exists() else ""
+
+
+def run(kind, dry_run=False, **params):
+    job = job_create(kind=kind, actor=ADA, dry_run=dry_run, params=params)
+    job_run(run=job)
+    job.refresh_from_db()
+    return job
+
+
+@pytest.fixture
+def memory(stores):
+    plant("note_0000000000a1", 0.9, 10)
+    plant("note_0000000000a2", 0.03, 300)
+    plant("note_0000000000a3", 0.6, 40, embedding=[])
+
+
+@pytest.mark.parametrize(
+    "kind", ["decay", "archival", "archive_purge", "reembed", "dedup_scan", "promotion_scan"]
+)
+def test_a_dry_run_reports_and_changes_nothing(memory, kind):
+    before, file_before = snapshot(), archive_text()
+    job = run(kind, dry_run=True)
+    assert job.status == "done" and job.stats
+    assert snapshot() == before and archive_text() == file_before
+    assert AuditEvent.objects.count() == 0
+
+
+def test_decay_twice_does_no_more_than_once_and_undo_restores_the_notes(memory):
+    before = snapshot()
+    first = run("decay")
+    assert first.stats["written"] == 3
+    after_first = snapshot()
+    second = run("decay")
+    assert second.stats["written"] == 0 and snapshot() == after_first
+    undone, refused = batch_undo(actor=ADA, batch_id=first.batch_id)
+    assert (undone, refused) == (1, [])
+    assert snapshot() == before
+
+
+def test_archival_uses_the_agents_reason_and_undo_restores_notes_and_file(memory):
+    before, file_before = snapshot(), archive_text()
+    job = run("archival")
+    assert job.stats["archived"] == 1
+    line = json.loads(archive_text())
+    assert line["note_id"] == "note_0000000000a2"
+    assert line["reason"].startswith("importance_decay_0.0")
+    assert run("archival").stats["archived"] == 0  # nothing twice
+    batch_undo(actor=ADA, batch_id=job.batch_id)
+    assert snapshot() == before and archive_text() == file_before
+
+
+def test_reembed_fills_missing_embeddings_only_and_can_be_undone(memory):
+    before = snapshot()
+    job = run("reembed")
+    assert job.stats["candidates"] == 1
+    doc = notes_store().get_full_note("note_0000000000a3")
+    assert len(doc["embedding"]) == 384
+    assert notes_store().get_full_note("note_0000000000a1")["embedding"] == [0.1] * 384
+    batch_undo(actor=ADA, batch_id=job.batch_id)
+    assert snapshot() == before
+
+
+def test_purge_uses_the_retention_setting(memory, settings):
+    archive_manager().append_entries(
+        [
+            {
+                "note_id": "note_0000000000b1",
+                "content": "old",
+                "reason": "low_importance",
+                "archived_at": (timezone.localtime() - timedelta(days=200))
+                .replace(tzinfo=None)
+                .isoformat(),
+                "original_created_at": None,
+                "access_count": 0,
+                "metadata": {},
+            }
+        ]
+    )
+    settings.QQ_ARCHIVE_RETENTION_DAYS = 90
+    assert run("archive_purge").stats["dropped"] == 1
+    assert archive_text() == ""
+
+
+def test_only_one_run_of_a_kind_at_a_time_and_a_stale_lock_expires(memory):
+    holder = job_create(kind="decay", actor=ADA)
+    JobLock.objects.create(
+        kind="decay", run=holder, expires_at=timezone.now() + timedelta(minutes=5)
+    )
+    with pytest.raises(JobBusy, match="decay is running already"):
+        job_run(run=job_create(kind="decay", actor=ADA))
+    JobLock.objects.filter(kind="decay").update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert run("decay").status == "done"
+    assert not JobLock.objects.exists()
+
+
+def test_a_store_that_is_down_is_retried_then_fails_with_the_reason(memory, settings):
+    settings.MONGODB_URI = f"mongodb://127.0.0.1:{free_port()}"
+    settings.QQ_STORE_TIMEOUT_MS = 200
+    settings.QQ_JOB_RETRY_BASE_S = 0
+    job = job_create(kind="decay", actor=ADA)
+    result = run_job_task.apply(args=[job.pk])  # the real task, in this process
+    assert result.failed()
+    job.refresh_from_db()
+    assert job.status == "failed"
+    assert job.error.startswith("gave up after 4 tries: mongodb is unavailable")
+    assert not JobLock.objects.exists()
+
+
+def test_an_unknown_job_is_refused():
+    with pytest.raises(Exception, match="job: must be one of"):
+        job_create(kind="vacuum", actor=ADA)
+    assert MaintenanceRun.objects.count() == 0
