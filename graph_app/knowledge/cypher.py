@@ -75,3 +75,28 @@ OPTIONAL MATCH (e)-[r]-(o) WHERE NOT o:Source
 WITH e, collect({type: type(r), other: o.name, outgoing: startNode(r) = e})[0..5] AS rels
 RETURN labels(e)[0] AS label, e.name AS name, e.description AS description, rels
 """
+
+ORPHANS = """
+MATCH (n)
+WHERE NOT n:Source AND NOT EXISTS { (n)--(m) WHERE NOT m:Source }
+RETURN elementId(n) AS id, labels(n)[0] AS label, n.name AS name
+ORDER BY label, name
+LIMIT $limit
+"""
+
+# Entities whose embedding is missing or not $dim long.
+ENTITIES_TO_EMBED = """
+MATCH (n)
+WHERE NOT n:Source AND n.name IS NOT NULL
+  AND (n.embedding IS NULL OR size(n.embedding) <> $dim)
+RETURN elementId(n) AS id, labels(n)[0] AS label, n.name AS name,
+       coalesce(n.description, '') AS description, n.embedding AS embedding
+LIMIT $limit
+"""
+
+SET_EMBEDDINGS = """
+UNWIND $rows AS row
+MATCH (n) WHERE elementId(n) = row.id
+SET n.embedding = row.embedding
+RETURN count(n) AS n
+"""

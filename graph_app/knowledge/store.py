@@ -64,6 +64,16 @@ class GraphStore:
             row["rels"] = [r for r in row["rels"] if r.get("type")]
         return rows
 
+    def orphans(self, limit: int = 100) -> list[dict[str, Any]]:
+        return self._run(cypher.ORPHANS, limit=int(limit))
+
+    def entities_to_embed(self, dimension: int, limit: int = 10_000) -> list[dict[str, Any]]:
+        return self._run(cypher.ENTITIES_TO_EMBED, dim=int(dimension), limit=int(limit))
+
+    def set_embeddings(self, rows: list[dict[str, Any]]) -> int:
+        """``rows``: ``[{id, embedding}]`` by element id."""
+        return int(self._run(cypher.SET_EMBEDDINGS, rows=rows)[0]["n"])
+
     # --- writes in the agent's shape (demo data, imports) -------------------------------
 
     def merge_entities(self, label: str, rows: list[dict[str, Any]]) -> int:

@@ -11,6 +11,10 @@ float32 matrix per embedding dimension in memory and stays in step with MongoDB:
   deleted notes. A change is visible to search within about a second.
 - Results are fetched with one ``$in`` query; an id that no longer exists is dropped.
 
+A "rebuild" bumps a generation number in a small ``qqweb_meta`` collection beside the
+notes (the agent never reads it); every process's index sees the new number on its next
+refresh and reads everything again.
+
 A query is only compared with vectors of its own dimension; the others are counted and
 reported (the agent silently truncates; we refuse). Where the server offers
 ``$vectorSearch`` (Atlas, MongoDB 8.2+ with mongot) and an index name is configured, it is
@@ -33,6 +37,7 @@ from .errors import DimensionMismatch, StoreUnavailable
 if TYPE_CHECKING:
     from .mongo_store import MongoNotesStore
 
+META_COLLECTION = "qqweb_meta"
 RESULT_FIELDS = {"_id": 0, "note_id": 1, "content": 1, "section": 1, "importance": 1}
 
 
@@ -85,13 +90,19 @@ class VectorIndex:
         self._loaded = False
         self._dirty = False
         self._known_empty: set[str] = set()  # notes whose embedding is empty
+        self._seen_generation = 0
 
     # --- keeping in step -----------------------------------------------------------------
 
-    def refresh(self, force: bool = False) -> None:
+    def refresh(self, force: bool = False, reload: bool = False) -> None:
+        """Catch up with MongoDB (at most every ``refresh_interval`` unless ``force``);
+        ``reload`` throws the index away and reads every vector again."""
         if self._store is None:  # a purely in-memory index (add_vectors)
             return
         with self._lock:
+            if reload:
+                self._loaded = False
+                self._bump_generation()
             if (
                 not force
                 and self._loaded
@@ -99,13 +110,32 @@ class VectorIndex:
             ):
                 return
             try:
-                if not self._loaded:
+                generation = self._generation()
+                if not self._loaded or generation != self._seen_generation:
                     self._load_all()
+                    self._seen_generation = generation
                 else:
                     self._load_changes()
             except PyMongoError as e:
                 raise StoreUnavailable("mongodb", str(e)) from e
             self._checked_at = time.monotonic()
+
+    def _meta(self) -> Any:
+        assert self._store is not None
+        return self._store.collection.database[META_COLLECTION]
+
+    def _generation(self) -> int:
+        doc = self._meta().find_one({"_id": f"vector_index:{self._store_name()}"})
+        return int(doc.get("generation", 0)) if doc else 0
+
+    def _bump_generation(self) -> None:
+        self._meta().update_one(
+            {"_id": f"vector_index:{self._store_name()}"}, {"$inc": {"generation": 1}}, upsert=True
+        )
+
+    def _store_name(self) -> str:
+        assert self._store is not None
+        return str(self._store.collection.name)
 
     def _read(self, query: dict[str, Any]) -> None:
         projection = {"_id": 0, "note_id": 1, "section": 1, "embedding": 1, "updated_at": 1}

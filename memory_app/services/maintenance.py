@@ -317,6 +317,127 @@ def _undo_notes_reembed(before: dict[str, Any], after: dict[str, Any]) -> dict[s
     return {"restored": store.collection.bulk_write(ops).modified_count if ops else 0}
 
 
+# --- consolidation, index, graph --------------------------------------------------------------
+
+
+def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """The agent's behaviour, for those who want it (not scheduled by default): merge every
+    pair above the threshold with the simple merge, each merge audited and undoable. Runs
+    only when there are more than QQ_MAX_WORKING_NOTES notes, unless ``force``."""
+    from memory_app.services.notes import pair_merge
+    from memory_app.stores import deduplicator
+
+    dedup = deduplicator()
+    threshold = float(run.params.get("threshold", settings.QQ_DEDUP_THRESHOLD))
+    if not run.params.get("force") and not dedup.should_consolidate():
+        return {
+            "skipped": f"{dedup.store.count()} notes, not more than "
+            f"{settings.QQ_MAX_WORKING_NOTES} (QQ_MAX_WORKING_NOTES)"
+        }
+    pairs = dedup.find_similar_ids(threshold)
+    stats: dict[str, Any] = {
+        "pairs_found": len(pairs),
+        "merged": 0,
+        "failed": 0,
+        "sample": [[a, b, round(s, 3)] for a, b, s in pairs[:10]],
+    }
+    touched: set[str] = set()
+    for index, (a, b, similarity) in enumerate(pairs, start=1):
+        if run.dry_run or a in touched or b in touched:
+            continue
+        try:
+            pair_merge(
+                actor=_actor(run),
+                note_a_id=a,
+                note_b_id=b,
+                similarity=similarity,
+                batch_id=_batch(run),
+            )
+            stats["merged"] += 1
+            touched.update((a, b))
+        except (NoteNotFound, StaleWrite, InvalidNote):
+            stats["failed"] += 1
+        if index % 20 == 0:
+            progress(index, len(pairs))
+    progress(len(pairs), len(pairs))
+    return stats
+
+
+def vector_index_rebuild_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """Drop the in-process vector indexes (every web and worker process notices this run
+    and rebuilds on its next search) and rebuild this process's one now."""
+    store = notes_store()
+    if run.dry_run:
+        return {"would_index": store.count()}
+    store.vector_index.refresh(force=True, reload=True)
+    dims = store.vector_index.dimensions()
+    progress(sum(dims.values()), sum(dims.values()))
+    return {"indexed": sum(dims.values()), "dimensions": {str(k): v for k, v in dims.items()}}
+
+
+def graph_orphan_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """Entities with no relationship to another entity (provenance does not count)."""
+    from graph_app.knowledge import GraphUnavailable
+    from graph_app.stores import graph_store
+
+    try:
+        orphans = graph_store().orphans(limit=1000)
+    except GraphUnavailable as e:
+        raise StoreUnavailable("neo4j", e.message) from e
+    progress(len(orphans), len(orphans))
+    return {"orphans": len(orphans), "sample": [f"{o['label']}:{o['name']}" for o in orphans[:10]]}
+
+
+def graph_reembed_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """Embed ``"name: description"`` for entities whose embedding is missing or of another
+    dimension than the configured model's; the old vectors go into the audit event."""
+    from graph_app.knowledge import GraphUnavailable
+    from graph_app.stores import graph_store
+
+    model = embedder()
+    store = graph_store()
+    try:
+        todo = store.entities_to_embed(model.dimension)
+    except GraphUnavailable as e:
+        raise StoreUnavailable("neo4j", e.message) from e
+    stats: dict[str, Any] = {
+        "candidates": len(todo),
+        "embedded": 0,
+        "sample": [f"{e['label']}:{e['name']}" for e in todo[:10]],
+    }
+    for start in range(0, len(todo), 64):
+        chunk = todo[start : start + 64]
+        if not run.dry_run:
+            vectors = model.embed([f"{e['name']}: {e['description']}" for e in chunk])
+            event = audit_begin(
+                _actor(run),
+                "graph.reembed",
+                "graph",
+                f"{len(chunk)} entities",
+                {e["id"]: e["embedding"] for e in chunk},
+                _batch(run),
+            )
+
+            def write(chunk: list[dict[str, Any]] = chunk, vectors: Any = vectors) -> Any:
+                rows = [
+                    {"id": e["id"], "embedding": [float(x) for x in v]}
+                    for e, v in zip(chunk, vectors, strict=True)
+                ]
+                stats["embedded"] += store.set_embeddings(rows)
+                return {"ids": [e["id"] for e in chunk]}
+
+            audited(event, write)
+        progress(min(start + 64, len(todo)), len(todo))
+    return stats
+
+
+def _undo_graph_reembed(before: dict[str, Any], after: Any) -> dict[str, Any]:
+    from graph_app.stores import graph_store
+
+    rows = [{"id": element_id, "embedding": vector} for element_id, vector in before.items()]
+    return {"restored": graph_store().set_embeddings(rows)}
+
+
 JOBS: dict[str, Job] = {
     job.kind: job
     for job in (
@@ -356,6 +477,31 @@ JOBS: dict[str, Job] = {
             "Re-embed",
             "Embed notes with no embedding or a wrong dimension with the configured model.",
             reembed_job,
+        ),
+        Job(
+            "auto_consolidation",
+            "Auto-consolidation",
+            "The agent's own merge of every pair above the threshold (off by default; runs "
+            "above QQ_MAX_WORKING_NOTES).",
+            auto_consolidation_job,
+        ),
+        Job(
+            "vector_index_rebuild",
+            "Vector index rebuild",
+            "Rebuild the in-process search index in every process.",
+            vector_index_rebuild_job,
+        ),
+        Job(
+            "graph_orphan_scan",
+            "Graph orphan scan",
+            "Find entities with no relationship to another entity.",
+            graph_orphan_scan_job,
+        ),
+        Job(
+            "graph_reembed",
+            "Graph re-embed",
+            "Embed entities whose embedding is missing or of another dimension.",
+            graph_reembed_job,
         ),
     )
 }
@@ -426,6 +572,7 @@ def job_run(
 
 UNDO["notes.decay"] = _undo_notes_decay
 UNDO["notes.reembed"] = _undo_notes_reembed
+UNDO["graph.reembed"] = _undo_graph_reembed
 
 
 DEFAULT_SCHEDULES = (  # kind, minute, hour, day_of_week

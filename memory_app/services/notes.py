@@ -316,14 +316,15 @@ def _undo_pair_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[str,
     }
     if current.get("last_accessed") != after.get("last_accessed"):
         restore.pop("last_accessed", None)  # the agent read the note since: keep that
-    store.collection.update_one(
-        {"note_id": primary["note_id"]},
-        {
-            "$set": {**restore, "source_history": history + since, "updated_at": utcnow_naive()},
-            "$inc": {"access_count": -int(plan["inc_access"])},
-            "$pull": {MERGED_IDS_FIELD: secondary["note_id"]},
-        },
-    )
+    update: dict[str, Any] = {
+        "$set": {**restore, "source_history": history + since, "updated_at": utcnow_naive()},
+        "$inc": {"access_count": -int(plan["inc_access"])},
+        "$pull": {MERGED_IDS_FIELD: secondary["note_id"]},
+    }
+    if "source_history" not in primary and not since:  # it had none: leave none
+        del update["$set"]["source_history"]
+        update["$unset"] = {"source_history": ""}
+    store.collection.update_one({"note_id": primary["note_id"]}, update)
     store.insert_agent_documents([secondary])
     manager = archive_manager()
     for line in manager.read_lines():

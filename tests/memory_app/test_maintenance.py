@@ -159,3 +159,60 @@ def test_an_unknown_job_is_refused():
     with pytest.raises(Exception, match="job: must be one of"):
         job_create(kind="vacuum", actor=ADA)
     assert MaintenanceRun.objects.count() == 0
+
+
+def test_auto_consolidation_waits_for_the_note_limit_then_merges_and_undoes(memory, settings):
+    plant("note_0000000000a4", 0.5, 10)  # the same vector as a1: a near-duplicate
+    assert "not more than 100" in run("auto_consolidation").stats["skipped"]
+    before, file_before = snapshot(), archive_text()
+    job = run("auto_consolidation", force=True)
+    assert job.stats["merged"] == 1 and notes_store().count() == 3
+    assert "Consolidated with note_0000000000a1" in archive_text()
+    batch_undo(actor=ADA, batch_id=job.batch_id)
+    after = snapshot()
+    for doc in [*before, *after]:
+        doc.pop("updated_at", None)
+        doc.pop("qqweb_merged_ids", None)
+    for b, a in zip(before, after, strict=True):
+        diff = {k: (b.get(k), a.get(k)) for k in set(b) | set(a) if b.get(k) != a.get(k)}
+        assert diff == {}, (b["note_id"], diff)
+    assert archive_text() == file_before
+
+
+def test_a_vector_index_rebuild_reaches_the_other_processes_indexes(memory):
+    from memory_app.memory.vectors import VectorIndex
+
+    other = VectorIndex(notes_store(), refresh_interval=0)  # another process's index
+    other.refresh()
+    notes_store().collection.update_one(  # a change the index cannot see (no updated_at)
+        {"note_id": "note_0000000000a3"}, {"$set": {"embedding": [0.2] * 384}}
+    )
+    other.refresh()
+    assert "note_0000000000a3" not in other._where
+    assert run("vector_index_rebuild").stats["indexed"] == 3
+    other.refresh()
+    assert "note_0000000000a3" in other._where
+
+
+def test_graph_jobs_find_orphans_and_re_embed_entities(memory):
+    from graph_app.stores import graph_store
+
+    store = graph_store()
+    store.merge_entities(
+        "Person",
+        [
+            {"name": "Ada", "props": {"description": "a friend"}},
+            {"name": "Bob", "props": {"description": "a colleague", "embedding": [0.5, 0.5]}},
+        ],
+    )
+    store.merge_entities("Project", [{"name": "Lumen", "props": {"embedding": [0.1] * 384}}])
+    store.merge_relationships(
+        "Person", "WORKS_ON", "Project", [{"a": "Bob", "b": "Lumen", "props": {}}]
+    )
+    assert run("graph_orphan_scan").stats == {"orphans": 1, "sample": ["Person:Ada"]}
+    job = run("graph_reembed")
+    assert job.stats["candidates"] == 2 and job.stats["embedded"] == 2
+    assert store.entities_to_embed(384) == []
+    batch_undo(actor=ADA, batch_id=job.batch_id)
+    left = {e["name"]: e["embedding"] for e in store.entities_to_embed(384)}
+    assert left == {"Ada": None, "Bob": [0.5, 0.5]}
