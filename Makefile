@@ -32,6 +32,7 @@ SECANTUSD_RS := var/cargo/bin/secantusd-rs
 bench: install $(SECANTUSD_RS)
 	$(PY) bench/search_and_dedup.py
 	$(PY) bench/list_paging.py --server-bin $(SECANTUSD_RS)
+	$(PY) bench/jobs.py --server-bin $(SECANTUSD_RS)
 
 # SecantusDB's Rust server, for the list benchmark (built once, ~5 min, kept in var/cargo).
 # Its crate asks for Rust 1.98; it builds and runs with the 1.95 toolchain here.
