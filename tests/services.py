@@ -146,8 +146,10 @@ def start_redis(workdir: Path) -> tuple[str, subprocess.Popen[str]]:
     return f"redis://127.0.0.1:{port}/0", proc
 
 
-def start_celery_worker(env: dict[str, str], workdir: Path) -> subprocess.Popen[str]:
-    log = workdir / "celery-worker.log"
+def start_celery_worker(
+    env: dict[str, str], workdir: Path, queue: str = "celery", name: str = "qqweb-test"
+) -> subprocess.Popen[str]:
+    log = workdir / f"{name}.log"
     with open(log, "w") as out:
         proc = subprocess.Popen(
             [
@@ -160,7 +162,9 @@ def start_celery_worker(env: dict[str, str], workdir: Path) -> subprocess.Popen[
                 "--pool=solo",
                 "--concurrency=1",
                 "--loglevel=INFO",
-                "--hostname=qqweb-test@%h",
+                f"--hostname={name}@%h",
+                "-Q",
+                queue,
                 "--without-gossip",
                 "--without-mingle",
                 "--without-heartbeat",

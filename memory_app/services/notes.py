@@ -101,18 +101,31 @@ def note_archive(
 
     def write() -> dict[str, Any]:
         manager = archive_manager()
-        manager.append_entries([line])
-        if (
-            store.collection.delete_one(
-                {"note_id": note_id, "updated_at": doc["updated_at"]}
-            ).deleted_count
-            != 1
-        ):
-            manager.drop_line(line)
+        entry = _line_of_an_interrupted_try(manager, doc, reason)
+        if entry is None:
+            manager.append_entries([line])
+            entry = line
+        deleted = store.collection.delete_one(
+            {"note_id": note_id, "updated_at": doc["updated_at"]}
+        ).deleted_count
+        if deleted != 1:
+            if entry is line:
+                manager.drop_line(line)
             raise StaleWrite(note_id, store.get_full_note(note_id))
-        return line
+        return entry
 
     return dict(audited(event, guard_store(write)))
+
+
+def _line_of_an_interrupted_try(
+    manager: Any, doc: dict[str, Any], reason: str
+) -> dict[str, Any] | None:
+    """The archive line an earlier try wrote for this very note before it died (same id,
+    reason and text, not restored), so a retry does not write a second one."""
+    found = manager.find_line(str(doc["note_id"]))
+    if found is None or found.reason != reason or found.content != doc.get("content"):
+        return None
+    return next((ln.entry for ln in manager.read_lines() if ln.number == found.line_number), None)
 
 
 def note_restore(

@@ -256,3 +256,16 @@ def test_core_and_working_items_removed_and_edited_come_back_on_undo():
     assert core_notes().get_all_items()["Identity"] == ["I live in Lisbon"]
     assert working_notes().get_all_items()["Ongoing Threads"] == ["Waiting on Priya"]
     assert working_notes().get_all_items()["Key Topics"] == ["Graph RAG"]
+
+
+def test_an_archive_retried_after_a_crash_writes_one_line():
+    plant("note_0000000000a1", "Lumen uses MongoDB")
+    doc = notes_store().get_full_note("note_0000000000a1")
+    from memory_app.memory.archive import archive_line_for
+
+    archive_manager().append_entries([archive_line_for(doc, "manual")])  # then the crash
+    note_archive(actor=CORA, note_id="note_0000000000a1")  # the retry
+    assert len(archive_text().splitlines()) == 1
+    assert notes_store().get_full_note("note_0000000000a1") is None
+    audit_undo(actor=CORA, event_id=AuditEvent.objects.get().pk)
+    assert archive_text() == "" and notes_store().get_full_note("note_0000000000a1")
