@@ -3,6 +3,7 @@ checks the role, converts its input and calls one selector or service."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -349,7 +350,7 @@ def maintenance_start(request: HttpRequest, job: str, body: JobIn) -> Status:
     """Start a job in the worker (admin): decay, dedup_scan, archival, promotion_scan,
     archive_purge or reembed. ``dry_run`` reports what it would do and changes nothing."""
     require_role(request, ADMIN)
-    allowed = {"threshold", "days", "scope"}
+    allowed = {"threshold", "days", "scope", "force"}
     unknown = set(body.params) - allowed
     if unknown:
         raise InvalidNote("params", f"unknown parameter(s): {', '.join(sorted(unknown))}")
@@ -357,3 +358,12 @@ def maintenance_start(request: HttpRequest, job: str, body: JobIn) -> Status:
         kind=job, actor=Actor.from_request(request), dry_run=body.dry_run, params=body.params
     )
     return Status(202, run)
+
+
+@router.post("/audit/batches/{batch_id}/undo", tags=["audit"])
+def audit_batch_undo(request: HttpRequest, batch_id: uuid.UUID) -> dict[str, Any]:
+    """Undo every action of a batch (a bulk action or a maintenance run), newest first;
+    what cannot be undone is listed with the reason."""
+    require_role(request, CURATOR)
+    undone, refused = services.batch_undo(actor=Actor.from_request(request), batch_id=batch_id)
+    return {"undone": undone, "refused": refused}

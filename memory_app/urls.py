@@ -46,5 +46,10 @@ urlpatterns = [
         views_maintenance.maintenance_schedule,
         name="maintenance_schedule",
     ),
+    path(
+        "maintenance/runs/<int:run_id>/undo/",
+        views_maintenance.maintenance_run_undo,
+        name="maintenance_run_undo",
+    ),
     path("maintenance/<str:kind>/", views_maintenance.maintenance_start, name="maintenance_start"),
 ]

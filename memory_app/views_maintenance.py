@@ -11,6 +11,7 @@ from memory_app.jobs import job_start
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun
 from memory_app.selectors.maintenance import maintenance_overview
+from memory_app.services import batch_undo
 from memory_app.services.maintenance import schedule_update
 from memory_app.views import _page
 from qqweb.actors import Actor
@@ -62,3 +63,15 @@ def maintenance_schedule(request: HttpRequest, task_id: int) -> HttpResponse:
     except InvalidNote as e:
         messages.error(request, f"Not saved: {e}")
     return redirect("memory_app:maintenance")
+
+
+@require_POST
+@role_required(ADMIN)
+def maintenance_run_undo(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Undo everything a run changed (its audit batch)."""
+    run = get_object_or_404(MaintenanceRun, pk=run_id)
+    undone, refused = batch_undo(actor=Actor.from_request(request), batch_id=run.batch_id)
+    messages.success(request, f"Undid {undone} change(s) of run #{run.pk}.")
+    for reason in refused:
+        messages.error(request, reason)
+    return redirect("memory_app:maintenance_run", run_id=run.pk)

@@ -26,7 +26,11 @@ class JobCommand(BaseCommand):
             "--dry-run", action="store_true", help="report what would change, change nothing"
         )
         for name, kind, text in self.params:
-            parser.add_argument(f"--{name.replace('_', '-')}", dest=name, type=kind, help=text)
+            flag = f"--{name.replace('_', '-')}"
+            if kind is bool:
+                parser.add_argument(flag, dest=name, action="store_true", default=None, help=text)
+            else:
+                parser.add_argument(flag, dest=name, type=kind, help=text)
 
     def handle(self, *args: Any, **options: Any) -> None:
         params = {name: options[name] for name, _, _ in self.params if options[name] is not None}

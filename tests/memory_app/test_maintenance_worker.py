@@ -55,6 +55,10 @@ def wait_for(run_id, seconds=60):
         ("archive_purge", {"days": 90}, lambda s: s["dropped"] == 0),
         ("reembed", {"scope": "missing"}, lambda s: s["embedded"] == 1),
         ("dedup_scan", {"threshold": 0.99}, lambda s: s["pairs_found"] == 1),
+        ("auto_consolidation", {"force": True, "threshold": 0.99}, lambda s: s["merged"] == 1),
+        ("vector_index_rebuild", {}, lambda s: s["indexed"] == 2),
+        ("graph_orphan_scan", {}, lambda s: s["orphans"] == 0),
+        ("graph_reembed", {}, lambda s: s["candidates"] == 0),
     ],
 )
 def test_each_job_runs_in_the_worker(celery_worker, settings, admin_client_, job, params, check):
@@ -143,3 +147,18 @@ def test_a_command_runs_a_job_with_a_progress_bar_and_a_summary(capsys, stores):
     assert "[##############################] 1/1" in out
     assert "Dry run: Decay pass" in out and '"changed": 1' in out
     assert notes_store().get_full_note("note_0000000000a1")["importance"] == 0.9
+
+
+@pytest.mark.django_db
+def test_a_run_is_undone_from_its_page(admin_client_, stores):
+    from memory_app.services.maintenance import job_create, job_run
+    from qqweb.actors import Actor
+
+    plant("note_0000000000a1", 0.9, 10)
+    run = job_create(kind="decay", actor=Actor("user", "ada-admin"))
+    job_run(run=run)
+    assert notes_store().get_full_note("note_0000000000a1")["importance"] < 0.9
+    admin_client_.post(reverse("memory_app:maintenance_run_undo", args=[run.pk]))
+    assert notes_store().get_full_note("note_0000000000a1")["importance"] == 0.9
+    body = admin_client_.post(f"/api/audit/batches/{run.batch_id}/undo").json()
+    assert body == {"undone": 0, "refused": []}
