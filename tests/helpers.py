@@ -57,3 +57,36 @@ def json_server(
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     finally:
         server.shutdown()
+
+
+def plant_note(
+    note_id: str,
+    importance: float = 0.5,
+    days_old: int = 0,
+    embedding: list[float] | None = None,
+    now: Any = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """A document exactly as the agent writes it, created ``days_old`` days ago and never
+    read (embedding: 384 x 0.1 unless given)."""
+    from datetime import timedelta
+
+    from memory_app.memory.mongo_store import utcnow_naive
+
+    now = now or utcnow_naive()
+    doc = {
+        "note_id": note_id,
+        "content": f"content of {note_id}",
+        "embedding": [0.1] * 384 if embedding is None else embedding,
+        "section": "Key Topics",
+        "metadata": {},
+        "importance": importance,
+        "decay_rate": 0.01,
+        "access_count": 0,
+        "created_at": now - timedelta(days=days_old),
+        "updated_at": now - timedelta(days=days_old),
+        "last_accessed": None,
+        **extra,
+    }
+    notes_store().collection.insert_one(dict(doc))
+    return doc

@@ -14,7 +14,7 @@ stores as BSON dates.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -37,7 +37,7 @@ from .documents import (
     validate_note_fields,
 )
 from .errors import StoreUnavailable
-from .importance import BASE_FIELD, DECAYED_FIELD, decay_write_plan
+from .importance import BASE_FIELD, DECAYED_FIELD, DecayWrite, decay_write_plan
 from .listing import LIST_FIELDS, NoteFilter, NotesPage, page_notes
 
 SUMMARY_FIELDS = {
@@ -49,6 +49,18 @@ SUMMARY_FIELDS = {
     "access_count": 1,
 }
 FULL_FIELDS = {"_id": 0}
+DECAY_FIELDS = {
+    "_id": 0,
+    "note_id": 1,
+    "importance": 1,
+    "access_count": 1,
+    "created_at": 1,
+    "last_accessed": 1,
+    "decay_rate": 1,
+    "updated_at": 1,
+    BASE_FIELD: 1,
+    DECAYED_FIELD: 1,
+}
 
 
 @dataclass
@@ -321,59 +333,66 @@ class MongoNotesStore:
 
     # --- decay that does not compound ---------------------------------------------------
 
+    def decay_batches(
+        self, now: datetime, batch_size: int = 1000
+    ) -> Iterator[tuple[int, list[tuple[dict[str, Any], DecayWrite]]]]:
+        """Walk every note once; yield ``(notes scanned so far, [(doc, plan), ...])`` for
+        the notes whose importance a decay pass would change, ``batch_size`` at a time."""
+        batch: list[tuple[dict[str, Any], DecayWrite]] = []
+        scanned = 0
+        try:
+            for doc in self.collection.find({}, DECAY_FIELDS).batch_size(batch_size):
+                scanned += 1
+                plan = decay_write_plan(doc, now)
+                if plan.changes:
+                    batch.append((doc, plan))
+                if len(batch) >= batch_size:
+                    yield scanned, batch
+                    batch = []
+        except PyMongoError as e:
+            raise self._unavailable(e) from e
+        yield scanned, batch
+
+    def apply_decay(self, plans: list[DecayWrite], now: datetime) -> int:
+        """Write planned values, each a compare-and-set on the importance that was read
+        (a value the agent wrote meanwhile wins). Returns how many were written."""
+        if not plans:
+            return 0
+        ops = [
+            UpdateOne(
+                {"note_id": plan.note_id, "importance": plan.expected_importance},
+                {
+                    "$set": {
+                        "importance": plan.new_importance,
+                        BASE_FIELD: plan.base,
+                        DECAYED_FIELD: plan.new_importance,
+                        "updated_at": now,
+                    }
+                },
+            )
+            for plan in plans
+        ]
+        try:
+            return int(self.collection.bulk_write(ops, ordered=False).modified_count)
+        except PyMongoError as e:
+            raise self._unavailable(e) from e
+
     def decay_pass(
         self, now: datetime | None = None, *, dry_run: bool = False, batch_size: int = 1000
     ) -> DecayReport:
         """Write each note's effective importance back, the way that never compounds (see
-        ``importance.decay_write_plan``). Each write is a compare-and-set on the
-        ``importance`` that was read, so a value the agent writes meanwhile wins."""
+        ``importance.decay_write_plan``)."""
         now = now or utcnow_naive()
         report = DecayReport()
-        ops: list[UpdateOne] = []
-        projection = {
-            "_id": 0,
-            "note_id": 1,
-            "importance": 1,
-            "access_count": 1,
-            "created_at": 1,
-            "last_accessed": 1,
-            "decay_rate": 1,
-            BASE_FIELD: 1,
-            DECAYED_FIELD: 1,
-        }
-        try:
-            for doc in self.collection.find({}, projection).batch_size(batch_size):
-                report.scanned += 1
-                plan = decay_write_plan(doc, now)
-                if not plan.changes:
-                    continue
-                report.changed += 1
-                if len(report.sample) < 10:
-                    report.sample.append(
-                        (plan.note_id, plan.expected_importance, plan.new_importance)
-                    )
-                if dry_run:
-                    continue
-                ops.append(
-                    UpdateOne(
-                        {"note_id": plan.note_id, "importance": plan.expected_importance},
-                        {
-                            "$set": {
-                                "importance": plan.new_importance,
-                                BASE_FIELD: plan.base,
-                                DECAYED_FIELD: plan.new_importance,
-                                "updated_at": now,
-                            }
-                        },
-                    )
-                )
-                if len(ops) >= batch_size:
-                    report.written += self.collection.bulk_write(ops, ordered=False).modified_count
-                    ops = []
-            if ops:
-                report.written += self.collection.bulk_write(ops, ordered=False).modified_count
-        except PyMongoError as e:
-            raise self._unavailable(e) from e
+        for scanned, batch in self.decay_batches(now, batch_size):
+            report.scanned = scanned
+            report.changed += len(batch)
+            report.sample.extend(
+                (p.note_id, p.expected_importance, p.new_importance)
+                for _, p in batch[: 10 - len(report.sample)]
+            )
+            if not dry_run:
+                report.written += self.apply_decay([plan for _, plan in batch], now)
         return report
 
     # --- the dashboard's list -------------------------------------------------------------

@@ -24,7 +24,7 @@ from pymongo.errors import PyMongoError
 from memory_app.memory import InvalidNote, NoteNotFound, StoreUnavailable
 from memory_app.memory.documents import effective_importance, utcnow_naive
 from memory_app.memory.errors import StaleWrite
-from memory_app.memory.importance import BASE_FIELD, DECAYED_FIELD, decay_write_plan
+from memory_app.memory.importance import BASE_FIELD, DECAYED_FIELD
 from memory_app.models import JobLock, MaintenanceRun
 from memory_app.selectors import promotion_candidates
 from memory_app.services._audit import UNDO, audit_begin, audited
@@ -72,74 +72,31 @@ def decay_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
     now = utcnow_naive()
     total = store.count()
     stats: dict[str, Any] = {"scanned": 0, "changed": 0, "written": 0, "sample": []}
-    projection = {
-        "_id": 0,
-        "note_id": 1,
-        "importance": 1,
-        "access_count": 1,
-        "created_at": 1,
-        "last_accessed": 1,
-        "decay_rate": 1,
-        "updated_at": 1,
-        BASE_FIELD: 1,
-        DECAYED_FIELD: 1,
-    }
-    pending: list[tuple[dict[str, Any], Any]] = []
-
-    def flush() -> None:
-        if not pending or run.dry_run:
-            pending.clear()
-            return
-        before = {
-            doc["note_id"]: {
-                "importance": doc.get("importance"),
-                "updated_at": doc.get("updated_at"),
-                BASE_FIELD: doc.get(BASE_FIELD),
-                DECAYED_FIELD: doc.get(DECAYED_FIELD),
-            }
-            for doc, _ in pending
-        }
-        event = audit_begin(
-            _actor(run), "notes.decay", "notes", f"{len(pending)} notes", before, _batch(run)
+    for scanned, batch in store.decay_batches(now, BATCH):
+        stats["scanned"] = scanned
+        stats["changed"] += len(batch)
+        stats["sample"].extend(
+            [p.note_id, p.expected_importance, p.new_importance]
+            for _, p in batch[: 10 - len(stats["sample"])]
         )
+        if batch and not run.dry_run:
+            before = {
+                doc["note_id"]: {
+                    field: doc.get(field)
+                    for field in ("importance", "updated_at", BASE_FIELD, DECAYED_FIELD)
+                }
+                for doc, _ in batch
+            }
+            event = audit_begin(
+                _actor(run), "notes.decay", "notes", f"{len(batch)} notes", before, _batch(run)
+            )
 
-        def write() -> dict[str, Any]:
-            ops = [
-                UpdateOne(
-                    {"note_id": plan.note_id, "importance": plan.expected_importance},
-                    {
-                        "$set": {
-                            "importance": plan.new_importance,
-                            BASE_FIELD: plan.base,
-                            DECAYED_FIELD: plan.new_importance,
-                            "updated_at": now,
-                        }
-                    },
-                )
-                for _, plan in pending
-            ]
-            stats["written"] += store.collection.bulk_write(ops, ordered=False).modified_count
-            return {plan.note_id: plan.new_importance for _, plan in pending}
+            def write(batch: list[Any] = batch) -> dict[str, float]:
+                stats["written"] += store.apply_decay([plan for _, plan in batch], now)
+                return {plan.note_id: plan.new_importance for _, plan in batch}
 
-        audited(event, write)
-        pending.clear()
-
-    for doc in store.collection.find({}, projection).batch_size(BATCH):
-        stats["scanned"] += 1
-        plan = decay_write_plan(doc, now)
-        if plan.changes:
-            stats["changed"] += 1
-            if len(stats["sample"]) < 10:
-                stats["sample"].append(
-                    [plan.note_id, plan.expected_importance, plan.new_importance]
-                )
-            pending.append((doc, plan))
-        if len(pending) >= BATCH:
-            flush()
-        if stats["scanned"] % BATCH == 0:
-            progress(stats["scanned"], total)
-    flush()
-    progress(stats["scanned"], stats["scanned"])
+            audited(event, write)
+        progress(scanned, max(total, scanned))
     return stats
 
 

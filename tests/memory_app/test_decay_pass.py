@@ -4,27 +4,13 @@ from datetime import timedelta
 
 from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.stores import notes_store
+from tests.helpers import plant_note
 
 NOW = utcnow_naive()
 
 
-def plant(note_id, importance, days_old, **fields):
-    notes_store().collection.insert_one(
-        {
-            "note_id": note_id,
-            "content": "x",
-            "embedding": [],
-            "section": "Key Topics",
-            "metadata": {},
-            "importance": importance,
-            "decay_rate": 0.01,
-            "access_count": 0,
-            "created_at": NOW - timedelta(days=days_old),
-            "updated_at": NOW - timedelta(days=days_old),
-            "last_accessed": None,
-            **fields,
-        }
-    )
+def plant(note_id, importance, days_old, **extra):
+    return plant_note(note_id, importance, days_old, now=NOW, **extra)
 
 
 def importance(note_id):

@@ -14,30 +14,12 @@ from memory_app.services.maintenance import JobBusy, job_create, job_run
 from memory_app.stores import archive_manager, notes_store
 from memory_app.tasks import run_job_task
 from qqweb.actors import Actor
+from tests.helpers import plant_note as plant
 from tests.services import free_port
 
 ADA = Actor("user", "ada-admin")
 NOW = utcnow_naive()
 pytestmark = pytest.mark.django_db
-
-
-def plant(note_id, importance, days_old, embedding=None, **extra):
-    notes_store().collection.insert_one(
-        {
-            "note_id": note_id,
-            "content": f"content of {note_id}",
-            "embedding": [0.1] * 384 if embedding is None else embedding,
-            "section": "Key Topics",
-            "metadata": {},
-            "importance": importance,
-            "decay_rate": 0.01,
-            "access_count": 0,
-            "created_at": NOW - timedelta(days=days_old),
-            "updated_at": NOW - timedelta(days=days_old),
-            "last_accessed": None,
-            **extra,
-        }
-    )
 
 
 def snapshot():

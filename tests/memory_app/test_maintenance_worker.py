@@ -3,7 +3,6 @@ API the way a script would; the Maintenance page and the per-job commands."""
 
 import json
 import time
-from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
@@ -13,26 +12,9 @@ from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.models import MaintenanceRun
 from memory_app.services.maintenance import schedules_ensure
 from memory_app.stores import notes_store
+from tests.helpers import plant_note as plant
 
 NOW = utcnow_naive()
-
-
-def plant(note_id, importance, days_old, embedding=None):
-    notes_store().collection.insert_one(
-        {
-            "note_id": note_id,
-            "content": f"content of {note_id}",
-            "embedding": [0.1] * 384 if embedding is None else embedding,
-            "section": "Key Topics",
-            "metadata": {},
-            "importance": importance,
-            "decay_rate": 0.01,
-            "access_count": 0,
-            "created_at": NOW - timedelta(days=days_old),
-            "updated_at": NOW - timedelta(days=days_old),
-            "last_accessed": None,
-        }
-    )
 
 
 def wait_for(run_id, seconds=60):
