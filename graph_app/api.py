@@ -8,8 +8,8 @@ from django.http import HttpRequest
 from ninja import Router
 
 from graph_app.knowledge import GraphUnavailable
-from graph_app.schemas import GraphStatsOut
-from graph_app.selectors import graph_overview
+from graph_app.schemas import EntitiesPageOut, EntityOut, GraphStatsOut
+from graph_app.selectors import entities_page, entity_detail, graph_overview
 from qqweb.auth import VIEWER, require_role
 
 router = Router(tags=["graph"])
@@ -31,3 +31,30 @@ def stats(request: HttpRequest) -> dict[str, Any]:
         "by_label": [{"name": k, "count": n} for k, n in data.by_label],
         "by_relationship_type": [{"name": k, "count": n} for k, n in data.by_relationship_type],
     }
+
+
+@router.get("/entities", response=EntitiesPageOut)
+def entities(
+    request: HttpRequest,
+    label: str = "",
+    q: str = "",
+    sort: str = "mentions",
+    cursor: str = "",
+    limit: int = 50,
+) -> dict[str, Any]:
+    """Entities (``:Source`` provenance left out) filtered by label and name/alias text,
+    sorted by mentions, first_seen or last_seen, in keyset pages."""
+    require_role(request, VIEWER)
+    page = entities_page(
+        label=label or None, q=q or None, sort=sort, cursor=cursor or None, limit=limit
+    )
+    return {"items": page.items, "next_cursor": page.next_cursor}
+
+
+@router.get("/entities/{label}/{name}", response=EntityOut)
+def entity(request: HttpRequest, label: str, name: str) -> dict[str, Any]:
+    """One entity by (label, name) with its relationships, provenance and the notes that
+    name it."""
+    require_role(request, VIEWER)
+    detail = entity_detail(label=label, name=name)
+    return {**vars(detail), "properties": dict(detail.properties)}

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from ninja import Schema
 
 from memory_app.schemas import CountOut
@@ -12,3 +14,32 @@ class GraphStatsOut(Schema):
     orphans: int
     by_label: list[CountOut]
     by_relationship_type: list[CountOut]
+
+
+class EntityRowOut(Schema):
+    label: str
+    name: str
+    description: str | None = None
+    mentions: int
+    first_seen: Any = None
+    last_seen: Any = None
+    aliases: list[str] | None = None
+
+
+class EntitiesPageOut(Schema):
+    items: list[EntityRowOut]
+    next_cursor: str | None
+
+
+class EntityOut(Schema):
+    label: str
+    name: str
+    labels: list[str]
+    properties: dict[str, str]
+    aliases: list[str]
+    embedding_dimension: int | None
+    outgoing: list[dict[str, Any]]
+    incoming: list[dict[str, Any]]
+    provenance: list[dict[str, Any]]
+    notes: list[dict[str, Any]]
+    same_name_elsewhere: list[str]

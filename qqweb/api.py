@@ -16,7 +16,7 @@ from ninja.security import APIKeyCookie, HttpBearer
 from ninja.security import django_auth as session_auth
 
 from graph_app.api import router as graph_router
-from graph_app.knowledge import GraphUnavailable, InvalidIdentifier
+from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentifier
 from memory_app.api import router as memory_router
 from memory_app.memory import (
     DimensionMismatch,
@@ -101,6 +101,11 @@ def _dimension(request: HttpRequest, exc: DimensionMismatch) -> HttpResponse:
     return _error(
         request, 422, "dimension_mismatch", str(exc), expected=exc.expected, actual=exc.actual
     )
+
+
+@api.exception_handler(EntityNotFound)
+def _entity_not_found(request: HttpRequest, exc: EntityNotFound) -> HttpResponse:
+    return _error(request, 404, "not_found", str(exc), label=exc.label, name=exc.name)
 
 
 @api.exception_handler(InvalidIdentifier)

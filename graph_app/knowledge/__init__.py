@@ -1,10 +1,11 @@
 """The knowledge-graph library: framework-free wrapper over the official Neo4j driver."""
 
-from .errors import GraphError, GraphUnavailable, InvalidIdentifier
+from .errors import EntityNotFound, GraphError, GraphUnavailable, InvalidIdentifier
 from .identifiers import checked_label, checked_rel_type
 from .store import GraphStore
 
 __all__ = [
+    "EntityNotFound",
     "GraphError",
     "GraphStore",
     "GraphUnavailable",

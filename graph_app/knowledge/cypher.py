@@ -100,3 +100,51 @@ MATCH (n) WHERE elementId(n) = row.id
 SET n.embedding = row.embedding
 RETURN count(n) AS n
 """
+
+# {key} is one of ENTITY_SORT_KEYS (a constant, never user text). $q is lower-cased.
+LIST_ENTITIES = """
+MATCH (n)
+WHERE NOT n:Source
+  AND ($label IS NULL OR $label IN labels(n))
+  AND ($q IS NULL OR toLower(n.name) CONTAINS $q
+       OR any(a IN coalesce(n.aliases, []) WHERE toLower(a) CONTAINS $q))
+WITH n, {key} AS key
+WHERE $after_key IS NULL OR key < $after_key
+   OR (key = $after_key AND elementId(n) < $after_id)
+RETURN elementId(n) AS id, labels(n)[0] AS label, n.name AS name,
+       n.description AS description, coalesce(n.mention_count, 0) AS mentions,
+       n.first_seen AS first_seen, n.last_seen AS last_seen, n.aliases AS aliases, key
+ORDER BY key DESC, id DESC
+LIMIT $limit
+"""
+
+ENTITY_SORT_KEYS = {
+    "mentions": "coalesce(n.mention_count, 0)",
+    "first_seen": "toString(coalesce(n.first_seen, datetime('0001-01-01T00:00:00Z')))",
+    "last_seen": "toString(coalesce(n.last_seen, datetime('0001-01-01T00:00:00Z')))",
+}
+
+# Entities by (label, name): the label is a parameter here, compared with labels(n).
+GET_ENTITY = """
+MATCH (n)
+WHERE NOT n:Source AND $label IN labels(n) AND n.name = $name
+RETURN elementId(n) AS id, labels(n) AS labels, properties(n) AS props
+"""
+
+ENTITY_RELATIONSHIPS = """
+MATCH (n) WHERE elementId(n) = $id
+MATCH (n)-[r]-(o)
+WHERE NOT o:Source
+RETURN elementId(r) AS id, type(r) AS type, startNode(r) = n AS outgoing,
+       labels(o)[0] AS other_label, o.name AS other_name, properties(r) AS props
+ORDER BY type, other_name
+LIMIT $limit
+"""
+
+ENTITY_PROVENANCE = """
+MATCH (n) WHERE elementId(n) = $id
+MATCH (n)-[:EXTRACTED_FROM]->(s:Source)
+RETURN s.source_id AS source_id, properties(s) AS props
+ORDER BY source_id
+LIMIT $limit
+"""

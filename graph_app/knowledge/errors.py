@@ -24,3 +24,10 @@ class InvalidIdentifier(GraphError):
         )
         self.field = field
         self.value = value
+
+
+class EntityNotFound(GraphError):
+    def __init__(self, label: str, name: str) -> None:
+        super().__init__(f"there is no {label} named {name!r}")
+        self.label = label
+        self.name = name

@@ -14,8 +14,9 @@ from neo4j import Driver, Query
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 
 from . import cypher
-from .errors import GraphUnavailable
+from .errors import GraphUnavailable, InvalidIdentifier
 from .identifiers import checked_label, checked_rel_type
+from .values import plain
 
 _DRIVER_ERRORS = (Neo4jError, ServiceUnavailable, SessionExpired, OSError)
 
@@ -34,7 +35,7 @@ class GraphStore:
             )
         except _DRIVER_ERRORS as e:
             raise GraphUnavailable(str(e) or type(e).__name__) from e
-        return [record.data() for record in records]
+        return [plain(record.data()) for record in records]
 
     def ping(self) -> float:
         started = time.perf_counter()
@@ -63,6 +64,42 @@ class GraphStore:
         for row in rows:
             row["rels"] = [r for r in row["rels"] if r.get("type")]
         return rows
+
+    # --- browsing ---------------------------------------------------------------------------
+
+    def list_entities(
+        self,
+        *,
+        label: str | None = None,
+        q: str | None = None,
+        sort: str = "mentions",
+        after: tuple[Any, str] | None = None,
+        limit: int = 50,
+    ) -> list[dict[str, Any]]:
+        """One keyset page (``limit`` rows) in ``(sort key, element id)`` descending order
+        after ``after``. ``label`` is compared as a parameter; ``sort`` picks a constant."""
+        if sort not in cypher.ENTITY_SORT_KEYS:
+            raise InvalidIdentifier("sort", sort)
+        if label is not None:
+            checked_label(label)
+        text = cypher.LIST_ENTITIES.format(key=cypher.ENTITY_SORT_KEYS[sort])
+        return self._run(
+            text,
+            label=label,
+            q=q.lower() if q else None,
+            after_key=after[0] if after else None,
+            after_id=after[1] if after else None,
+            limit=int(limit),
+        )
+
+    def get_entities(self, label: str, name: str) -> list[dict[str, Any]]:
+        return self._run(cypher.GET_ENTITY, label=checked_label(label), name=name)
+
+    def relationships_of(self, element_id: str, limit: int = 500) -> list[dict[str, Any]]:
+        return self._run(cypher.ENTITY_RELATIONSHIPS, id=element_id, limit=int(limit))
+
+    def provenance_of(self, element_id: str, limit: int = 200) -> list[dict[str, Any]]:
+        return self._run(cypher.ENTITY_PROVENANCE, id=element_id, limit=int(limit))
 
     def orphans(self, limit: int = 100) -> list[dict[str, Any]]:
         return self._run(cypher.ORPHANS, limit=int(limit))

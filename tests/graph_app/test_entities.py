@@ -1,0 +1,131 @@
+"""Browsing the knowledge graph: entity list with keyset pages, one entity's page."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.urls import reverse
+
+from graph_app.stores import graph_store
+from tests.helpers import add_note
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+@pytest.fixture
+def graph(stores):
+    store = graph_store()
+    store.merge_entities(
+        "Person",
+        [
+            {
+                "name": f"Person {i:02d}",
+                "props": {
+                    "description": f"person number {i}",
+                    "mention_count": i,
+                    "last_seen": NOW - timedelta(days=i),
+                },
+            }
+            for i in range(25)
+        ],
+    )
+    store.merge_entities(
+        "Project",
+        [
+            {
+                "name": "Lumen",
+                "props": {
+                    "description": "a retrieval service",
+                    "mention_count": 40,
+                    "aliases": ["lumen-rag"],
+                    "first_seen": NOW - timedelta(days=90),
+                    "embedding": [0.1] * 384,
+                },
+            }
+        ],
+    )
+    store.merge_entities(
+        "Software",
+        [
+            {"name": "Lumen", "props": {"description": "the package"}},
+            {"name": "MongoDB", "props": {"mention_count": 7}},
+        ],
+    )
+    store.merge_relationships(
+        "Project",
+        "USES",
+        "Software",
+        [{"a": "Lumen", "b": "MongoDB", "props": {"mention_count": 3, "evidence": "said so"}}],
+    )
+    store.merge_relationships(
+        "Person", "WORKS_ON", "Project", [{"a": "Person 03", "b": "Lumen", "props": {}}]
+    )
+    store.link_source(
+        ("Project", "Lumen"),
+        "session:abc",
+        {"source_type": "conversation"},
+        rel_type="USES",
+        rel_source="session:abc",
+    )
+    add_note("note_0000000000a1", "Lumen uses MongoDB for vector search")
+    add_note("note_0000000000a2", "We renamed lumen-rag last week")
+    add_note("note_0000000000a3", "Priya reviews pull requests")
+
+
+def test_the_list_pages_through_every_entity_by_mentions(viewer_client, graph):
+    names, cursor = [], ""
+    while True:
+        body = viewer_client.get(f"/api/graph/entities?limit=10&cursor={cursor}").json()
+        names += [(e["label"], e["name"]) for e in body["items"]]
+        if body["next_cursor"] is None:
+            break
+        cursor = body["next_cursor"]
+    assert len(names) == len(set(names)) == 28
+    assert names[:2] == [("Project", "Lumen"), ("Person", "Person 24")]
+
+
+def test_the_list_filters_by_label_and_alias_and_sorts_by_last_seen(viewer_client, graph):
+    by_alias = viewer_client.get("/api/graph/entities?q=LUMEN-RAG").json()["items"]
+    assert [(e["label"], e["name"]) for e in by_alias] == [("Project", "Lumen")]
+    people = viewer_client.get("/api/graph/entities?label=Person&sort=last_seen&limit=3").json()
+    assert [e["name"] for e in people["items"]] == ["Person 00", "Person 01", "Person 02"]
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [("label=Person`) DETACH DELETE n//", "label"), ("sort=name", "sort"), ("cursor=!!", "cursor")],
+)
+def test_bad_list_parameters_are_refused_naming_them(viewer_client, graph, query, field):
+    response = viewer_client.get(f"/api/graph/entities?{query}")
+    assert response.status_code == 400 and response.json()["error"]["field"] == field
+    assert graph_store().count_entities() == 28
+
+
+def test_the_entity_shows_relationships_provenance_and_the_notes_naming_it(viewer_client, graph):
+    body = viewer_client.get("/api/graph/entities/Project/Lumen").json()
+    assert body["aliases"] == ["lumen-rag"] and body["embedding_dimension"] == 384
+    assert [(r["type"], r["other_name"]) for r in body["outgoing"]] == [("USES", "MongoDB")]
+    assert body["outgoing"][0]["props"]["evidence"] == "said so"
+    assert [(r["type"], r["other_name"]) for r in body["incoming"]] == [("WORKS_ON", "Person 03")]
+    assert [s["source_id"] for s in body["provenance"]] == ["session:abc"]
+    assert {n["note_id"] for n in body["notes"]} == {"note_0000000000a1", "note_0000000000a2"}
+    assert body["same_name_elsewhere"] == ["Software"]
+
+
+def test_a_missing_entity_is_a_404(viewer_client, graph):
+    response = viewer_client.get("/api/graph/entities/Project/Nope")
+    assert response.status_code == 404 and response.json()["error"]["name"] == "Nope"
+    assert (
+        viewer_client.get(reverse("graph_app:entity", args=["Project", "Nope"])).status_code == 404
+    )
+
+
+def test_the_pages_list_and_show_entities(viewer_client, graph):
+    listing = viewer_client.get(
+        reverse("graph_app:entities") + "?label=Project", HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert listing.lstrip().startswith('<div id="entities-table">')
+    assert reverse("graph_app:entity", args=["Project", "Lumen"]) in listing
+    page = viewer_client.get(
+        reverse("graph_app:entity", args=["Project", "Lumen"])
+    ).content.decode()
+    assert "also a Software" in page and "session:abc" in page and "Lumen uses MongoDB" in page
