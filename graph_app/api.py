@@ -8,8 +8,15 @@ from django.http import HttpRequest
 from ninja import Router
 
 from graph_app.knowledge import GraphUnavailable
-from graph_app.schemas import EntitiesPageOut, EntityOut, GraphStatsOut
+from graph_app.schemas import (
+    EntitiesPageOut,
+    EntityOut,
+    EntitySearchIn,
+    EntitySearchOut,
+    GraphStatsOut,
+)
 from graph_app.selectors import entities_page, entity_detail, graph_overview
+from graph_app.selectors import entities_search as search_entities
 from qqweb.auth import VIEWER, require_role
 
 router = Router(tags=["graph"])
@@ -58,3 +65,12 @@ def entity(request: HttpRequest, label: str, name: str) -> dict[str, Any]:
     require_role(request, VIEWER)
     detail = entity_detail(label=label, name=name)
     return {**vars(detail), "properties": dict(detail.properties)}
+
+
+@router.post("/entities/search", response=EntitySearchOut)
+def entities_search(request: HttpRequest, body: EntitySearchIn) -> dict[str, Any]:
+    """Semantic search over entities' ``"name: description"`` embeddings; 422 when the
+    configured model's dimension matches none of them."""
+    require_role(request, VIEWER)
+    found = search_entities(query=body.query, label=body.label or None, limit=body.limit)
+    return vars(found)

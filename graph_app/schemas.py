@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ninja import Schema
+from ninja import Field, Schema
 
 from memory_app.schemas import CountOut
 
@@ -43,3 +43,16 @@ class EntityOut(Schema):
     provenance: list[dict[str, Any]]
     notes: list[dict[str, Any]]
     same_name_elsewhere: list[str]
+
+
+class EntitySearchIn(Schema):
+    query: str = Field(..., min_length=1, max_length=2000)
+    label: str | None = None
+    limit: int = Field(20, ge=1, le=100)
+
+
+class EntitySearchOut(Schema):
+    results: list[dict[str, Any]]
+    compared: int
+    skipped_other_dimensions: dict[int, int]
+    model: str

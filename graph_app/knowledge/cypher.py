@@ -148,3 +148,9 @@ RETURN s.source_id AS source_id, properties(s) AS props
 ORDER BY source_id
 LIMIT $limit
 """
+
+ENTITY_EMBEDDINGS = """
+MATCH (n)
+WHERE NOT n:Source AND n.embedding IS NOT NULL
+RETURN labels(n)[0] AS label, n.name AS name, n.description AS description, n.embedding AS embedding
+"""

@@ -101,6 +101,9 @@ class GraphStore:
     def provenance_of(self, element_id: str, limit: int = 200) -> list[dict[str, Any]]:
         return self._run(cypher.ENTITY_PROVENANCE, id=element_id, limit=int(limit))
 
+    def entity_embeddings(self) -> list[dict[str, Any]]:
+        return self._run(cypher.ENTITY_EMBEDDINGS)
+
     def orphans(self, limit: int = 100) -> list[dict[str, Any]]:
         return self._run(cypher.ORPHANS, limit=int(limit))
 

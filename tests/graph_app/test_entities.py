@@ -129,3 +129,33 @@ def test_the_pages_list_and_show_entities(viewer_client, graph):
         reverse("graph_app:entity", args=["Project", "Lumen"])
     ).content.decode()
     assert "also a Software" in page and "session:abc" in page and "Lumen uses MongoDB" in page
+
+
+def test_semantic_entity_search_ranks_by_the_name_and_description(viewer_client, graph):
+    from tests.helpers import vector
+
+    store = graph_store()
+    store.set_embeddings(
+        [
+            {"id": e["id"], "embedding": vector(f"{e['name']}: {e['description'] or ''}")}
+            for e in store.list_entities(limit=100)
+        ]
+    )
+    body = viewer_client.post(
+        "/api/graph/entities/search",
+        '{"query": "retrieval service"}',
+        content_type="application/json",
+    ).json()
+    assert body["results"][0]["name"] == "Lumen" and body["results"][0]["label"] == "Project"
+    assert body["compared"] == 28 and body["model"] == "hashing-384"
+
+
+def test_semantic_entity_search_says_when_the_model_does_not_match(viewer_client, graph):
+    graph_store().set_embeddings(
+        [{"id": e["id"], "embedding": [0.1] * 1024} for e in graph_store().list_entities(limit=100)]
+    )
+    response = viewer_client.post(
+        "/api/graph/entities/search", '{"query": "Lumen"}', content_type="application/json"
+    )
+    assert response.status_code == 422
+    assert "384 dimensions but the stored vectors have 1024" in response.json()["error"]["message"]
