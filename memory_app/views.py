@@ -68,6 +68,7 @@ def notes(request: HttpRequest) -> HttpResponse:
         "error": "",
         "can_curate": has_role(request.user, CURATOR),
     }
+    status = 400 if form.errors else 200
     if form.is_valid():
         try:
             context["page"] = selectors.notes_list(
@@ -78,19 +79,13 @@ def notes(request: HttpRequest) -> HttpResponse:
                 limit=50,
             )
         except InvalidNote as e:
-            context["error"] = str(e)
+            context["error"], status = str(e), 400
         except StoreUnavailable as e:
-            context["error"] = str(e)
+            context["error"], status = str(e), 503
     if context["page"] and context["page"].next_cursor:
         query = request.GET.copy()
         query["cursor"] = context["page"].next_cursor
         context["next_query"] = query.urlencode()
-    status = (
-        400
-        if form.errors
-        or (isinstance(context["error"], str) and context["error"].startswith("cursor"))
-        else 200
-    )
     return _page(request, "memory_app/notes.html", "notes-table", context, status)
 
 

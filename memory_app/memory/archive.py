@@ -213,6 +213,19 @@ class ArchiveManager:
 
     # --- restore -----------------------------------------------------------------------------
 
+    def find_entry(self, note_id: str) -> dict[str, Any] | None:
+        """The newest line for ``note_id`` that is not restored, as the entry it holds
+        (one read of the file)."""
+        found = None
+        for line in self.read_lines():
+            if (
+                line.entry
+                and line.entry.get("note_id") == note_id
+                and not line.entry.get("restored")
+            ):
+                found = line.entry
+        return found
+
     def find_line(self, note_id: str, *, include_restored: bool = False) -> ArchivedNote | None:
         matches = [
             ArchivedNote.from_line(line)
@@ -297,7 +310,18 @@ class ArchiveManager:
 
     def drop_line(self, entry: dict[str, Any]) -> int:
         """Remove the line equal to ``entry`` (undo of an archive). Returns lines dropped."""
-        return self._rewrite(lambda line: None if line.entry == entry else line)
+        return self.drop_entries([entry])
+
+    def drop_entries(self, entries: list[dict[str, Any]]) -> int:
+        """Remove exactly the lines equal to ``entries``, in one rewrite under the lock."""
+        wanted = {json.dumps(e, sort_keys=True) for e in entries}
+        return self._rewrite(
+            lambda line: (
+                None
+                if line.entry is not None and json.dumps(line.entry, sort_keys=True) in wanted
+                else line
+            )
+        )
 
     def unmark_restored(self, note_id: str, archived_at: str) -> int:
         """Undo of a restore: the line is an archived (not restored) note again."""

@@ -44,7 +44,8 @@ def archive_purge(*, actor: Actor, days: int, dry_run: bool = False) -> dict[str
     )
 
     def write() -> dict[str, Any]:
-        dropped = manager.purge_old_archives(days)
+        # exactly the lines in the audit event: the event is enough to undo it
+        dropped = manager.drop_entries([e for e in old if e is not None])
         return {
             "days": days,
             "would_drop": len(old),

@@ -122,10 +122,10 @@ def _line_of_an_interrupted_try(
 ) -> dict[str, Any] | None:
     """The archive line an earlier try wrote for this very note before it died (same id,
     reason and text, not restored), so a retry does not write a second one."""
-    found = manager.find_line(str(doc["note_id"]))
-    if found is None or found.reason != reason or found.content != doc.get("content"):
+    found: dict[str, Any] | None = manager.find_entry(str(doc["note_id"]))
+    if found is None or found.get("reason") != reason or found.get("content") != doc.get("content"):
         return None
-    return next((ln.entry for ln in manager.read_lines() if ln.number == found.line_number), None)
+    return found
 
 
 def note_restore(
@@ -139,10 +139,9 @@ def note_restore(
     """Restore an archived note (re-embedded, provenance back). RestoreConflict when the
     id exists, naming a new id to restore under."""
     manager = archive_manager()
-    archived = manager.find_line(note_id)
-    if archived is None:
+    line = manager.find_entry(note_id)
+    if line is None:
         raise NoteNotFound(note_id)
-    line = next(ln.entry for ln in manager.read_lines() if ln.number == archived.line_number)
     event = audit_begin(actor, "note.restore", "archive", note_id, line, batch_id)
 
     def write() -> dict[str, Any]:
@@ -340,13 +339,9 @@ def _undo_pair_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[str,
     store.collection.update_one({"note_id": primary["note_id"]}, update)
     store.insert_agent_documents([secondary])
     manager = archive_manager()
-    for line in manager.read_lines():
-        entry = line.entry or {}
-        if (
-            entry.get("note_id") == secondary["note_id"]
-            and entry.get("reason") == plan["archive_reason"]
-        ):
-            manager.drop_line(entry)
+    merged_line = manager.find_entry(secondary["note_id"])
+    if merged_line is not None and merged_line.get("reason") == plan["archive_reason"]:
+        manager.drop_entries([merged_line])
     return {"primary": primary["note_id"], "secondary": secondary["note_id"]}
 
 
