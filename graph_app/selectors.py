@@ -26,18 +26,23 @@ class GraphOverview:
     orphans: int = 0
     by_label: list[tuple[str, int]] = field(default_factory=list)
     by_relationship_type: list[tuple[str, int]] = field(default_factory=list)
+    top: list[dict[str, Any]] = field(default_factory=list)
+    recent: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def relationships(self) -> int:
         return sum(n for _, n in self.by_relationship_type)
 
 
-def graph_overview() -> GraphOverview:
+def graph_overview(*, with_entities: bool = False) -> GraphOverview:
     """Entity counts by label and relationship counts by type (``:Source`` provenance
-    nodes counted apart). A graph that is down gives ``available=False`` and the reason."""
+    nodes counted apart), and with ``with_entities`` the most mentioned and the most
+    recently seen entities. A graph that is down gives ``available=False`` and why."""
     store = graph_store()
     try:
         return GraphOverview(
+            top=store.list_entities(sort="mentions", limit=10) if with_entities else [],
+            recent=store.list_entities(sort="last_seen", limit=10) if with_entities else [],
             available=True,
             entities=store.count_entities(),
             sources=store.count_sources(),
@@ -217,3 +222,179 @@ def entities_search(*, query: str, label: str | None = None, limit: int = 20) ->
         for i in order
     ]
     return EntitySearch(results, len(same), others, model.model_name)
+
+
+# --- neighbourhood -------------------------------------------------------------------------
+
+NEIGHBOURHOOD_MAX = 300
+SOURCES_SHOWN = 12
+
+
+@dataclass
+class Neighbourhood:
+    """Nodes and edges around one entity, at most ``limit`` entities, most mentioned
+    neighbours first. ``total_neighbours`` counts every direct entity neighbour, so a page
+    can say how many were left out; ``degree`` on each node says how many it has in all
+    (more than are shown means clicking it can expand). ``:Source`` provenance of the
+    centre comes as ``kind="source"`` nodes, never as entities."""
+
+    center: dict[str, Any]
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, Any]]
+    total_neighbours: int
+    offset: int
+    depth: int
+    limit: int
+
+    @property
+    def shown_neighbours(self) -> int:
+        return sum(1 for n in self.nodes if n["level"] == 1)
+
+
+def neighbourhood(
+    *, label: str, name: str, depth: int = 1, limit: int = 60, offset: int = 0
+) -> Neighbourhood:
+    from graph_app.knowledge.errors import InvalidGraphValue
+
+    if depth not in (1, 2):
+        raise InvalidGraphValue("depth", "must be 1 or 2")
+    if not 1 <= limit <= NEIGHBOURHOOD_MAX:
+        raise InvalidGraphValue("limit", f"must be from 1 to {NEIGHBOURHOOD_MAX}")
+    if offset < 0:
+        raise InvalidGraphValue("offset", "must not be negative")
+    store = graph_store()
+    found = store.get_entities(label, name)
+    if not found:
+        raise EntityNotFound(label, name)
+    center_id = found[0]["id"]
+    props = found[0]["props"]
+    center = {
+        "id": center_id,
+        "label": label,
+        "name": name,
+        "mentions": int(props.get("mention_count") or 0),
+        "level": 0,
+        "kind": "entity",
+    }
+    first = store.neighbours([center_id], [center_id], skip=offset, limit=limit)
+    for node in first:
+        node.update(level=1, kind="entity")
+    nodes = [center, *first]
+    room = limit - len(first)
+    if depth == 2 and room > 0 and first:
+        ids = [n["id"] for n in nodes]
+        second = store.neighbours([n["id"] for n in first], ids, limit=room)
+        for node in second:
+            node.update(level=2, kind="entity")
+        nodes += second
+    ids = [n["id"] for n in nodes]
+    degrees = store.degrees(ids)
+    for node in nodes:
+        node["degree"] = degrees.get(node["id"], 0)
+    edges = store.edges_among(ids, limit=limit * 8)
+    for source in store.sources_of(center_id, limit=SOURCES_SHOWN):
+        nodes.append(
+            {
+                "id": source["id"],
+                "label": "Source",
+                "name": source["source_id"] or "(no source_id)",
+                "kind": "source",
+                "level": 1,
+                "detail": source["file_path"] or source["source_type"] or "",
+            }
+        )
+        edges.append(
+            {
+                "id": f"{center_id}->{source['id']}",
+                "source": center_id,
+                "target": source["id"],
+                "type": "EXTRACTED_FROM",
+            }
+        )
+    return Neighbourhood(
+        center=center,
+        nodes=nodes,
+        edges=edges,
+        total_neighbours=store.count_neighbours([center_id], [center_id]),
+        offset=offset,
+        depth=depth,
+        limit=limit,
+    )
+
+
+# --- orphans, name lookups, duplicate candidates --------------------------------------------
+
+
+def orphans(limit: int = 200) -> list[dict[str, Any]]:
+    """Entities with no relationship to another entity (provenance does not count)."""
+    return graph_store().orphans(limit=max(1, min(int(limit), 1000)))
+
+
+def entity_lookup(name: str) -> dict[str, str]:
+    """The entity a name alone means, as the agent looks it up; :class:`AmbiguousEntity`
+    when the name is used under several labels."""
+    from graph_app.knowledge.errors import AmbiguousEntity
+
+    labels = graph_store().labels_named(name)
+    if not labels:
+        raise EntityNotFound("entity", name)
+    if len(labels) > 1:
+        raise AmbiguousEntity(name, labels)
+    return {"label": labels[0], "name": name}
+
+
+@dataclass
+class DuplicateCandidate:
+    a: dict[str, Any]
+    b: dict[str, Any]
+    reason: str
+    similarity: float | None = None
+
+
+def duplicate_candidates(
+    *, threshold: float | None = None, limit: int = 100
+) -> list[DuplicateCandidate]:
+    """Pairs of entities that may be one thing: the same name (ignoring case) under
+    different labels, or ``"name: description"`` embeddings at least ``threshold``
+    similar (same dimension only). Pairs a curator called not duplicates are left out."""
+    import numpy as np
+    from django.conf import settings
+
+    from graph_app.models import EntityPairVerdict
+    from graph_app.services import entity_key
+    from memory_app.memory.dedup_math import similar_pairs
+
+    threshold = settings.QQ_GRAPH_DUPLICATE_THRESHOLD if threshold is None else threshold
+    decided = set(EntityPairVerdict.objects.values_list("entity_a", "entity_b"))
+
+    def key(x: dict[str, Any], y: dict[str, Any]) -> tuple[str, str]:
+        ka, kb = sorted([entity_key(x["label"], x["name"]), entity_key(y["label"], y["name"])])
+        return ka, kb
+
+    found: dict[tuple[str, str], DuplicateCandidate] = {}
+    store = graph_store()
+    for group in store.same_name_groups(limit=limit):
+        nodes = group["nodes"]
+        for i, x in enumerate(nodes):
+            for y in nodes[i + 1 :]:
+                found.setdefault(key(x, y), DuplicateCandidate(x, y, "same name"))
+    by_dim: dict[int, list[dict[str, Any]]] = {}
+    for row in store.entity_embeddings():
+        by_dim.setdefault(len(row["embedding"]), []).append(row)
+    for rows in by_dim.values():
+        if len(rows) < 2:
+            continue
+        ii, jj, ss = similar_pairs(np.asarray([r["embedding"] for r in rows]), threshold)
+        for i, j, s in sorted(zip(ii, jj, ss, strict=True), key=lambda t: -t[2])[: limit * 2]:
+            x = {"label": rows[i]["label"], "name": rows[i]["name"]}
+            y = {"label": rows[j]["label"], "name": rows[j]["name"]}
+            pair = key(x, y)
+            if pair in found:
+                found[pair].similarity = round(float(s), 4)
+            else:
+                found[pair] = DuplicateCandidate(x, y, "similar", round(float(s), 4))
+    ordered = sorted(
+        (c for k, c in found.items() if k not in decided),
+        key=lambda c: (c.reason != "same name", -(c.similarity or 0)),
+    )
+    return ordered[:limit]

@@ -17,6 +17,13 @@ from ninja.security import django_auth as session_auth
 
 from graph_app.api import router as graph_router
 from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentifier
+from graph_app.knowledge.errors import (
+    AmbiguousEntity,
+    EntityChanged,
+    InvalidGraphValue,
+    NameTaken,
+    RelationshipNotFound,
+)
 from memory_app.api import router as memory_router
 from memory_app.memory import (
     DimensionMismatch,
@@ -106,6 +113,31 @@ def _dimension(request: HttpRequest, exc: DimensionMismatch) -> HttpResponse:
 @api.exception_handler(EntityNotFound)
 def _entity_not_found(request: HttpRequest, exc: EntityNotFound) -> HttpResponse:
     return _error(request, 404, "not_found", str(exc), label=exc.label, name=exc.name)
+
+
+@api.exception_handler(AmbiguousEntity)
+def _ambiguous(request: HttpRequest, exc: AmbiguousEntity) -> HttpResponse:
+    return _error(request, 409, "ambiguous", str(exc), name=exc.name, labels=exc.labels)
+
+
+@api.exception_handler(NameTaken)
+def _name_taken(request: HttpRequest, exc: NameTaken) -> HttpResponse:
+    return _error(request, 409, "name_taken", str(exc), field="new_name", label=exc.label)
+
+
+@api.exception_handler(EntityChanged)
+def _entity_changed(request: HttpRequest, exc: EntityChanged) -> HttpResponse:
+    return _error(request, 409, "stale", str(exc))
+
+
+@api.exception_handler(InvalidGraphValue)
+def _invalid_graph_value(request: HttpRequest, exc: InvalidGraphValue) -> HttpResponse:
+    return _error(request, 400, "invalid", exc.message, field=exc.field)
+
+
+@api.exception_handler(RelationshipNotFound)
+def _relationship_not_found(request: HttpRequest, exc: RelationshipNotFound) -> HttpResponse:
+    return _error(request, 404, "not_found", str(exc))
 
 
 @api.exception_handler(InvalidIdentifier)

@@ -178,6 +178,9 @@ QQ_ARCHIVE_THRESHOLD = envfloat("QQ_ARCHIVE_THRESHOLD", 0.05)
 QQ_MIN_RETRIEVAL_IMPORTANCE = envfloat("QQ_MIN_RETRIEVAL_IMPORTANCE", 0.2)
 QQ_BASE_DECAY_RATE = envfloat("QQ_BASE_DECAY_RATE", 0.01)
 QQ_DEDUP_THRESHOLD = envfloat("QQ_DEDUP_THRESHOLD", 0.85)
+# Entities whose "name: description" embeddings are at least this similar are proposed as
+# duplicate candidates on the graph's Duplicates page.
+QQ_GRAPH_DUPLICATE_THRESHOLD = envfloat("QQ_GRAPH_DUPLICATE_THRESHOLD", 0.9)
 QQ_MAX_WORKING_NOTES = envint("QQ_MAX_WORKING_NOTES", 100)
 QQ_ARCHIVE_RETENTION_DAYS = envint("QQ_ARCHIVE_RETENTION_DAYS", 90)
 QQ_CITE_THRESHOLD = envfloat("QQ_CITE_THRESHOLD", 0.3)

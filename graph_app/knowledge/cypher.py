@@ -154,3 +154,44 @@ MATCH (n)
 WHERE NOT n:Source AND n.embedding IS NOT NULL
 RETURN labels(n)[0] AS label, n.name AS name, n.description AS description, n.embedding AS embedding
 """
+
+# Neighbours of the nodes $ids (entities only), most mentioned first, leaving out $exclude.
+NEIGHBOURS = """
+MATCH (n)-[]-(m)
+WHERE elementId(n) IN $ids AND NOT m:Source AND NOT elementId(m) IN $exclude
+WITH DISTINCT m
+RETURN elementId(m) AS id, labels(m)[0] AS label, m.name AS name,
+       coalesce(m.mention_count, 0) AS mentions
+ORDER BY mentions DESC, name, id
+SKIP $skip
+LIMIT $limit
+"""
+
+COUNT_NEIGHBOURS = """
+MATCH (n)-[]-(m)
+WHERE elementId(n) IN $ids AND NOT m:Source AND NOT elementId(m) IN $exclude
+RETURN count(DISTINCT m) AS n
+"""
+
+# How many entity neighbours each of $ids has (for "+N more" on a node).
+DEGREES = """
+MATCH (n) WHERE elementId(n) IN $ids
+RETURN elementId(n) AS id, COUNT { (n)--(m) WHERE NOT m:Source } AS degree
+"""
+
+# Relationships among $ids (at most $limit): the edges of a neighbourhood.
+EDGES_AMONG = """
+MATCH (a)-[r]->(b)
+WHERE elementId(a) IN $ids AND elementId(b) IN $ids
+RETURN elementId(r) AS id, elementId(a) AS source, elementId(b) AS target, type(r) AS type
+LIMIT $limit
+"""
+
+SOURCES_OF = """
+MATCH (n)-[:EXTRACTED_FROM]->(s:Source)
+WHERE elementId(n) = $id
+RETURN elementId(s) AS id, s.source_id AS source_id, s.source_type AS source_type,
+       s.file_path AS file_path
+ORDER BY source_id
+LIMIT $limit
+"""

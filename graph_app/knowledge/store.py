@@ -14,6 +14,7 @@ from neo4j import Driver, Query
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 
 from . import cypher
+from .curation import CurationMixin
 from .errors import GraphUnavailable, InvalidIdentifier
 from .identifiers import checked_label, checked_rel_type
 from .values import plain
@@ -21,7 +22,7 @@ from .values import plain
 _DRIVER_ERRORS = (Neo4jError, ServiceUnavailable, SessionExpired, OSError)
 
 
-class GraphStore:
+class GraphStore(CurationMixin):
     def __init__(self, driver: Driver, database: str = "neo4j", timeout_s: float = 30.0) -> None:
         self._driver = driver
         self._database = database
@@ -113,6 +114,27 @@ class GraphStore:
     def set_embeddings(self, rows: list[dict[str, Any]]) -> int:
         """``rows``: ``[{id, embedding}]`` by element id."""
         return int(self._run(cypher.SET_EMBEDDINGS, rows=rows)[0]["n"])
+
+    # --- neighbourhoods ----------------------------------------------------------------------
+
+    def neighbours(
+        self, ids: list[str], exclude: list[str], *, skip: int = 0, limit: int = 50
+    ) -> list[dict[str, Any]]:
+        return self._run(
+            cypher.NEIGHBOURS, ids=ids, exclude=exclude, skip=int(skip), limit=int(limit)
+        )
+
+    def count_neighbours(self, ids: list[str], exclude: list[str]) -> int:
+        return int(self._run(cypher.COUNT_NEIGHBOURS, ids=ids, exclude=exclude)[0]["n"])
+
+    def degrees(self, ids: list[str]) -> dict[str, int]:
+        return {r["id"]: int(r["degree"]) for r in self._run(cypher.DEGREES, ids=ids)}
+
+    def edges_among(self, ids: list[str], limit: int = 2000) -> list[dict[str, Any]]:
+        return self._run(cypher.EDGES_AMONG, ids=ids, limit=int(limit))
+
+    def sources_of(self, element_id: str, limit: int = 20) -> list[dict[str, Any]]:
+        return self._run(cypher.SOURCES_OF, id=element_id, limit=int(limit))
 
     # --- writes in the agent's shape (demo data, imports) -------------------------------
 

@@ -1,74 +1,9 @@
 """Browsing the knowledge graph: entity list with keyset pages, one entity's page."""
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 from django.urls import reverse
 
 from graph_app.stores import graph_store
-from tests.helpers import add_note
-
-NOW = datetime(2026, 11, 1, tzinfo=UTC)
-
-
-@pytest.fixture
-def graph(stores):
-    store = graph_store()
-    store.merge_entities(
-        "Person",
-        [
-            {
-                "name": f"Person {i:02d}",
-                "props": {
-                    "description": f"person number {i}",
-                    "mention_count": i,
-                    "last_seen": NOW - timedelta(days=i),
-                },
-            }
-            for i in range(25)
-        ],
-    )
-    store.merge_entities(
-        "Project",
-        [
-            {
-                "name": "Lumen",
-                "props": {
-                    "description": "a retrieval service",
-                    "mention_count": 40,
-                    "aliases": ["lumen-rag"],
-                    "first_seen": NOW - timedelta(days=90),
-                    "embedding": [0.1] * 384,
-                },
-            }
-        ],
-    )
-    store.merge_entities(
-        "Software",
-        [
-            {"name": "Lumen", "props": {"description": "the package"}},
-            {"name": "MongoDB", "props": {"mention_count": 7}},
-        ],
-    )
-    store.merge_relationships(
-        "Project",
-        "USES",
-        "Software",
-        [{"a": "Lumen", "b": "MongoDB", "props": {"mention_count": 3, "evidence": "said so"}}],
-    )
-    store.merge_relationships(
-        "Person", "WORKS_ON", "Project", [{"a": "Person 03", "b": "Lumen", "props": {}}]
-    )
-    store.link_source(
-        ("Project", "Lumen"),
-        "session:abc",
-        {"source_type": "conversation"},
-        rel_type="USES",
-        rel_source="session:abc",
-    )
-    add_note("note_0000000000a1", "Lumen uses MongoDB for vector search")
-    add_note("note_0000000000a2", "We renamed lumen-rag last week")
-    add_note("note_0000000000a3", "Priya reviews pull requests")
 
 
 def test_the_list_pages_through_every_entity_by_mentions(viewer_client, graph):
