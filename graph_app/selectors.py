@@ -114,6 +114,7 @@ class EntityDetail:
     provenance: list[dict[str, Any]]
     notes: list[dict[str, Any]]
     same_name_elsewhere: list[str] = field(default_factory=list)
+    description: str = ""
 
 
 def entity_detail(*, label: str, name: str) -> EntityDetail:
@@ -147,6 +148,7 @@ def entity_detail(*, label: str, name: str) -> EntityDetail:
         provenance=store.provenance_of(entity["id"]),
         notes=notes_mentioning([name, *aliases]),
         same_name_elsewhere=others,
+        description=str(props.get("description") or ""),
     )
 
 
@@ -248,7 +250,7 @@ class Neighbourhood:
 
     @property
     def shown_neighbours(self) -> int:
-        return sum(1 for n in self.nodes if n["level"] == 1)
+        return sum(1 for n in self.nodes if n["level"] == 1 and n["kind"] == "entity")
 
 
 def neighbourhood(

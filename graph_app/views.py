@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 
 from graph_app import selectors
 from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentifier
+from graph_app.knowledge.errors import InvalidGraphValue
 from memory_app.views import _page
 from qqweb.auth import VIEWER, role_required
 
@@ -19,7 +20,8 @@ SORTS = [("mentions", "most mentioned"), ("last_seen", "last seen"), ("first_see
 @require_GET
 @role_required(VIEWER)
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "graph_app/index.html", {"graph": selectors.graph_overview()})
+    graph = selectors.graph_overview(with_entities=True)
+    return render(request, "graph_app/index.html", {"graph": graph})
 
 
 @require_GET
@@ -60,3 +62,55 @@ def entity(request: HttpRequest, label: str, name: str) -> HttpResponse:
     except (EntityNotFound, InvalidIdentifier) as e:
         return render(request, "memory_app/not_found.html", {"error": e}, status=404)
     return render(request, "graph_app/entity.html", {"e": detail})
+
+
+@require_GET
+@role_required(VIEWER)
+def search(request: HttpRequest) -> HttpResponse:
+    """Semantic entity search: the query embedded with the configured model, compared with
+    the entities' ``"name: description"`` embeddings of the same dimension only."""
+    from memory_app.memory import DimensionMismatch, InvalidNote
+
+    params = {k: request.GET.get(k, "")[:500] for k in ("q", "label")}
+    context: dict[str, Any] = {"params": params, "found": None, "error": ""}
+    status = 200
+    if params["q"].strip():
+        try:
+            context["found"] = selectors.entities_search(
+                query=params["q"], label=params["label"] or None
+            )
+        except (DimensionMismatch, InvalidNote, InvalidIdentifier) as e:
+            context["error"], status = str(e), 400
+        except GraphUnavailable as e:
+            context["error"], status = e.message, 503
+    return _page(request, "graph_app/search.html", "entity-results", context, status)
+
+
+@require_GET
+@role_required(VIEWER)
+def neighbourhood(request: HttpRequest, label: str, name: str) -> HttpResponse:
+    """The interactive graph around an entity. The first view is in the page (as JSON in a
+    ``<script type="application/json">``), expanding a node asks the JSON API."""
+    try:
+        depth = int(request.GET.get("depth", "1"))
+        limit = int(request.GET.get("limit", "60"))
+    except ValueError:
+        depth, limit = 0, 0
+    try:
+        found = selectors.neighbourhood(label=label, name=name, depth=depth, limit=limit)
+    except EntityNotFound as e:
+        return render(request, "memory_app/not_found.html", {"error": e}, status=404)
+    except (InvalidIdentifier, InvalidGraphValue) as e:
+        return render(request, "memory_app/not_found.html", {"error": e}, status=400)
+    data = {**vars(found), "shown_neighbours": found.shown_neighbours}
+    return render(
+        request,
+        "graph_app/neighbourhood.html",
+        {"n": found, "data": data, "label": label, "name": name},
+    )
+
+
+@require_GET
+@role_required(VIEWER)
+def orphans(request: HttpRequest) -> HttpResponse:
+    return render(request, "graph_app/orphans.html", {"orphans": selectors.orphans(500)})

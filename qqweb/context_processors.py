@@ -7,7 +7,7 @@ from typing import Any
 from django.http import HttpRequest
 from django.urls import reverse
 
-from qqweb.auth import ADMIN, has_role, user_role
+from qqweb.auth import ADMIN, CURATOR, has_role, user_role
 from qqweb.health import cached_stores_health
 
 NAV = (
@@ -43,6 +43,7 @@ def navigation(request: HttpRequest) -> dict[str, Any]:
         "nav_items": items,
         "user_role": user_role(request.user),
         "is_admin": has_role(request.user, ADMIN),
+        "can_curate": has_role(request.user, CURATOR),
         "store_statuses": statuses,
         "stores_down": [s for s in statuses if not s.up],
     }
