@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest
-from ninja import Router
+from ninja import Router, Status
 
 from graph_app import selectors, services
 from graph_app.knowledge import GraphUnavailable
@@ -250,6 +250,6 @@ def duplicates_verdict(request: HttpRequest, body: VerdictIn) -> Any:
         keep=body.keep,
     )
     if isinstance(result, services.MergeOutcome):
-        return 200, vars(result)
+        return Status(200, vars(result))
     a, b = body.a.dict(), body.b.dict()
-    return 201, {"a": a, "b": b, "reason": services.NOT_DUPLICATE, "similarity": None}
+    return Status(201, {"a": a, "b": b, "reason": services.NOT_DUPLICATE, "similarity": None})

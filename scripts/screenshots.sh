@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Screenshots of every screen with the demo data, in Debian's Chromium (headless), at
+# Screenshots of every screen with the demo data (the graph's neighbourhood view included:
+# var/screenshots/graph-neighbourhood-1280.png), in Debian's Chromium (headless), at
 # 1280 px and 390 px wide, into var/screenshots/. Needs `make dev` running in another
 # terminal and `apt-get install chromium`. Signs in as the admin from
 # var/admin-credentials.txt.
@@ -32,6 +33,14 @@ pages=(
   "maintenance|/maintenance/"
   "audit|/audit/"
   "graph|/graph/"
+  "graph-entities|/graph/entities/"
+  "graph-entity|/graph/entities/Project/Lumen/"
+  "graph-neighbourhood|/graph/entities/Project/Lumen/neighbourhood/?depth=2&limit=60"
+  "graph-search|/graph/search/?q=where+vectors+are+stored"
+  "graph-duplicates|/graph/duplicates/"
+  "graph-orphans|/graph/orphans/"
+  "graph-merge|/graph/merge/?source_label=Software&source_name=Lumen&target_label=Project&target_name=Lumen"
+  "graph-delete|/graph/entities/Software/Lumen/delete/"
   "health|/health/"
 )
 for entry in "${pages[@]}"; do
@@ -40,7 +49,7 @@ for entry in "${pages[@]}"; do
   for width in 1280 390; do
     chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
       --disable-component-update --disable-sync --no-first-run --hide-scrollbars \
-      --user-data-dir="$work/chromium" --window-size="$width,1600" \
+      --user-data-dir="$work/chromium" --window-size="$width,1600" --virtual-time-budget=5000 \
       --screenshot="$out/$name-$width.png" "file://$work/$name.html" 2>/dev/null
   done
   echo "$out/$name-{1280,390}.png"

@@ -251,6 +251,41 @@ class CurationMixin:
 
         return self.curate(work)
 
+    # --- optional indexes (only ever created by an explicit command) -------------------------
+
+    def suggested_indexes(self) -> list[dict[str, Any]]:
+        """The indexes that make our lookups fast: ``name`` on every entity label in use
+        (the agent's identity) and ``source_id`` on ``:Source``; each says if it exists."""
+
+        def read(tx: ManagedTransaction) -> list[dict[str, Any]]:
+            existing = {
+                (tuple(r["labelsOrTypes"] or []), tuple(r["properties"] or []))
+                for r in _rows(tx, cw.SHOW_INDEXES)
+            }
+            wanted = [
+                {"label": r["label"], "property": "source_id" if r["label"] == "Source" else "name"}
+                for r in _rows(tx, cw.LABELS_IN_USE)
+            ]
+            for index in wanted:
+                index["exists"] = ((index["label"],), (index["property"],)) in existing
+            return wanted
+
+        return self.curate(read)
+
+    def create_index(self, label: str, prop: str) -> None:
+        checked_label(label)
+        if prop == "source_id" and label == "Source":
+            text = cw.CREATE_SOURCE_INDEX
+        elif prop == "name":
+            text = cw.CREATE_NAME_INDEX.format(name=f"qqweb_{label}_name", label=label)
+        else:
+            raise GraphError(f"no index on {label}.{prop} is suggested")
+        with self._driver.session(database=self._database) as session:
+            try:
+                session.run(_q(text)).consume()  # schema changes run in their own transaction
+            except _DRIVER_ERRORS as e:
+                raise GraphUnavailable(str(e) or type(e).__name__) from e
+
     # --- relationships ---------------------------------------------------------------------
 
     def relationship_between(

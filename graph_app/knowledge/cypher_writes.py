@@ -98,3 +98,14 @@ RETURN key, nodes
 ORDER BY size(nodes) DESC, key
 LIMIT $limit
 """
+
+LABELS_IN_USE = "CALL db.labels() YIELD label RETURN label ORDER BY label"
+
+SHOW_INDEXES = """
+SHOW INDEXES YIELD name, labelsOrTypes, properties, state
+RETURN name, labelsOrTypes, properties, state
+"""
+
+# {name} is built by the store from a checked label; {label} is checked.
+CREATE_NAME_INDEX = "CREATE INDEX {name} IF NOT EXISTS FOR (n:{label}) ON (n.name)"
+CREATE_SOURCE_INDEX = "CREATE INDEX qqweb_source_id IF NOT EXISTS FOR (s:Source) ON (s.source_id)"

@@ -57,7 +57,7 @@ def test_a_hub_with_5000_neighbours_is_capped_most_mentioned_first(viewer_client
     more = viewer_client.get(
         "/api/graph/entities/Topic/hub/neighbourhood?limit=50&offset=50"
     ).json()
-    assert [n["name"] for n in more["nodes"] if n["level"] == 1][0] == "c4949"
+    assert next(n["name"] for n in more["nodes"] if n["level"] == 1) == "c4949"
 
 
 def test_bad_neighbourhood_parameters_are_refused(viewer_client, graph):
