@@ -3,7 +3,7 @@ SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 PY := .venv/bin/python
 
-.PHONY: install dev test lint typecheck bench neo4j clean
+.PHONY: install dev test lint typecheck bench bench-graph neo4j clean
 
 install: $(PY)
 $(PY): pyproject.toml uv.lock
@@ -33,6 +33,12 @@ bench: install $(SECANTUSD_RS)
 	$(PY) bench/search_and_dedup.py
 	$(PY) bench/list_paging.py --server-bin $(SECANTUSD_RS)
 	$(PY) bench/jobs.py --server-bin $(SECANTUSD_RS)
+
+# The neighbourhood benchmark empties the graph it is given: it gets its own Neo4j.
+bench-graph: install
+	scripts/neo4j.sh start var/neo4j-bench 7688
+	$(PY) bench/graph_neighbourhood.py --uri bolt://127.0.0.1:7688; \
+	status=$$?; scripts/neo4j.sh stop var/neo4j-bench; exit $$status
 
 # SecantusDB's Rust server, for the list benchmark (built once, ~5 min, kept in var/cargo).
 # Its crate asks for Rust 1.98; it builds and runs with the 1.95 toolchain here.

@@ -288,8 +288,7 @@ def _orphaned_by(state: EntityState) -> list[dict[str, str]]:
     degrees = graph_store().degrees(list(others))
     left = []
     for other_id, ref in others.items():
-        links_to_it = sum(1 for r in state.rels if r.other.id == other_id)
-        if degrees.get(other_id, 0) - links_to_it <= 0:
+        if degrees.get(other_id, 0) <= 1:  # ``state`` is its only entity neighbour
             left.append({"label": ref.label, "name": str(ref.key)})
     return sorted(left, key=lambda r: (r["label"], r["name"]))
 

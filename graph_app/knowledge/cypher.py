@@ -173,10 +173,11 @@ WHERE elementId(n) IN $ids AND NOT m:Source AND NOT elementId(m) IN $exclude
 RETURN count(DISTINCT m) AS n
 """
 
-# How many entity neighbours each of $ids has (for "+N more" on a node).
+# How many distinct entity neighbours each of $ids has (for "N more" on a node).
 DEGREES = """
 MATCH (n) WHERE elementId(n) IN $ids
-RETURN elementId(n) AS id, COUNT { (n)--(m) WHERE NOT m:Source } AS degree
+OPTIONAL MATCH (n)--(m) WHERE NOT m:Source
+RETURN elementId(n) AS id, count(DISTINCT m) AS degree
 """
 
 # Relationships among $ids (at most $limit): the edges of a neighbourhood.
