@@ -232,6 +232,7 @@ class CurationMixin:
                 text = cw.CREATE_NODE.format(labels=_labels_clause(state.labels))
                 id_map[state.id] = _rows(tx, text, props=state.props)[0]["id"]
             for now, wanted in replace:
+                id_map[wanted.id] = now.id  # the node may have a new id since ``wanted``
                 tx.run(_q(cw.DELETE_NODE_RELATIONSHIPS), {"id": now.id}).consume()
                 tx.run(_q(cw.SET_NODE_PROPS), {"id": now.id, "props": wanted.props}).consume()
             created, seen = [], set()

@@ -34,8 +34,15 @@ def graph_dump() -> list[str]:
     return sorted(json.dumps(encode(x), sort_keys=True) for x in [*nodes, *rels])
 
 
-def embedded(label: str, name: str, description: str) -> dict[str, Any]:
-    return {"embedding": vector(f"{name}: {description}"), "description": description}
+def embed_every_entity() -> None:
+    """Give every entity the test embedder's vector of its ``"name: description"``."""
+    store = graph_store()
+    store.set_embeddings(
+        [
+            {"id": e["id"], "embedding": vector(f"{e['name']}: {e['description'] or ''}")}
+            for e in store.list_entities(limit=1000)
+        ]
+    )
 
 
 @pytest.fixture

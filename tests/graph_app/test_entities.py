@@ -4,6 +4,7 @@ import pytest
 from django.urls import reverse
 
 from graph_app.stores import graph_store
+from tests.graph_app.conftest import embed_every_entity
 
 
 def test_the_list_pages_through_every_entity_by_mentions(viewer_client, graph):
@@ -67,15 +68,8 @@ def test_the_pages_list_and_show_entities(viewer_client, graph):
 
 
 def test_semantic_entity_search_ranks_by_the_name_and_description(viewer_client, graph):
-    from tests.helpers import vector
 
-    store = graph_store()
-    store.set_embeddings(
-        [
-            {"id": e["id"], "embedding": vector(f"{e['name']}: {e['description'] or ''}")}
-            for e in store.list_entities(limit=100)
-        ]
-    )
+    embed_every_entity()
     body = viewer_client.post(
         "/api/graph/entities/search",
         '{"query": "retrieval service"}',

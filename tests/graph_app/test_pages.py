@@ -9,7 +9,7 @@ from django.urls import reverse
 from graph_app.models import EntityPairVerdict
 from graph_app.stores import graph_store
 from memory_app.models import AuditEvent
-from tests.graph_app.conftest import graph_dump
+from tests.graph_app.conftest import embed_every_entity, graph_dump
 from tests.helpers import vector
 
 
@@ -22,13 +22,7 @@ def test_the_overview_lists_the_most_mentioned_and_recently_seen(viewer_client, 
 
 
 def test_the_search_page_finds_entities_by_meaning(viewer_client, graph):
-    store = graph_store()
-    store.set_embeddings(
-        [
-            {"id": e["id"], "embedding": vector(f"{e['name']}: {e['description'] or ''}")}
-            for e in store.list_entities(limit=100)
-        ]
-    )
+    embed_every_entity()
     fragment = viewer_client.get(
         reverse("graph_app:search") + "?q=retrieval+service", HTTP_HX_REQUEST="true"
     ).content.decode()
