@@ -83,7 +83,7 @@ def entity_neighbourhood(
     ``:Source`` provenance as ``kind="source"`` nodes."""
     require_role(request, VIEWER)
     found = selectors.neighbourhood(label=label, name=name, depth=depth, limit=limit, offset=offset)
-    return {**vars(found), "shown_neighbours": found.shown_neighbours}
+    return found.as_json()
 
 
 @router.get("/entities/{label}/{path:name}", response=EntityOut)

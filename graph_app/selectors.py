@@ -252,6 +252,10 @@ class Neighbourhood:
     def shown_neighbours(self) -> int:
         return sum(1 for n in self.nodes if n["level"] == 1 and n["kind"] == "entity")
 
+    def as_json(self) -> dict[str, Any]:
+        """What the API answers and the page embeds for its script: the same data."""
+        return {**vars(self), "shown_neighbours": self.shown_neighbours}
+
 
 def neighbourhood(
     *, label: str, name: str, depth: int = 1, limit: int = 60, offset: int = 0
@@ -362,16 +366,15 @@ def duplicate_candidates(
     import numpy as np
     from django.conf import settings
 
+    from graph_app.knowledge.states import pair_key
     from graph_app.models import EntityPairVerdict
-    from graph_app.services import entity_key
     from memory_app.memory.dedup_math import similar_pairs
 
     threshold = settings.QQ_GRAPH_DUPLICATE_THRESHOLD if threshold is None else threshold
     decided = set(EntityPairVerdict.objects.values_list("entity_a", "entity_b"))
 
     def key(x: dict[str, Any], y: dict[str, Any]) -> tuple[str, str]:
-        ka, kb = sorted([entity_key(x["label"], x["name"]), entity_key(y["label"], y["name"])])
-        return ka, kb
+        return pair_key((x["label"], x["name"]), (y["label"], y["name"]))
 
     found: dict[tuple[str, str], DuplicateCandidate] = {}
     store = graph_store()

@@ -22,7 +22,13 @@ from typing import Any
 from graph_app.knowledge import GraphUnavailable, InvalidIdentifier, checked_rel_type
 from graph_app.knowledge.errors import GraphError, InvalidGraphValue
 from graph_app.knowledge.merging import EntityMergePlan, plan_entity_merge
-from graph_app.knowledge.states import EntityState, RelationshipState, RelState
+from graph_app.knowledge.states import (
+    EntityState,
+    RelationshipState,
+    RelState,
+    entity_key,
+    pair_key,
+)
 from graph_app.models import EntityPairVerdict
 from graph_app.stores import graph_store
 from memory_app.memory import DimensionMismatch
@@ -35,10 +41,6 @@ NAME_MAX = 300
 RELATIONSHIP_TEXT_FIELDS = ("description", "evidence", "notes")
 NOT_DUPLICATE = "not_duplicate"
 MERGE = "merge"
-
-
-def entity_key(label: str, name: str) -> str:
-    return f"{label}:{name}"
 
 
 def _embedding_for(name: str, description: str, old: Any) -> list[float]:
@@ -414,11 +416,6 @@ UNDO["relationship.delete"] = _undoable(_undo_relationship_delete)
 # --- duplicate-entity verdicts ------------------------------------------------------------
 
 
-def _pair(a: tuple[str, str], b: tuple[str, str]) -> tuple[str, str]:
-    ka, kb = sorted([entity_key(*a), entity_key(*b)])
-    return ka, kb
-
-
 def entity_pair_verdict(
     *,
     actor: Actor,
@@ -438,7 +435,7 @@ def entity_pair_verdict(
         raise InvalidGraphValue("verdict", f"must be {MERGE} or {NOT_DUPLICATE}")
     if tuple(a) == tuple(b):
         raise InvalidGraphValue("b", "the two entities are the same")
-    ka, kb = _pair(a, b)
+    ka, kb = pair_key(a, b)
     event = audit_begin(actor, "entity_pair.verdict", "entity", f"{ka} ~ {kb}"[:300], None, None)
 
     def write() -> dict[str, Any]:

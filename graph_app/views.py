@@ -102,11 +102,10 @@ def neighbourhood(request: HttpRequest, label: str, name: str) -> HttpResponse:
         return render(request, "memory_app/not_found.html", {"error": e}, status=404)
     except (InvalidIdentifier, InvalidGraphValue) as e:
         return render(request, "memory_app/not_found.html", {"error": e}, status=400)
-    data = {**vars(found), "shown_neighbours": found.shown_neighbours}
     return render(
         request,
         "graph_app/neighbourhood.html",
-        {"n": found, "data": data, "label": label, "name": name},
+        {"n": found, "data": found.as_json(), "label": label, "name": name},
     )
 
 

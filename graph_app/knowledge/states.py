@@ -21,6 +21,17 @@ from .snapshots import decode, encode
 SOURCE_LABEL = "Source"
 
 
+def entity_key(label: str, name: str) -> str:
+    """An entity's identity as one string: ``Label:name``."""
+    return f"{label}:{name}"
+
+
+def pair_key(a: tuple[str, str], b: tuple[str, str]) -> tuple[str, str]:
+    """Two entities' keys in a stable order (how remembered verdicts are stored)."""
+    first, second = sorted([entity_key(*a), entity_key(*b)])
+    return first, second
+
+
 @dataclass(frozen=True)
 class NodeRef:
     """Another node a relationship touches: its element id, labels and key."""
