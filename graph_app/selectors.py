@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,21 +152,10 @@ def entity_detail(*, label: str, name: str) -> EntityDetail:
 
 
 def notes_mentioning(names: list[str], limit: int = 20) -> list[dict[str, Any]]:
-    """Notes whose content names any of ``names`` (an escaped, case-insensitive regex)."""
+    """Notes whose content names any of ``names`` (the notes store matches them as text)."""
     from memory_app.stores import notes_store
 
-    wanted = [n for n in names if len(n) >= 3]
-    if not wanted:
-        return []
-    pattern = "|".join(re.escape(n) for n in wanted)
-    return list(
-        notes_store()
-        .collection.find(
-            {"content": {"$regex": pattern, "$options": "i"}},
-            {"_id": 0, "note_id": 1, "content": 1, "section": 1, "importance": 1},
-        )
-        .limit(limit)
-    )
+    return notes_store().notes_mentioning(names, limit)
 
 
 @dataclass

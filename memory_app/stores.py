@@ -79,3 +79,12 @@ def _vector_index_for(store: MongoNotesStore) -> VectorIndex:
         if key not in _indexes:
             _indexes[key] = VectorIndex(store, vector_search_index=settings.QQ_VECTOR_SEARCH_INDEX)
         return _indexes[key]
+
+
+def vector_indexes_close() -> None:
+    """Stop every vector index's change-stream thread and forget the indexes (tests,
+    process shutdown)."""
+    with _indexes_lock:
+        for index in _indexes.values():
+            index.close()
+        _indexes.clear()

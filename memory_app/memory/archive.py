@@ -185,11 +185,8 @@ class ArchiveManager:
             self.append_entries([archive_line_for(doc, reason)])
         if not remove_from_mongo:
             return True
-        store = self._store()
-        guard: dict[str, Any] = {"note_id": note_id}
-        if "updated_at" in doc:
-            guard["updated_at"] = doc["updated_at"]
-        return bool(store.collection.delete_one(guard).deleted_count == 1)
+        expected = doc.get("updated_at", ...)
+        return self._store().delete_if_unchanged(note_id, expected)
 
     def archive_note(self, note_id: str, reason: str, remove_from_mongo: bool = True) -> bool:
         doc = self._store().get_full_note(note_id)
@@ -200,14 +197,13 @@ class ArchiveManager:
     def archive_low_importance(self, threshold: float = ARCHIVE_THRESHOLD) -> int:
         """Archive every note whose effective (decayed) importance is below ``threshold``,
         with the agent's reason ``importance_decay_<x.xxx>``."""
-        from .mongo_store import effective_importance, utcnow_naive
+        from .mongo_store import utcnow_naive
 
         store = self._store()
-        now = utcnow_naive()
         archived = 0
-        for doc in store.collection.find({}, {"_id": 0, "embedding": 0}):
-            value = effective_importance(doc, now)
-            if value < threshold and self.archive_document(doc, f"importance_decay_{value:.3f}"):
+        for note_id, value in store.archival_candidates(threshold, utcnow_naive()):
+            doc = store.get_full_note(note_id)
+            if doc is not None and self.archive_document(doc, f"importance_decay_{value:.3f}"):
                 archived += 1
         return archived
 

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import requests
-from pymongo.errors import PyMongoError
 
 from .dedup_math import MergePlan, choose_primary, plan_merge, similar_pairs
 from .errors import NoteNotFound, StoreUnavailable
 from .importance import ScoredNote
+from .mongo.writes import MERGED_IDS_FIELD
 
 if TYPE_CHECKING:
     from .archive import ArchiveManager
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 DEDUP_THRESHOLD = 0.85
 MAX_WORKING_NOTES = 100
-MERGED_IDS_FIELD = "qqweb_merged_ids"  # secondaries already folded into this note
 
 
 @dataclass(frozen=True)
@@ -71,20 +70,7 @@ class NoteDeduplicator:
     # --- finding -------------------------------------------------------------------------
 
     def _load_vectors(self, section: str | None) -> dict[int, tuple[list[str], np.ndarray]]:
-        query: dict[str, Any] = {"embedding.0": {"$exists": True}}
-        if section:
-            query["section"] = section
-        groups: dict[int, tuple[list[str], list[list[float]]]] = {}
-        try:
-            for doc in self.store.collection.find(query, {"_id": 0, "note_id": 1, "embedding": 1}):
-                ids, rows = groups.setdefault(len(doc["embedding"]), ([], []))
-                ids.append(str(doc["note_id"]))
-                rows.append(doc["embedding"])
-        except PyMongoError as e:
-            raise StoreUnavailable("mongodb", str(e)) from e
-        return {
-            dim: (ids, np.asarray(rows, dtype=np.float32)) for dim, (ids, rows) in groups.items()
-        }
+        return self.store.vectors_by_dimension(section)
 
     def find_similar_ids(
         self, threshold: float | None = None, section: str | None = None
@@ -102,12 +88,7 @@ class NoteDeduplicator:
     ) -> list[DuplicatePair]:
         rows = self.find_similar_ids(threshold, section)
         wanted = {i for a, b, _ in rows for i in (a, b)}
-        docs = {
-            d["note_id"]: d
-            for d in self.store.collection.find(
-                {"note_id": {"$in": list(wanted)}}, {"_id": 0, "embedding": 0}
-            )
-        }
+        docs = self.store.notes_by_ids(wanted)
         return [DuplicatePair(docs[a], docs[b], s) for a, b, s in rows if a in docs and b in docs]
 
     @staticmethod
@@ -205,23 +186,13 @@ class NoteDeduplicator:
                 fields["embedding"] = [
                     float(x) for x in self.embedder.embed([fields["content"]])[0]
                 ]
-            from .mongo_store import utcnow_naive
-
-            fields["updated_at"] = utcnow_naive()
-            update: dict[str, Any] = {
-                "$set": fields,
-                "$inc": {"access_count": plan.inc_access},
-                "$addToSet": {MERGED_IDS_FIELD: plan.secondary_id},
-            }
-            if plan.pushed_source:
-                update["$push"] = {"source_history": plan.pushed_source}
-            try:
-                store.collection.update_one(
-                    {"note_id": plan.primary_id, MERGED_IDS_FIELD: {"$ne": plan.secondary_id}},
-                    update,
-                )
-            except PyMongoError as e:
-                raise StoreUnavailable("mongodb", str(e)) from e
+            store.merge_into_primary(
+                plan.primary_id,
+                plan.secondary_id,
+                fields,
+                inc_access=plan.inc_access,
+                pushed_source=plan.pushed_source,
+            )
         archive.archive_document(secondary, plan.archive_reason)
         return True
 

@@ -17,6 +17,17 @@ class StoreUnavailable(MemoryLibraryError):
         self.message = message
 
 
+class StoreError(MemoryLibraryError):
+    """A store answered, but refused what we asked (a duplicate key, a bad query, a server
+    error): a bug, not an outage. Shown as a 500 and logged with its traceback; a job that
+    meets one fails at once instead of being retried."""
+
+    def __init__(self, store: str, message: str) -> None:
+        super().__init__(f"{store} refused the operation: {message}")
+        self.store = store
+        self.message = message
+
+
 class NoteNotFound(MemoryLibraryError):
     def __init__(self, note_id: str) -> None:
         super().__init__(f"note {note_id!r} does not exist")

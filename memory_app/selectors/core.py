@@ -27,11 +27,8 @@ def promotion_candidates(*, limit: int = 50) -> list[dict[str, Any]]:
     from django.conf import settings
 
     store = notes_store()
-    query = {"importance": {"$gte": settings.QQ_CORE_THRESHOLD}, "access_count": {"$gte": 3}}
-    docs = (
-        store.collection.find(query, {"_id": 0, "embedding": 0})
-        .sort([("importance", -1), ("note_id", 1)])
-        .limit(limit * 4)
+    docs = store.most_important_read_notes(
+        min_importance=settings.QQ_CORE_THRESHOLD, min_access=3, limit=limit * 4
     )
     core = core_notes()
     in_core = {

@@ -141,12 +141,7 @@ def notes_search(
     store = notes_store()
     result = store.vector_index.search(vector, limit=limit, section=section, min_score=min_score)
     scores = dict(result.hits)
-    docs = {
-        d["note_id"]: d
-        for d in store.collection.find(
-            {"note_id": {"$in": list(scores)}}, {"_id": 0, "embedding": 0}
-        )
-    }
+    docs = store.notes_by_ids(scores)
     now = utcnow_naive()
     results = []
     for note_id, score in result.hits:

@@ -8,7 +8,6 @@ from datetime import timedelta
 from typing import Any
 
 import numpy as np
-from pymongo.errors import PyMongoError
 
 from memory_app.charts import Chart, histogram_chart
 from memory_app.memory import MemoryLibraryError, StoreUnavailable
@@ -147,21 +146,18 @@ def memory_insights(
     types: Counter[str] = Counter()
     files: Counter[str] = Counter()
     created_weeks: Counter[int] = Counter()
-    try:
-        for doc in notes_store().collection.find({}, _INSIGHT_FIELDS).batch_size(5000):
-            importance = doc.get("importance")
-            stored.append(float(importance) if isinstance(importance, int | float) else 0.5)
-            for days, values in effective.items():
-                values.append(effective_importance(doc, now + timedelta(days=days)))
-            source = doc.get("source") or {}
-            types[str(source.get("source_type") or "none")] += 1
-            if source.get("file_path"):
-                files[str(source["file_path"])] += 1
-            created = doc.get("created_at")
-            if created is not None:
-                created_weeks[(now - created).days // 7] += 1
-    except PyMongoError as e:
-        raise StoreUnavailable("mongodb", str(e)) from e
+    for doc in notes_store().insight_rows():
+        importance = doc.get("importance")
+        stored.append(float(importance) if isinstance(importance, int | float) else 0.5)
+        for days, values in effective.items():
+            values.append(effective_importance(doc, now + timedelta(days=days)))
+        source = doc.get("source") or {}
+        types[str(source.get("source_type") or "none")] += 1
+        if source.get("file_path"):
+            files[str(source["file_path"])] += 1
+        created = doc.get("created_at")
+        if created is not None:
+            created_weeks[(now - created).days // 7] += 1
 
     def bucket(values: list[float]) -> list[int]:
         counts, _ = np.histogram(np.clip(values, 0, 1), bins=bins, range=(0, 1))

@@ -18,13 +18,13 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from pymongo import UpdateOne
-from pymongo.errors import PyMongoError
 
 from memory_app.memory import InvalidNote, NoteNotFound, StoreUnavailable
-from memory_app.memory.documents import effective_importance, utcnow_naive
+from memory_app.memory.documents import utcnow_naive
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.importance import BASE_FIELD, DECAYED_FIELD
+from memory_app.memory.mongo import EmbeddingWrite
+from memory_app.memory.mongo.scans import DecayBatch
 from memory_app.models import JobLock, MaintenanceRun
 from memory_app.selectors import promotion_candidates
 from memory_app.services._audit import UNDO, audit_begin, audited
@@ -71,58 +71,45 @@ def decay_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
     store = notes_store()
     now = utcnow_naive()
     total = store.count()
-    stats: dict[str, Any] = {"scanned": 0, "changed": 0, "written": 0, "sample": []}
-    for scanned, batch in store.decay_batches(now, BATCH):
-        stats["scanned"] = scanned
-        stats["changed"] += len(batch)
-        stats["sample"].extend(
-            [p.note_id, p.expected_importance, p.new_importance]
-            for _, p in batch[: 10 - len(stats["sample"])]
-        )
-        if batch and not run.dry_run:
-            before = {
-                doc["note_id"]: {
-                    field: doc.get(field)
-                    for field in ("importance", "updated_at", BASE_FIELD, DECAYED_FIELD)
-                }
-                for doc, _ in batch
+
+    def audit_batch(batch: DecayBatch, apply: Callable[[], int]) -> int:
+        before = {
+            doc["note_id"]: {
+                field: doc.get(field)
+                for field in ("importance", "updated_at", BASE_FIELD, DECAYED_FIELD)
             }
-            event = audit_begin(
-                _actor(run), "notes.decay", "notes", f"{len(batch)} notes", before, _batch(run)
-            )
+            for doc, _ in batch
+        }
+        event = audit_begin(
+            _actor(run), "notes.decay", "notes", f"{len(batch)} notes", before, _batch(run)
+        )
+        written: list[int] = []
 
-            def write(batch: list[Any] = batch) -> dict[str, float]:
-                stats["written"] += store.apply_decay([plan for _, plan in batch], now)
-                return {plan.note_id: plan.new_importance for _, plan in batch}
+        def write() -> dict[str, float]:
+            written.append(apply())
+            return {plan.note_id: plan.new_importance for _, plan in batch}
 
-            audited(event, write)
-        progress(scanned, max(total, scanned))
-    return stats
+        audited(event, write)
+        return written[0]
+
+    report = store.decay_walk(
+        now,
+        dry_run=run.dry_run,
+        batch_size=BATCH,
+        write=audit_batch,
+        progress=lambda scanned: progress(scanned, max(total, scanned)),
+    )
+    return {
+        "scanned": report.scanned,
+        "changed": report.changed,
+        "written": report.written,
+        "sample": [list(row) for row in report.sample],
+    }
 
 
 def _undo_notes_decay(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     """Put back the importance of every note whose value is still the one the job wrote."""
-    store = notes_store()
-    ops = [
-        UpdateOne(
-            {"note_id": note_id, "importance": after[note_id]},
-            {
-                "$set": {
-                    "importance": values["importance"],
-                    "updated_at": values["updated_at"],
-                    BASE_FIELD: values[BASE_FIELD],
-                    DECAYED_FIELD: values[DECAYED_FIELD],
-                }
-            },
-        )
-        for note_id, values in before.items()
-        if note_id in after
-    ]
-    restored = store.collection.bulk_write(ops, ordered=False).modified_count if ops else 0
-    store.collection.update_many(
-        {BASE_FIELD: None}, {"$unset": {BASE_FIELD: "", DECAYED_FIELD: ""}}
-    )
-    return {"restored": restored}
+    return {"restored": notes_store().restore_decayed(before, after)}
 
 
 # --- archival, promotion, purge, dedup ------------------------------------------------------
@@ -132,13 +119,7 @@ def archival_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
     """Archive every note whose effective importance is below QQ_ARCHIVE_THRESHOLD (or the
     run's ``threshold``), with the agent's reason ``importance_decay_<x.xxx>``."""
     threshold = float(run.params.get("threshold", settings.QQ_ARCHIVE_THRESHOLD))
-    store = notes_store()
-    now = utcnow_naive()
-    candidates = [
-        (d["note_id"], effective_importance(d, now))
-        for d in store.collection.find({}, {"_id": 0, "embedding": 0})
-    ]
-    candidates = [(i, v) for i, v in candidates if v < threshold]
+    candidates = notes_store().archival_candidates(threshold, utcnow_naive())
     stats: dict[str, Any] = {
         "threshold": threshold,
         "candidates": len(candidates),
@@ -204,25 +185,8 @@ def reembed_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
         raise InvalidNote("scope", "must be missing or all")
     model = embedder()
     dim = model.dimension
-    query: dict[str, Any] = (
-        {}
-        if scope == "all"
-        else {
-            "$or": [
-                {"embedding": {"$size": 0}},
-                {"embedding": None},
-                {"embedding": {"$exists": False}},
-                {f"embedding.{dim - 1}": {"$exists": False}},
-                {f"embedding.{dim}": {"$exists": True}},
-            ]
-        }
-    )
     store = notes_store()
-    docs = list(
-        store.collection.find(
-            query, {"_id": 0, "note_id": 1, "content": 1, "embedding": 1, "updated_at": 1}
-        )
-    )
+    docs = store.notes_to_embed(dim, every_note=scope == "all")
     stats: dict[str, Any] = {
         "scope": scope,
         "dimension": dim,
@@ -247,14 +211,12 @@ def reembed_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
 
             def write(chunk: list[dict[str, Any]] = chunk, vectors: Any = vectors) -> Any:
                 now = utcnow_naive()
-                ops = [
-                    UpdateOne(
-                        {"note_id": d["note_id"], "updated_at": d.get("updated_at")},
-                        {"$set": {"embedding": [float(x) for x in v], "updated_at": now}},
-                    )
-                    for d, v in zip(chunk, vectors, strict=True)
-                ]
-                stats["embedded"] += store.collection.bulk_write(ops).modified_count
+                stats["embedded"] += store.write_embeddings(
+                    [
+                        EmbeddingWrite(d["note_id"], d.get("updated_at"), list(v), now)
+                        for d, v in zip(chunk, vectors, strict=True)
+                    ]
+                )
                 return {"updated_at": now, "note_ids": [d["note_id"] for d in chunk]}
 
             audited(event, write)
@@ -263,15 +225,11 @@ def reembed_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
 
 
 def _undo_notes_reembed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    store = notes_store()
-    ops = [
-        UpdateOne(
-            {"note_id": note_id, "updated_at": after["updated_at"]},
-            {"$set": {"embedding": values["embedding"], "updated_at": values["updated_at"]}},
-        )
+    writes = [
+        EmbeddingWrite(note_id, after["updated_at"], values["embedding"], values["updated_at"])
         for note_id, values in before.items()
     ]
-    return {"restored": store.collection.bulk_write(ops).modified_count if ops else 0}
+    return {"restored": notes_store().write_embeddings(writes)}
 
 
 # --- consolidation, index, graph --------------------------------------------------------------
@@ -500,7 +458,8 @@ def job_run(
     *, run: MaintenanceRun, on_progress: Callable[[int, int | None], None] | None = None
 ) -> dict[str, Any]:
     """Run (or resume) a job under its lock. A store that is down raises StoreUnavailable
-    for the caller to retry; anything else fails the run with the reason."""
+    for the caller to retry; anything else (a StoreError included: a bug) fails the run
+    with the reason and is not retried."""
     _lock(run)
     run_started(run)
 
@@ -512,12 +471,9 @@ def job_run(
 
     try:
         stats = JOBS[run.kind].work(run, progress)
-    except StoreUnavailable:
+    except StoreUnavailable:  # an outage: the caller retries (the run stays open)
         _unlock(run)
         raise
-    except PyMongoError as e:
-        _unlock(run)
-        raise StoreUnavailable("mongodb", str(e)) from e
     except Exception as e:
         _unlock(run)
         run_failed(run, str(e))

@@ -9,10 +9,10 @@ from typing import Any
 from memory_app.memory import InvalidNote, NoteNotFound
 from memory_app.memory.archive import archive_line_for
 from memory_app.memory.constants import SECTIONS
-from memory_app.memory.deduplication import MERGED_IDS_FIELD
 from memory_app.memory.errors import StaleWrite, UndoRefused
 from memory_app.memory.listing import NoteFilter
-from memory_app.memory.mongo_store import utcnow_naive, validate_importance
+from memory_app.memory.mongo import MERGED_IDS_FIELD
+from memory_app.memory.mongo_store import validate_importance
 from memory_app.memory.vectors import normalise
 from memory_app.services._audit import (
     UNDO,
@@ -71,12 +71,8 @@ def note_edit(
     event = audit_begin(actor, "note.edit", "note", note_id, before, batch_id)
 
     def write() -> dict[str, Any]:
-        now = utcnow_naive()
-        result = store.collection.update_one(
-            {"note_id": note_id, "updated_at": doc["updated_at"]},
-            {"$set": {**changes, "updated_at": now}},
-        )
-        if result.matched_count != 1:
+        now = store.update_if_unchanged(note_id, doc["updated_at"], changes)
+        if now is None:
             raise StaleWrite(note_id, store.get_full_note(note_id))
         return {"note_id": note_id, **changes, "updated_at": now}
 
@@ -105,10 +101,7 @@ def note_archive(
         if entry is None:
             manager.append_entries([line])
             entry = line
-        deleted = store.collection.delete_one(
-            {"note_id": note_id, "updated_at": doc["updated_at"]}
-        ).deleted_count
-        if deleted != 1:
+        if not store.delete_if_unchanged(note_id, doc["updated_at"]):
             if entry is line:
                 manager.drop_line(line)
             raise StaleWrite(note_id, store.get_full_note(note_id))
@@ -281,11 +274,7 @@ def bulk_matching_ids(flt: NoteFilter) -> list[str]:
 def _undo_note_edit(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     store = notes_store()
     fields = {k: v for k, v in before.items() if k != "updated_at"}
-    result = store.collection.update_one(
-        {"note_id": after["note_id"], "updated_at": after["updated_at"]},
-        {"$set": {**fields, "updated_at": utcnow_naive()}},
-    )
-    if result.matched_count != 1:
+    if store.update_if_unchanged(after["note_id"], after["updated_at"], fields) is None:
         raise UndoRefused("the note changed after this edit; undoing would overwrite that")
     return fields
 
@@ -305,7 +294,7 @@ def _undo_note_restore(before: dict[str, Any], after: dict[str, Any]) -> dict[st
     if current is not None and not same_time(current.get("updated_at"), after.get("updated_at")):
         raise UndoRefused("the restored note changed since; archive it instead")
     archive_manager().unmark_restored(before["note_id"], before["archived_at"])
-    store.collection.delete_one({"note_id": after["note_id"]})
+    store.delete_if_unchanged(after["note_id"])
     return {"note_id": after["note_id"]}
 
 
@@ -324,19 +313,18 @@ def _undo_pair_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[str,
     restore = {
         k: v
         for k, v in primary.items()
-        if k not in ("access_count", "source_history", MERGED_IDS_FIELD)
+        if k not in ("access_count", "source_history", "updated_at", MERGED_IDS_FIELD)
     }
     if current.get("last_accessed") != after.get("last_accessed"):
         restore.pop("last_accessed", None)  # the agent read the note since: keep that
-    update: dict[str, Any] = {
-        "$set": {**restore, "source_history": history + since, "updated_at": utcnow_naive()},
-        "$inc": {"access_count": -int(plan["inc_access"])},
-        "$pull": {MERGED_IDS_FIELD: secondary["note_id"]},
-    }
-    if "source_history" not in primary and not since:  # it had none: leave none
-        del update["$set"]["source_history"]
-        update["$unset"] = {"source_history": ""}
-    store.collection.update_one({"note_id": primary["note_id"]}, update)
+    had_history = "source_history" in primary or bool(since)
+    store.unmerge_primary(
+        primary["note_id"],
+        secondary["note_id"],
+        restore,
+        inc_access=int(plan["inc_access"]),
+        source_history=history + since if had_history else None,
+    )
     store.insert_agent_documents([secondary])
     manager = archive_manager()
     merged_line = manager.find_entry(secondary["note_id"])

@@ -35,12 +35,7 @@ def duplicates_scan(
         "reopened": 0,
     }
     ids = {i for a, b, _ in rows for i in (a, b)}
-    texts = {
-        d["note_id"]: str(d.get("content", ""))
-        for d in notes_store().collection.find(
-            {"note_id": {"$in": list(ids)}}, {"_id": 0, "note_id": 1, "content": 1}
-        )
-    }
+    texts = {i: str(d.get("content", "")) for i, d in notes_store().notes_by_ids(ids).items()}
     existing = {
         (p.note_a, p.note_b): p for p in ReviewPair.objects.filter(note_a__in=ids, note_b__in=ids)
     }

@@ -164,9 +164,11 @@ def test_auto_consolidation_waits_for_the_note_limit_then_merges_and_undoes(memo
 def test_a_vector_index_rebuild_reaches_the_other_processes_indexes(memory):
     from memory_app.memory.vectors import VectorIndex
 
-    other = VectorIndex(notes_store(), refresh_interval=0)  # another process's index
+    # another process's index, on a server without change streams (it diffs ids and
+    # updated_at), so a write that keeps updated_at is one only a rebuild shows it
+    other = VectorIndex(notes_store(), refresh_interval=0, use_change_stream=False)
     other.refresh()
-    notes_store().collection.update_one(  # a change the index cannot see (no updated_at)
+    notes_store().collection.update_one(  # a change the diff cannot see (same updated_at)
         {"note_id": "note_0000000000a3"}, {"$set": {"embedding": [0.2] * 384}}
     )
     other.refresh()

@@ -1,0 +1,214 @@
+"""Reads the dashboard makes: the list, aggregates, notes by id or by name, and what
+the vector index is fed with (rows, id versions, change events, its generation)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import Any
+
+from ..documents import utcnow_naive
+from ..listing import LIST_FIELDS, NoteFilter, NotesPage
+from .base import MongoBase
+from .paging import page_notes
+
+META_COLLECTION = "qqweb_meta"  # ours, beside the notes; the agent never reads it
+VECTOR_FIELDS = {"_id": 1, "note_id": 1, "section": 1, "embedding": 1, "updated_at": 1}
+RESULT_FIELDS = {"_id": 0, "note_id": 1, "content": 1, "section": 1, "importance": 1}
+
+
+class Reads(MongoBase):
+    # --- the dashboard's list -------------------------------------------------------------
+
+    def list_notes(
+        self,
+        flt: NoteFilter | None = None,
+        *,
+        sort: str = "updated",
+        direction: str = "desc",
+        cursor: str | None = None,
+        limit: int = 50,
+        now: datetime | None = None,
+        max_scan: int = 5000,
+    ) -> NotesPage:
+        """One page in ``(sort field, note_id)`` order after ``cursor``. Filters on the
+        effective (decayed) importance are applied while reading, scanning at most
+        ``max_scan`` documents; the cursor then marks where the scan stopped."""
+        with self._guard():
+            return page_notes(
+                self.collection,
+                flt or NoteFilter(),
+                sort=sort,
+                direction=direction,
+                cursor=cursor,
+                limit=limit,
+                now=now or utcnow_naive(),
+                max_scan=max_scan,
+            )
+
+    def importance_histogram(self, bins: int = 10, section: str | None = None) -> list[int]:
+        """Counts of stored importance in ``bins`` equal buckets over [0, 1], counted by
+        the database (``$bucket``)."""
+        bins = max(1, min(int(bins), 100))
+        bounds = [round(i / bins, 6) for i in range(bins)] + [1.000001]
+        pipeline: list[dict[str, Any]] = []
+        if section:
+            pipeline.append({"$match": {"section": section}})
+        pipeline.append(
+            {
+                "$bucket": {
+                    "groupBy": "$importance",
+                    "boundaries": bounds,
+                    "default": "other",
+                    "output": {"n": {"$sum": 1}},
+                }
+            }
+        )
+        counts = [0] * bins
+        with self._guard():
+            for row in self.collection.aggregate(pipeline):
+                if row["_id"] != "other":
+                    counts[bounds.index(row["_id"])] = int(row["n"])
+        return counts
+
+    def stored_dimensions(self) -> dict[int, int]:
+        """How many notes have an embedding of each length (0 = empty or missing)."""
+        pipeline = [
+            {"$group": {"_id": {"$size": {"$ifNull": ["$embedding", []]}}, "n": {"$sum": 1}}}
+        ]
+        with self._guard():
+            return {int(r["_id"]): int(r["n"]) for r in self.collection.aggregate(pipeline)}
+
+    def collection_stats(self) -> dict[str, Any]:
+        dims = self.stored_dimensions()
+        return {
+            "total": sum(dims.values()),
+            "by_section": self.count_by_section(),
+            "dimensions": {d: n for d, n in dims.items() if d},
+            "without_embedding": dims.get(0, 0),
+        }
+
+    # --- counts ---------------------------------------------------------------------------
+
+    def count_by_section(self) -> dict[str | None, int]:
+        """Notes per section (``None`` for notes with no section), grouped in the database."""
+        pipeline = [{"$group": {"_id": "$section", "n": {"$sum": 1}}}]
+        with self._guard():
+            return {row["_id"]: int(row["n"]) for row in self.collection.aggregate(pipeline)}
+
+    # --- notes by id, by name, by rule -----------------------------------------------------
+
+    def notes_by_ids(
+        self, note_ids: Iterable[str], *, with_embedding: bool = False
+    ) -> dict[str, dict[str, Any]]:
+        """The documents of ``note_ids`` that exist, by id (one ``$in`` query)."""
+        wanted = list(dict.fromkeys(str(i) for i in note_ids))
+        if not wanted:
+            return {}
+        fields: dict[str, Any] = {"_id": 0} if with_embedding else LIST_FIELDS
+        with self._guard():
+            return {
+                d["note_id"]: d for d in self.collection.find({"note_id": {"$in": wanted}}, fields)
+            }
+
+    def notes_mentioning(self, names: Iterable[str], limit: int = 20) -> list[dict[str, Any]]:
+        """Notes whose content names any of ``names`` (3 characters or more), by an
+        escaped, case-insensitive regex: a name is text, never an operator."""
+        wanted = [n for n in names if len(n) >= 3]
+        if not wanted:
+            return []
+        pattern = "|".join(re.escape(n) for n in wanted)
+        with self._guard():
+            return list(
+                self.collection.find(
+                    {"content": {"$regex": pattern, "$options": "i"}}, RESULT_FIELDS
+                ).limit(max(1, int(limit)))
+            )
+
+    def most_important_read_notes(
+        self, *, min_importance: float, min_access: int, limit: int
+    ) -> list[dict[str, Any]]:
+        """Notes at ``min_importance`` or more read ``min_access`` times or more, most
+        important first (the promotion candidates before the curator's filters)."""
+        query = {
+            "importance": {"$gte": float(min_importance)},
+            "access_count": {"$gte": int(min_access)},
+        }
+        with self._guard():
+            return list(
+                self.collection.find(query, LIST_FIELDS)
+                .sort([("importance", -1), ("note_id", 1)])
+                .limit(max(1, int(limit)))
+            )
+
+    # --- what the vector index is fed with ---------------------------------------------------
+
+    def vector_rows(
+        self, *, note_ids: Iterable[str] | None = None, object_ids: Iterable[Any] | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """``_id``, ``note_id``, ``section``, ``embedding``, ``updated_at`` of every note,
+        or of the given ones."""
+        query: dict[str, Any] = {}
+        if note_ids is not None:
+            query["note_id"] = {"$in": list(note_ids)}
+        if object_ids is not None:
+            query["_id"] = {"$in": list(object_ids)}
+        with self._guard():
+            yield from self.collection.find(query, VECTOR_FIELDS).batch_size(2000)
+
+    def id_versions(self) -> Iterator[tuple[Any, str, datetime | None]]:
+        """``(_id, note_id, updated_at)`` of every note (the index's diff when the server
+        has no change stream)."""
+        with self._guard():
+            for d in self.collection.find({}, {"_id": 1, "note_id": 1, "updated_at": 1}).batch_size(
+                5000
+            ):
+                yield d["_id"], str(d.get("note_id")), d.get("updated_at")
+
+    def watch_changes(self, resume_after: Any = None) -> Any:
+        """A change stream on the notes (raises StoreError where the server has none);
+        each event names the document's ``_id``."""
+        with self._guard():
+            return self.collection.watch(
+                [{"$project": {"documentKey": 1, "operationType": 1}}],
+                resume_after=resume_after,
+                max_await_time_ms=500,
+            )
+
+    def _meta_key(self, what: str) -> str:
+        return f"{what}:{self._collection_name}"
+
+    def index_generation(self) -> int:
+        with self._guard():
+            doc = self.client[self._database_name][META_COLLECTION].find_one(
+                {"_id": self._meta_key("vector_index")}
+            )
+        return int(doc.get("generation", 0)) if doc else 0
+
+    def bump_index_generation(self) -> None:
+        with self._guard():
+            self.client[self._database_name][META_COLLECTION].update_one(
+                {"_id": self._meta_key("vector_index")}, {"$inc": {"generation": 1}}, upsert=True
+            )
+
+    def atlas_vector_search(
+        self, index: str, query: list[float], limit: int, section: str | None
+    ) -> list[dict[str, Any]]:
+        """``$vectorSearch`` (Atlas, MongoDB 8.2+ with mongot). A server without it raises
+        StoreError; the caller falls back to the in-process index."""
+        stage: dict[str, Any] = {
+            "index": index,
+            "path": "embedding",
+            "queryVector": [float(x) for x in query],
+            "numCandidates": max(100, limit * 20),
+            "limit": limit,
+        }
+        if section:
+            stage["filter"] = {"section": section}
+        pipeline = [
+            {"$vectorSearch": stage},
+            {"$project": {**RESULT_FIELDS, "score": {"$meta": "vectorSearchScore"}}},
+        ]
+        with self._guard():
+            return list(self.collection.aggregate(pipeline))

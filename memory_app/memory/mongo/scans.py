@@ -1,0 +1,237 @@
+"""Whole-collection walks the maintenance jobs make (decay, archival, re-embed, dedup),
+and their compare-and-set writes. Each walk reads only the fields it needs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from pymongo import UpdateOne
+
+from ..documents import effective_importance
+from ..importance import BASE_FIELD, DECAYED_FIELD, DecayWrite, decay_write_plan
+from .base import MongoBase
+
+DECAY_FIELDS = {
+    "_id": 0,
+    "note_id": 1,
+    "importance": 1,
+    "access_count": 1,
+    "created_at": 1,
+    "last_accessed": 1,
+    "decay_rate": 1,
+    "updated_at": 1,
+    BASE_FIELD: 1,
+    DECAYED_FIELD: 1,
+}
+DecayBatch = list[tuple[dict[str, Any], DecayWrite]]
+
+
+@dataclass
+class DecayReport:
+    scanned: int = 0
+    changed: int = 0  # notes whose importance the pass would change
+    written: int = 0  # of those, written (a note the agent changed meanwhile is skipped)
+    sample: list[tuple[str, float, float]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class EmbeddingWrite:
+    """A new vector for a note, written only while the note is as it was read."""
+
+    note_id: str
+    expected_updated_at: datetime | None
+    embedding: list[float]
+    updated_at: datetime
+
+
+class DecayScans(MongoBase):
+    # --- decay that does not compound ---------------------------------------------------
+
+    def decay_batches(
+        self, now: datetime, batch_size: int = 1000
+    ) -> Iterator[tuple[int, DecayBatch]]:
+        """Walk every note once; yield ``(notes scanned so far, [(doc, plan), ...])`` for
+        the notes whose importance a decay pass would change, ``batch_size`` at a time."""
+        batch: DecayBatch = []
+        scanned = 0
+        with self._guard():
+            for doc in self.collection.find({}, DECAY_FIELDS).batch_size(batch_size):
+                scanned += 1
+                plan = decay_write_plan(doc, now)
+                if plan.changes:
+                    batch.append((doc, plan))
+                if len(batch) >= batch_size:
+                    yield scanned, batch
+                    batch = []
+        yield scanned, batch
+
+    def decay_walk(
+        self,
+        now: datetime,
+        *,
+        dry_run: bool,
+        batch_size: int = 1000,
+        write: Callable[[DecayBatch, Callable[[], int]], int] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> DecayReport:
+        """The one decay pass (the seed's ``decay_pass`` and the audited job both run it):
+        each batch of changed notes is written by ``write(batch, apply)`` (the job wraps
+        ``apply`` in an audit event) or, without one, applied as it is."""
+        report = DecayReport()
+        for scanned, batch in self.decay_batches(now, batch_size):
+            report.scanned = scanned
+            report.changed += len(batch)
+            report.sample.extend(
+                (p.note_id, p.expected_importance, p.new_importance)
+                for _, p in batch[: max(0, 10 - len(report.sample))]
+            )
+            if batch and not dry_run:
+
+                def apply(batch: DecayBatch = batch) -> int:
+                    return self.apply_decay([plan for _, plan in batch], now)
+
+                report.written += write(batch, apply) if write is not None else apply()
+            if progress is not None:
+                progress(scanned)
+        return report
+
+    def apply_decay(self, plans: list[DecayWrite], now: datetime) -> int:
+        """Write planned values, each a compare-and-set on the importance that was read
+        (a value the agent wrote meanwhile wins). Returns how many were written."""
+        if not plans:
+            return 0
+        ops = [
+            UpdateOne(
+                {"note_id": plan.note_id, "importance": plan.expected_importance},
+                {
+                    "$set": {
+                        "importance": plan.new_importance,
+                        BASE_FIELD: plan.base,
+                        DECAYED_FIELD: plan.new_importance,
+                        "updated_at": now,
+                    }
+                },
+            )
+            for plan in plans
+        ]
+        with self._guard():
+            return int(self.collection.bulk_write(ops, ordered=False).modified_count)
+
+    def restore_decayed(self, before: dict[str, dict[str, Any]], written: dict[str, float]) -> int:
+        """Undo of a decay batch: put back each note's values from ``before`` where its
+        importance is still the one the pass wrote (``written``); our base fields go away
+        where they were absent before."""
+        ops = [
+            UpdateOne(
+                {"note_id": note_id, "importance": written[note_id]},
+                {
+                    "$set": {
+                        "importance": values["importance"],
+                        "updated_at": values["updated_at"],
+                        BASE_FIELD: values[BASE_FIELD],
+                        DECAYED_FIELD: values[DECAYED_FIELD],
+                    }
+                },
+            )
+            for note_id, values in before.items()
+            if note_id in written
+        ]
+        with self._guard():
+            restored = self.collection.bulk_write(ops, ordered=False).modified_count if ops else 0
+            self.collection.update_many(
+                {"note_id": {"$in": list(before)}, BASE_FIELD: None},
+                {"$unset": {BASE_FIELD: "", DECAYED_FIELD: ""}},
+            )
+        return int(restored)
+
+    # --- archival ------------------------------------------------------------------------
+
+    def archival_candidates(self, threshold: float, now: datetime) -> list[tuple[str, float]]:
+        """``(note_id, effective importance)`` of every note below ``threshold`` now, in
+        collection order (the archival job and the seed's ``archive_low_importance``)."""
+        found: list[tuple[str, float]] = []
+        with self._guard():
+            for doc in self.collection.find({}, DECAY_FIELDS).batch_size(2000):
+                value = effective_importance(doc, now)
+                if value < threshold:
+                    found.append((str(doc["note_id"]), value))
+        return found
+
+    # --- embeddings ----------------------------------------------------------------------
+
+    def notes_to_embed(self, dimension: int, *, every_note: bool) -> list[dict[str, Any]]:
+        """``note_id``, ``content``, ``embedding``, ``updated_at`` of the notes with no
+        embedding or one of another length than ``dimension`` (or of every note)."""
+        query: dict[str, Any] = (
+            {}
+            if every_note
+            else {
+                "$or": [
+                    {"embedding": {"$size": 0}},
+                    {"embedding": None},
+                    {"embedding": {"$exists": False}},
+                    {f"embedding.{dimension - 1}": {"$exists": False}},
+                    {f"embedding.{dimension}": {"$exists": True}},
+                ]
+            }
+        )
+        fields = {"_id": 0, "note_id": 1, "content": 1, "embedding": 1, "updated_at": 1}
+        with self._guard():
+            return list(self.collection.find(query, fields))
+
+    def write_embeddings(self, writes: list[EmbeddingWrite]) -> int:
+        """Each vector set only while the note's ``updated_at`` is the expected one (a
+        note changed since is left alone). Returns how many were written."""
+        ops = [
+            UpdateOne(
+                {"note_id": w.note_id, "updated_at": w.expected_updated_at},
+                {
+                    "$set": {
+                        "embedding": [float(x) for x in w.embedding],
+                        "updated_at": w.updated_at,
+                    }
+                },
+            )
+            for w in writes
+        ]
+        if not ops:
+            return 0
+        with self._guard():
+            written = int(self.collection.bulk_write(ops, ordered=False).modified_count)
+        self._notify(w.note_id for w in writes)
+        return written
+
+    def vectors_by_dimension(
+        self, section: str | None = None
+    ) -> dict[int, tuple[list[str], np.ndarray]]:
+        """Every non-empty embedding as float32 rows, grouped by length: ``{dim: (ids,
+        matrix)}``. Vectors of different lengths are never put side by side."""
+        query: dict[str, Any] = {"embedding.0": {"$exists": True}}
+        if section:
+            query["section"] = section
+        groups: dict[int, tuple[list[str], list[list[float]]]] = {}
+        with self._guard():
+            for doc in self.collection.find(query, {"_id": 0, "note_id": 1, "embedding": 1}):
+                ids, rows = groups.setdefault(len(doc["embedding"]), ([], []))
+                ids.append(str(doc["note_id"]))
+                rows.append(doc["embedding"])
+        return {
+            dim: (ids, np.asarray(rows, dtype=np.float32)) for dim, (ids, rows) in groups.items()
+        }
+
+    # --- the Overview's walk -------------------------------------------------------------
+
+    def insight_rows(self) -> Iterator[dict[str, Any]]:
+        """Every note's dates, importance, decay fields and source kind/file (no text, no
+        embedding), for the Overview's pictures."""
+        fields = {
+            **DECAY_FIELDS,
+            "source.source_type": 1,
+            "source.file_path": 1,
+        }
+        with self._guard():
+            yield from self.collection.find({}, fields).batch_size(5000)

@@ -1,0 +1,211 @@
+"""The seed API of the agent's ``qq.memory.mongo_store.MongoNotesStore``: the methods
+agent code calls, with the agent's signatures and return shapes (plain documents)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from pymongo import ASCENDING, DESCENDING, UpdateOne
+
+from ..constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE
+from ..documents import utcnow_naive, validate_importance, validate_note_fields
+from ..listing import LIST_FIELDS
+from ..vectors import VectorIndex
+from .base import MongoBase
+from .reads import Reads
+from .scans import DecayReport, DecayScans
+from .writes import CuratorWrites
+
+SUMMARY_FIELDS = {
+    "_id": 0,
+    "note_id": 1,
+    "content": 1,
+    "section": 1,
+    "importance": 1,
+    "access_count": 1,
+}
+FULL_FIELDS = {"_id": 0}
+
+
+class MongoNotesStore(CuratorWrites, Reads, DecayScans, MongoBase):
+    """The agent's ``notes`` collection. The seed API is below; the named reads, writes
+    and walks the dashboard needs come from the mixins beside this module."""
+
+    def upsert_note(
+        self,
+        note_id: str,
+        content: str,
+        embedding: list[float],
+        section: str,
+        metadata: dict[str, Any] | None = None,
+        importance: float = DEFAULT_IMPORTANCE,
+        decay_rate: float = DEFAULT_DECAY_RATE,
+        source: dict[str, Any] | None = None,
+    ) -> None:
+        validate_note_fields(
+            note_id=note_id,
+            content=content,
+            section=section,
+            importance=importance,
+            embedding=embedding,
+        )
+        now = utcnow_naive()
+        update: dict[str, Any] = {
+            "$set": {
+                "content": content,
+                "embedding": [float(x) for x in embedding],
+                "section": section,
+                "metadata": dict(metadata or {}),
+                "importance": float(importance),
+                "decay_rate": float(decay_rate),
+                "updated_at": now,
+            },
+            "$setOnInsert": {
+                "note_id": note_id,
+                "created_at": now,
+                "access_count": 0,
+                "last_accessed": None,
+            },
+        }
+        if source:
+            update["$set"]["source"] = dict(source)
+            update["$push"] = {"source_history": dict(source)}
+        with self._guard():
+            self.collection.update_one({"note_id": note_id}, update, upsert=True)
+        self._notify([note_id])
+
+    def get_note(self, note_id: str) -> dict[str, Any] | None:
+        with self._guard():
+            return self.collection.find_one({"note_id": str(note_id)}, SUMMARY_FIELDS)
+
+    def get_full_note(self, note_id: str) -> dict[str, Any] | None:
+        with self._guard():
+            return self.collection.find_one({"note_id": str(note_id)}, FULL_FIELDS)
+
+    def delete_note(self, note_id: str) -> bool:
+        with self._guard():
+            deleted = self.collection.delete_one({"note_id": str(note_id)}).deleted_count == 1
+        self._notify([str(note_id)])
+        return deleted
+
+    def clear_all(self) -> int:
+        with self._guard():
+            deleted = int(self.collection.delete_many({}).deleted_count)
+        if self.vector_index is not None:
+            self.vector_index.forget_everything()
+        return deleted
+
+    # --- reads (seed API) -----------------------------------------------------------------
+
+    def _find(
+        self,
+        query: dict[str, Any],
+        sort: list[tuple[str, int]],
+        limit: int,
+        projection: dict[str, Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        with self._guard():
+            cursor = self.collection.find(query, projection or LIST_FIELDS).sort(sort)
+            return list(cursor.limit(max(0, int(limit))))
+
+    def get_recent_notes(self, limit: int = 10, section: str | None = None) -> list[dict[str, Any]]:
+        query = {"section": section} if section else {}
+        return self._find(query, [("updated_at", DESCENDING), ("note_id", DESCENDING)], limit)
+
+    def get_by_importance_range(
+        self, min_importance: float = 0.0, max_importance: float = 1.0, limit: int = 20
+    ) -> list[dict[str, Any]]:
+        query = {"importance": {"$gte": float(min_importance), "$lte": float(max_importance)}}
+        return self._find(query, [("importance", DESCENDING), ("note_id", DESCENDING)], limit)
+
+    def get_stale_notes(self, days_threshold: int = 30, limit: int = 20) -> list[dict[str, Any]]:
+        """Notes not accessed within ``days_threshold`` days (never-accessed ones count from
+        their creation), stalest first."""
+        cutoff = utcnow_naive() - timedelta(days=int(days_threshold))
+        query = {
+            "$or": [
+                {"last_accessed": {"$lt": cutoff}},
+                {"last_accessed": None, "created_at": {"$lt": cutoff}},
+            ]
+        }
+        return self._find(query, [("last_accessed", ASCENDING), ("created_at", ASCENDING)], limit)
+
+    def find_by_source_file(self, file_path: str, limit: int = 20) -> list[dict[str, Any]]:
+        query = {
+            "$or": [
+                {"source.file_path": str(file_path)},
+                {"source_history.file_path": str(file_path)},
+            ]
+        }
+        return self._find(query, [("updated_at", DESCENDING)], limit)
+
+    def search_similar(
+        self, query_embedding: list[float], limit: int = 5, section: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Cosine search, as the seed: ``[{note_id, content, section, importance, score}]``.
+        Served by the vector index attached to this store (see ``vectors.py``)."""
+        if self.vector_index is None:
+            self.vector_index = VectorIndex(self)
+        return self.vector_index.search_notes(query_embedding, limit=limit, section=section)
+
+    # --- writes (seed API) ----------------------------------------------------------------
+
+    def increment_access(self, note_id: str) -> bool:
+        update = {"$inc": {"access_count": 1}, "$set": {"last_accessed": utcnow_naive()}}
+        return self._update_one(note_id, update)
+
+    def update_importance(self, note_id: str, importance: float) -> bool:
+        validate_importance(importance)
+        update = {"$set": {"importance": float(importance), "updated_at": utcnow_naive()}}
+        return self._update_one(note_id, update)
+
+    def bulk_update_importance(self, updates: list[dict[str, Any]]) -> int:
+        now = utcnow_naive()
+        ops = []
+        for item in updates:
+            validate_importance(item.get("importance"))
+            ops.append(
+                UpdateOne(
+                    {"note_id": str(item["note_id"])},
+                    {"$set": {"importance": float(item["importance"]), "updated_at": now}},
+                )
+            )
+        if not ops:
+            return 0
+        with self._guard():
+            return int(self.collection.bulk_write(ops, ordered=False).modified_count)
+
+    def append_source_history(
+        self, note_id: str, source: dict[str, Any], boost_importance: float = 0.0
+    ) -> bool:
+        """``$push`` onto ``source_history``; a boost raises importance, capped at 1, in the
+        same atomic update (an update pipeline)."""
+        entry = dict(source)
+        stage: dict[str, Any] = {
+            "source_history": {
+                "$concatArrays": [{"$ifNull": ["$source_history", []]}, [{"$literal": entry}]]
+            },
+        }
+        if boost_importance:
+            stage["importance"] = {
+                "$min": [
+                    1.0,
+                    {"$add": [{"$ifNull": ["$importance", 0.5]}, float(boost_importance)]},
+                ]
+            }
+            stage["updated_at"] = utcnow_naive()
+        return self._update_one(note_id, [{"$set": stage}])
+
+    def _update_one(self, note_id: str, update: Any) -> bool:
+        with self._guard():
+            return self.collection.update_one({"note_id": str(note_id)}, update).matched_count == 1
+
+    # --- decay (seed API) ----------------------------------------------------------------
+
+    def decay_pass(
+        self, now: datetime | None = None, *, dry_run: bool = False, batch_size: int = 1000
+    ) -> DecayReport:
+        """Write each note's effective importance back, the way that never compounds (see
+        ``importance.decay_write_plan``)."""
+        return self.decay_walk(now or utcnow_naive(), dry_run=dry_run, batch_size=batch_size)
