@@ -6,6 +6,7 @@ Every error answers JSON ``{"error": {"code", "message", ...}}`` with a 4xx/503 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -30,12 +31,16 @@ from memory_app.memory import (
     InvalidNote,
     NoteNotFound,
     RestoreConflict,
+    StoreError,
     StoreUnavailable,
 )
 from memory_app.memory.errors import StaleWrite, UndoRefused
 from qqweb.auth import user_role
 from qqweb.models import ApiToken
 from qqweb.services import api_token_authenticate
+
+
+log = logging.getLogger(__name__)
 
 
 class BearerTokenAuth(HttpBearer):
@@ -69,6 +74,13 @@ def _error(
 @api.exception_handler(StoreUnavailable)
 def _store_unavailable(request: HttpRequest, exc: StoreUnavailable) -> HttpResponse:
     return _error(request, 503, "store_unavailable", str(exc), store=exc.store)
+
+
+@api.exception_handler(StoreError)
+def _store_error(request: HttpRequest, exc: StoreError) -> HttpResponse:
+    """A store refused what we asked: a bug, not an outage. Logged with its traceback."""
+    log.error("store error on %s %s", request.method, request.path, exc_info=exc)
+    return _error(request, 500, "store_error", str(exc), store=exc.store)
 
 
 @api.exception_handler(GraphUnavailable)

@@ -12,6 +12,7 @@ from .errors import (
     InvalidNote,
     MemoryLibraryError,
     NoteNotFound,
+    StoreError,
     StoreUnavailable,
 )
 from .importance import ImportanceScorer, ScoredNote
@@ -38,5 +39,6 @@ __all__ = [
     "RestoreConflict",
     "ScoredNote",
     "SentenceTransformerEmbedder",
+    "StoreError",
     "StoreUnavailable",
 ]

@@ -16,6 +16,9 @@ class StoreUnavailable(MemoryLibraryError):
         self.store = store
         self.message = message
 
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:  # picklable for Celery results
+        return type(self), (self.store, self.message)
+
 
 class StoreError(MemoryLibraryError):
     """A store answered, but refused what we asked (a duplicate key, a bad query, a server
@@ -26,6 +29,9 @@ class StoreError(MemoryLibraryError):
         super().__init__(f"{store} refused the operation: {message}")
         self.store = store
         self.message = message
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:  # picklable for Celery results
+        return type(self), (self.store, self.message)
 
 
 class NoteNotFound(MemoryLibraryError):
