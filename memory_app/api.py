@@ -45,7 +45,6 @@ from memory_app.schemas import (
     SearchOut,
     VerdictIn,
 )
-from memory_app.stores import notes_store
 from qqweb.actors import Actor
 from qqweb.auth import ADMIN, CURATOR, VIEWER, require_role
 
@@ -103,8 +102,8 @@ def notes_histogram(
     """Stored importance in equal buckets over [0, 1], counted by the database."""
     require_role(request, VIEWER)
     NoteFilter(section=section)  # checks the section name
-    counts = notes_store().importance_histogram(bins=bins, section=section)
-    return {"edges": [round(i / len(counts), 4) for i in range(len(counts) + 1)], "counts": counts}
+    histogram = selectors.importance_histogram(bins=bins, section=section)
+    return {"edges": histogram.edges, "counts": histogram.counts}
 
 
 @router.post("/notes/search", response=SearchOut)

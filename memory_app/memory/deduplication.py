@@ -9,6 +9,7 @@ nothing, and running the merge again completes it without doing anything twice.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,7 @@ class ConsolidationReport:
     pairs_found: int = 0
     consolidated: int = 0
     errors: list[str] = field(default_factory=list)
+    sample: list[tuple[str, str, float]] = field(default_factory=list)
 
 
 class NoteDeduplicator:
@@ -196,28 +198,52 @@ class NoteDeduplicator:
         archive.archive_document(secondary, plan.archive_reason)
         return True
 
+    def consolidation_walk(
+        self,
+        merge: Callable[[str, str, float], bool],
+        *,
+        threshold: float | None = None,
+        dry_run: bool = False,
+        tolerate: tuple[type[Exception], ...] = (NoteNotFound,),
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ConsolidationReport:
+        """The one consolidation pass (the seed's ``run_consolidation_pass`` and the
+        audited job both run it): every pair above the threshold, most similar first; a
+        note merged once in this pass is not merged again. ``merge(a, b, similarity)``
+        does one merge and says whether it happened; the errors in ``tolerate`` are
+        recorded and the pass goes on."""
+        pairs = self.find_similar_ids(self.threshold if threshold is None else threshold)
+        report = ConsolidationReport(pairs_found=len(pairs), sample=pairs[:10])
+        touched: set[str] = set()
+        for index, (a, b, similarity) in enumerate(pairs, start=1):
+            if dry_run or a in touched or b in touched:
+                continue
+            try:
+                if merge(a, b, similarity):
+                    report.consolidated += 1
+                touched.update((a, b))
+            except tolerate as e:
+                report.errors.append(f"{a} + {b}: {e}")
+            if progress is not None and index % 20 == 0:
+                progress(index, len(pairs))
+        return report
+
     def run_consolidation_pass(
         self, archive_manager: ArchiveManager, use_llm: bool = False, model: str | None = None
     ) -> ConsolidationReport:
         """The agent's pass: every pair above the threshold merged into its primary, each
         note merged at most once per pass."""
-        report = ConsolidationReport()
-        pairs = self.find_similar(self.threshold)
-        report.pairs_found = len(pairs)
-        touched: set[str] = set()
-        for pair in pairs:
-            if touched & set(pair.ids):
-                continue
-            try:
-                primary, secondary = choose_primary(pair.note_a, pair.note_b)
-                content = self.llm_merge_text(primary, secondary, model) if use_llm else None
-                plan = plan_merge(primary, secondary, pair.similarity, content)
-                if self.apply_merge(plan, archive_manager):
-                    report.consolidated += 1
-                touched.update(pair.ids)
-            except (StoreUnavailable, NoteNotFound, OSError) as e:
-                report.errors.append(f"{pair.ids[0]} + {pair.ids[1]}: {e}")
-        return report
+
+        def merge(a: str, b: str, similarity: float) -> bool:
+            note_a, note_b = self.store.get_full_note(a), self.store.get_full_note(b)
+            if note_a is None or note_b is None:
+                return False
+            primary, secondary = choose_primary(note_a, note_b)
+            content = self.llm_merge_text(primary, secondary, model) if use_llm else None
+            plan = plan_merge(primary, secondary, similarity, content)
+            return self.apply_merge(plan, archive_manager)
+
+        return self.consolidation_walk(merge, tolerate=(StoreUnavailable, NoteNotFound, OSError))
 
     def should_consolidate(self) -> bool:
         return self.store.count() > self.max_working_notes

@@ -26,9 +26,11 @@ from memory_app.selectors.notes import (
 )
 from memory_app.selectors.overview import (
     EmbedderStatus,
+    ImportanceHistogram,
     MemoryInsights,
     MemoryOverview,
     embedder_status,
+    importance_histogram,
     memory_insights,
     memory_overview,
 )
@@ -48,6 +50,7 @@ __all__ = [
     "Calibration",
     "CoreView",
     "EmbedderStatus",
+    "ImportanceHistogram",
     "MemoryInsights",
     "MemoryOverview",
     "NoteDetail",
@@ -62,6 +65,7 @@ __all__ = [
     "core_view",
     "embedder_status",
     "flatten_fields",
+    "importance_histogram",
     "latest_scan",
     "memory_insights",
     "memory_overview",

@@ -166,7 +166,7 @@ def memory_insights(
     labels = [f"{i / bins:.1f}" for i in range(bins)]
     histogram = histogram_chart(
         labels,
-        bucket(stored),
+        importance_histogram(bins=bins).counts,
         {
             "now": bucket(effective[0]),
             "7 days": bucket(effective[7]),
@@ -185,3 +185,16 @@ def memory_insights(
         top_files=files.most_common(10),
         per_week=histogram_chart(week_labels, week_counts),
     )
+
+
+@dataclass(frozen=True)
+class ImportanceHistogram:
+    edges: list[float]
+    counts: list[int]
+
+
+def importance_histogram(*, bins: int = 10, section: str | None = None) -> ImportanceHistogram:
+    """Stored importance in ``bins`` equal buckets over [0, 1], counted by the database:
+    the one histogram of stored importance (the API's and the Overview's)."""
+    counts = notes_store().importance_histogram(bins=bins, section=section)
+    return ImportanceHistogram([round(i / len(counts), 4) for i in range(len(counts) + 1)], counts)

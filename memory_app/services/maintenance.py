@@ -249,33 +249,28 @@ def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str,
             "skipped": f"{dedup.store.count()} notes, not more than "
             f"{settings.QQ_MAX_WORKING_NOTES} (QQ_MAX_WORKING_NOTES)"
         }
-    pairs = dedup.find_similar_ids(threshold)
-    stats: dict[str, Any] = {
-        "pairs_found": len(pairs),
-        "merged": 0,
-        "failed": 0,
-        "sample": [[a, b, round(s, 3)] for a, b, s in pairs[:10]],
+
+    def merge(a: str, b: str, similarity: float) -> bool:
+        pair_merge(
+            actor=_actor(run), note_a_id=a, note_b_id=b, similarity=similarity, batch_id=_batch(run)
+        )
+        return True
+
+    report = dedup.consolidation_walk(
+        merge,
+        threshold=threshold,
+        dry_run=run.dry_run,
+        tolerate=(NoteNotFound, StaleWrite, InvalidNote),
+        progress=progress,
+    )
+    progress(report.pairs_found, report.pairs_found)
+    return {
+        "pairs_found": report.pairs_found,
+        "merged": report.consolidated,
+        "failed": len(report.errors),
+        "errors": report.errors[:10],
+        "sample": [[a, b, round(s, 3)] for a, b, s in report.sample],
     }
-    touched: set[str] = set()
-    for index, (a, b, similarity) in enumerate(pairs, start=1):
-        if run.dry_run or a in touched or b in touched:
-            continue
-        try:
-            pair_merge(
-                actor=_actor(run),
-                note_a_id=a,
-                note_b_id=b,
-                similarity=similarity,
-                batch_id=_batch(run),
-            )
-            stats["merged"] += 1
-            touched.update((a, b))
-        except (NoteNotFound, StaleWrite, InvalidNote):
-            stats["failed"] += 1
-        if index % 20 == 0:
-            progress(index, len(pairs))
-    progress(len(pairs), len(pairs))
-    return stats
 
 
 def vector_index_rebuild_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
