@@ -15,9 +15,12 @@ from graph_app.selectors import graph_overview
 from memory_app import selectors, services
 from memory_app.forms import BulkForm, NoteEditForm, NoteFilterForm, PromoteForm, SearchForm
 from memory_app.memory import InvalidNote, MemoryLibraryError, NoteNotFound, StoreUnavailable
-from memory_app.memory.errors import StaleWrite, UndoRefused
+from memory_app.memory.errors import StaleWrite
 from memory_app.memory.listing import NoteFilter
 from qqweb.actors import Actor
+from qqweb.audit import selectors as audit_selectors
+from qqweb.audit import services as audit_services
+from qqweb.audit.errors import UndoRefused
 from qqweb.auth import CURATOR, VIEWER, has_role, role_required
 
 
@@ -256,7 +259,7 @@ def audit(request: HttpRequest) -> HttpResponse:
         "memory_app/audit.html",
         "audit-table",
         {
-            "events": selectors.audit_events(
+            "events": audit_selectors.audit_events(
                 actor=filters["actor"], action=filters["action"], target=filters["target"]
             ),
             "filters": filters,
@@ -269,7 +272,7 @@ def audit(request: HttpRequest) -> HttpResponse:
 @role_required(CURATOR)
 def audit_undo(request: HttpRequest, event_id: int) -> HttpResponse:
     try:
-        services.audit_undo(actor=Actor.from_request(request), event_id=event_id)
+        audit_services.audit_undo(actor=Actor.from_request(request), event_id=event_id)
         messages.success(request, "Undone.")
     except (UndoRefused, StoreUnavailable) as e:
         messages.error(request, str(e))

@@ -11,10 +11,10 @@ from memory_app.jobs import job_start
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun
 from memory_app.selectors.maintenance import maintenance_overview
-from memory_app.services import batch_undo
 from memory_app.services.maintenance import schedule_update
 from memory_app.views import _page
 from qqweb.actors import Actor
+from qqweb.audit.services import batch_undo
 from qqweb.auth import ADMIN, VIEWER, has_role, role_required
 
 

@@ -27,13 +27,13 @@ from memory_app.memory.errors import StaleWrite
 from memory_app.memory.importance import BASE_FIELD, DECAYED_FIELD
 from memory_app.models import JobLock, MaintenanceRun
 from memory_app.selectors import promotion_candidates
-from memory_app.services._audit import UNDO, audit_begin, audited
 from memory_app.services.archive import archive_purge
 from memory_app.services.notes import note_archive
 from memory_app.services.review import duplicates_scan
 from memory_app.services.runs import run_failed, run_finished, run_progress, run_started
 from memory_app.stores import notes_store
 from qqweb.actors import Actor
+from qqweb.audit.services import audit_begin, audited
 from qqweb.clients import embedder
 
 Progress = Callable[[int, int | None], None]
@@ -527,9 +527,11 @@ def job_run(
     return stats
 
 
-UNDO["notes.decay"] = _undo_notes_decay
-UNDO["notes.reembed"] = _undo_notes_reembed
-UNDO["graph.reembed"] = _undo_graph_reembed
+UNDO_HANDLERS = {  # registered in MemoryAppConfig.ready()
+    "notes.decay": _undo_notes_decay,
+    "notes.reembed": _undo_notes_reembed,
+    "graph.reembed": _undo_graph_reembed,
+}
 
 
 DEFAULT_SCHEDULES = (  # kind, minute, hour, day_of_week

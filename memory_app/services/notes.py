@@ -10,20 +10,15 @@ from memory_app.memory import InvalidNote, NoteNotFound
 from memory_app.memory.archive import archive_line_for
 from memory_app.memory.constants import SECTIONS
 from memory_app.memory.deduplication import MERGED_IDS_FIELD
-from memory_app.memory.errors import StaleWrite, UndoRefused
+from memory_app.memory.errors import StaleWrite
 from memory_app.memory.listing import NoteFilter
 from memory_app.memory.mongo_store import utcnow_naive, validate_importance
 from memory_app.memory.vectors import normalise
-from memory_app.services._audit import (
-    UNDO,
-    BulkResult,
-    audit_begin,
-    audited,
-    guard_store,
-    same_time,
-)
+from memory_app.services.common import guard_store, same_time
 from memory_app.stores import archive_manager, deduplicator, notes_store
 from qqweb.actors import Actor
+from qqweb.audit.errors import UndoRefused
+from qqweb.audit.services import BulkResult, audit_begin, audited
 from qqweb.clients import embedder
 
 MANUAL_ARCHIVE_REASON = "manual"
@@ -345,11 +340,9 @@ def _undo_pair_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[str,
     return {"primary": primary["note_id"], "secondary": secondary["note_id"]}
 
 
-UNDO.update(
-    {
-        "note.edit": _undo_note_edit,
-        "note.archive": _undo_note_archive,
-        "note.restore": _undo_note_restore,
-        "pair.merge": _undo_pair_merge,
-    }
-)
+UNDO_HANDLERS = {  # registered in MemoryAppConfig.ready()
+    "note.edit": _undo_note_edit,
+    "note.archive": _undo_note_archive,
+    "note.restore": _undo_note_restore,
+    "pair.merge": _undo_pair_merge,
+}
