@@ -22,14 +22,7 @@ from qqweb.audit import selectors as audit_selectors
 from qqweb.audit import services as audit_services
 from qqweb.audit.errors import UndoRefused
 from qqweb.auth import CURATOR, VIEWER, has_role, role_required
-
-
-def _page(
-    request: HttpRequest, template: str, fragment: str, context: dict[str, Any], status: int = 200
-) -> HttpResponse:
-    """The whole page, or only ``fragment`` (its DOM id) for an htmx request."""
-    name = f"{template}#{fragment}" if getattr(request, "htmx", False) else template
-    return render(request, name, context, status=status)
+from qqweb.pages import render_page
 
 
 def _back(request: HttpRequest, fallback: str) -> HttpResponse:
@@ -89,7 +82,7 @@ def notes(request: HttpRequest) -> HttpResponse:
         query = request.GET.copy()
         query["cursor"] = context["page"].next_cursor
         context["next_query"] = query.urlencode()
-    return _page(request, "memory_app/notes.html", "notes-table", context, status)
+    return render_page(request, "memory_app/notes.html", "notes-table", context, status)
 
 
 @require_POST
@@ -245,7 +238,7 @@ def search(request: HttpRequest) -> HttpResponse:
             )
         except MemoryLibraryError as e:
             context["error"] = str(e)
-    return _page(
+    return render_page(
         request, "memory_app/search.html", "search-results", context, 400 if form.errors else 200
     )
 
@@ -254,7 +247,7 @@ def search(request: HttpRequest) -> HttpResponse:
 @role_required(VIEWER)
 def audit(request: HttpRequest) -> HttpResponse:
     filters = {k: request.GET.get(k, "")[:200] for k in ("actor", "action", "target")}
-    return _page(
+    return render_page(
         request,
         "memory_app/audit.html",
         "audit-table",
@@ -288,7 +281,7 @@ def retrieval(request: HttpRequest) -> HttpResponse:
         context["preview"] = selectors.retrieval_preview(message=message)
     elif "message" in request.GET:
         context["error"] = "message: type the message the agent would receive"
-    return _page(
+    return render_page(
         request,
         "memory_app/retrieval.html",
         "retrieval-preview",
