@@ -35,6 +35,7 @@ from memory_app.memory import DimensionMismatch
 from qqweb.actors import Actor
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audit_begin, audited
+from qqweb.clients import embedder
 
 MAX_TEXT = 4000
 NAME_MAX = 300
@@ -44,8 +45,6 @@ MERGE = "merge"
 
 
 def _embedding_for(name: str, description: str, old: Any) -> list[float]:
-    from qqweb.clients import embedder
-
     vector = [float(x) for x in embedder().embed([f"{name}: {description}"])[0]]
     if isinstance(old, list) and old and len(old) != len(vector):
         raise DimensionMismatch(len(old), len(vector), "the configured model's vector")

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET
 from graph_app import selectors
 from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentifier
 from graph_app.knowledge.errors import InvalidGraphValue
+from memory_app.memory import DimensionMismatch, InvalidNote
 from qqweb.auth import VIEWER, role_required
 from qqweb.pages import render_page
 
@@ -69,8 +70,6 @@ def entity(request: HttpRequest, label: str, name: str) -> HttpResponse:
 def search(request: HttpRequest) -> HttpResponse:
     """Semantic entity search: the query embedded with the configured model, compared with
     the entities' ``"name: description"`` embeddings of the same dimension only."""
-    from memory_app.memory import DimensionMismatch, InvalidNote
-
     params = {k: request.GET.get(k, "")[:500] for k in ("q", "label")}
     context: dict[str, Any] = {"params": params, "found": None, "error": ""}
     status = 200

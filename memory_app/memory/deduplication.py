@@ -17,6 +17,7 @@ import requests
 from pymongo.errors import PyMongoError
 
 from .dedup_math import MergePlan, choose_primary, plan_merge, similar_pairs
+from .documents import utcnow_naive
 from .errors import NoteNotFound, StoreUnavailable
 from .importance import ScoredNote
 
@@ -205,8 +206,6 @@ class NoteDeduplicator:
                 fields["embedding"] = [
                     float(x) for x in self.embedder.embed([fields["content"]])[0]
                 ]
-            from .mongo_store import utcnow_naive
-
             fields["updated_at"] = utcnow_naive()
             update: dict[str, Any] = {
                 "$set": fields,

@@ -6,6 +6,8 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from memory_app.memory import InvalidNote, NoteNotFound
 from memory_app.memory.archive import archive_line_for
 from memory_app.memory.constants import SECTIONS
@@ -198,8 +200,6 @@ def cosine(a: dict[str, Any], b: dict[str, Any]) -> float:
     va, vb = a.get("embedding") or [], b.get("embedding") or []
     if not va or len(va) != len(vb):
         return 0.0
-    import numpy as np
-
     pair = normalise(np.asarray([va, vb], dtype=np.float32))
     return round(float(pair[0] @ pair[1]), 4)
 
