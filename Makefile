@@ -3,7 +3,7 @@ SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 PY := .venv/bin/python
 
-.PHONY: install dev test lint typecheck bench bench-graph neo4j clean
+.PHONY: install dev test lint format-templates typecheck bench bench-graph neo4j clean
 
 install: $(PY)
 $(PY): pyproject.toml uv.lock
@@ -18,10 +18,17 @@ test: install
 	scripts/neo4j.sh build
 	$(PY) -m pytest
 
+# Import layers and contracts: [tool.importlinter] in pyproject.toml. Templates: djhtml
+# (indentation only); `make format-templates` rewrites them.
 lint: install
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy qqweb memory_app graph_app
+	.venv/bin/lint-imports
+	.venv/bin/djhtml --check --tabwidth 2 templates
+
+format-templates: install
+	.venv/bin/djhtml --tabwidth 2 templates
 
 typecheck: install
 	.venv/bin/mypy qqweb memory_app graph_app

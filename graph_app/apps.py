@@ -1,6 +1,14 @@
 from django.apps import AppConfig
 
+from qqweb.audit.registry import register_undo
+
 
 class GraphAppConfig(AppConfig):
     name = "graph_app"
     verbose_name = "Knowledge graph"
+
+    def ready(self) -> None:
+        from graph_app.services import UNDO_HANDLERS  # services import models: after populate
+
+        for action, handler in UNDO_HANDLERS.items():
+            register_undo(action, handler)

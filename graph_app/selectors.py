@@ -7,13 +7,24 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+from django.conf import settings
+
 from graph_app.knowledge import (
     EntityNotFound,
     GraphUnavailable,
     InvalidIdentifier,
     checked_label,
 )
+from graph_app.knowledge.errors import AmbiguousEntity, InvalidGraphValue
+from graph_app.knowledge.states import pair_key
+from graph_app.models import EntityPairVerdict
 from graph_app.stores import graph_store
+from memory_app.memory import DimensionMismatch, InvalidNote
+from memory_app.memory.dedup_math import similar_pairs
+from memory_app.memory.vectors import normalise
+from memory_app.stores import notes_store
+from qqweb.clients import embedder
 
 
 @dataclass
@@ -153,8 +164,6 @@ def entity_detail(*, label: str, name: str) -> EntityDetail:
 
 def notes_mentioning(names: list[str], limit: int = 20) -> list[dict[str, Any]]:
     """Notes whose content names any of ``names`` (the notes store matches them as text)."""
-    from memory_app.stores import notes_store
-
     return notes_store().notes_mentioning(names, limit)
 
 
@@ -170,12 +179,6 @@ def entities_search(*, query: str, label: str | None = None, limit: int = 20) ->
     """Embed the query with the configured embedder and rank entities by the cosine with
     their ``"name: description"`` embedding. Only vectors of the query's dimension are
     compared; when none has it, a plain DimensionMismatch says which dimension they have."""
-    import numpy as np
-
-    from memory_app.memory import DimensionMismatch, InvalidNote
-    from memory_app.memory.vectors import normalise
-    from qqweb.clients import embedder
-
     query = query.strip()
     if not query:
         raise InvalidNote("query", "type something to search for")
@@ -248,8 +251,6 @@ class Neighbourhood:
 def neighbourhood(
     *, label: str, name: str, depth: int = 1, limit: int = 60, offset: int = 0
 ) -> Neighbourhood:
-    from graph_app.knowledge.errors import InvalidGraphValue
-
     if depth not in (1, 2):
         raise InvalidGraphValue("depth", "must be 1 or 2")
     if not 1 <= limit <= NEIGHBOURHOOD_MAX:
@@ -327,8 +328,6 @@ def orphans(limit: int = 200) -> list[dict[str, Any]]:
 def entity_lookup(name: str) -> dict[str, str]:
     """The entity a name alone means, as the agent looks it up; :class:`AmbiguousEntity`
     when the name is used under several labels."""
-    from graph_app.knowledge.errors import AmbiguousEntity
-
     labels = graph_store().labels_named(name)
     if not labels:
         raise EntityNotFound("entity", name)
@@ -351,13 +350,6 @@ def duplicate_candidates(
     """Pairs of entities that may be one thing: the same name (ignoring case) under
     different labels, or ``"name: description"`` embeddings at least ``threshold``
     similar (same dimension only). Pairs a curator called not duplicates are left out."""
-    import numpy as np
-    from django.conf import settings
-
-    from graph_app.knowledge.states import pair_key
-    from graph_app.models import EntityPairVerdict
-    from memory_app.memory.dedup_math import similar_pairs
-
     threshold = settings.QQ_GRAPH_DUPLICATE_THRESHOLD if threshold is None else threshold
     decided = set(EntityPairVerdict.objects.values_list("entity_a", "entity_b"))
 

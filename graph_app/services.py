@@ -3,10 +3,10 @@ never the store's writes directly.
 
 Each action reads the exact state it will change, writes a ``pending`` audit event with
 that state as ``before``, makes the change in one Neo4j transaction that refuses if the
-node moved on in between, and records the new state as ``after``. Undo (registered in
-the shared ``UNDO`` registry, so the Audit page and ``POST /api/audit/{id}/undo`` work
-for graph actions too) puts ``before`` back exactly, and is refused when the graph has
-changed since ``after``.
+node moved on in between, and records the new state as ``after``. Undo (registered with
+the audit app in ``GraphAppConfig.ready()``, so the Audit page and
+``POST /api/audit/{id}/undo`` work for graph actions too) puts ``before`` back exactly,
+and is refused when the graph has changed since ``after``.
 
 Entities are named ``(label, name)``. A description or a name change re-embeds
 ``"name: description"`` with the configured embedder, as the agent does, and refuses
@@ -32,9 +32,10 @@ from graph_app.knowledge.states import (
 from graph_app.models import EntityPairVerdict
 from graph_app.stores import graph_store
 from memory_app.memory import DimensionMismatch
-from memory_app.memory.errors import UndoRefused
-from memory_app.services._audit import UNDO, audit_begin, audited
 from qqweb.actors import Actor
+from qqweb.audit.errors import UndoRefused
+from qqweb.audit.services import audit_begin, audited
+from qqweb.clients import embedder
 
 MAX_TEXT = 4000
 NAME_MAX = 300
@@ -44,8 +45,6 @@ MERGE = "merge"
 
 
 def _embedding_for(name: str, description: str, old: Any) -> list[float]:
-    from qqweb.clients import embedder
-
     vector = [float(x) for x in embedder().embed([f"{name}: {description}"])[0]]
     if isinstance(old, list) and old and len(old) != len(vector):
         raise DimensionMismatch(len(old), len(vector), "the configured model's vector")
@@ -141,9 +140,6 @@ def _undo_entity_update(before: dict[str, Any], after: dict[str, Any]) -> dict[s
     if now.props_fingerprint() != done.props_fingerprint():
         raise UndoRefused(f"the {done.label} {done.name!r} was changed since")
     return graph_store().write_entity_props(now, wanted.props).to_json()
-
-
-UNDO["entity.edit"] = UNDO["entity.rename"] = _undoable(_undo_entity_update)
 
 
 # --- merge ---------------------------------------------------------------------------------
@@ -263,9 +259,6 @@ def _undo_entity_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[st
     return {"restored": [entity_key(source.label, source.name), entity_key(done.label, done.name)]}
 
 
-UNDO["entity.merge"] = _undoable(_undo_entity_merge)
-
-
 # --- delete --------------------------------------------------------------------------------
 
 
@@ -322,9 +315,6 @@ def _undo_entity_delete(before: dict[str, Any], after: Any) -> dict[str, Any]:
         raise UndoRefused(f"a {state.label} named {state.name!r} exists again; merge instead")
     graph_store().restore_entities(recreate=[state])
     return {"restored": entity_key(state.label, state.name)}
-
-
-UNDO["entity.delete"] = _undoable(_undo_entity_delete)
 
 
 # --- relationships -------------------------------------------------------------------------
@@ -393,9 +383,6 @@ def _undo_relationship_edit(before: dict[str, Any], after: dict[str, Any]) -> di
     return graph_store().rewrite_relationship(now, wanted.type, wanted.props).to_json()
 
 
-UNDO["relationship.edit"] = _undoable(_undo_relationship_edit)
-
-
 def relationship_delete(
     *, actor: Actor, start: tuple[str, str], rel_type: str, end: tuple[str, str]
 ) -> Updated:
@@ -408,9 +395,6 @@ def relationship_delete(
 
 def _undo_relationship_delete(before: dict[str, Any], after: Any) -> dict[str, Any]:
     return graph_store().recreate_relationship(RelationshipState.from_json(before)).to_json()
-
-
-UNDO["relationship.delete"] = _undoable(_undo_relationship_delete)
 
 
 # --- duplicate-entity verdicts ------------------------------------------------------------
@@ -455,4 +439,12 @@ def _undo_pair_verdict(before: Any, after: dict[str, Any]) -> dict[str, Any]:
     return after
 
 
-UNDO["entity_pair.verdict"] = _undo_pair_verdict
+UNDO_HANDLERS = {  # registered in GraphAppConfig.ready()
+    "entity.edit": _undoable(_undo_entity_update),
+    "entity.rename": _undoable(_undo_entity_update),
+    "entity.merge": _undoable(_undo_entity_merge),
+    "entity.delete": _undoable(_undo_entity_delete),
+    "relationship.edit": _undoable(_undo_relationship_edit),
+    "relationship.delete": _undoable(_undo_relationship_delete),
+    "entity_pair.verdict": _undo_pair_verdict,
+}

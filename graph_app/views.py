@@ -11,8 +11,9 @@ from django.views.decorators.http import require_GET
 from graph_app import selectors
 from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentifier
 from graph_app.knowledge.errors import InvalidGraphValue
-from memory_app.views import _page
+from memory_app.memory import DimensionMismatch, InvalidNote
 from qqweb.auth import VIEWER, role_required
+from qqweb.pages import render_page
 
 SORTS = [("mentions", "most mentioned"), ("last_seen", "last seen"), ("first_seen", "first seen")]
 
@@ -51,7 +52,7 @@ def entities(request: HttpRequest) -> HttpResponse:
         query = request.GET.copy()
         query["cursor"] = context["page"].next_cursor
         context["next_query"] = query.urlencode()
-    return _page(request, "graph_app/entities.html", "entities-table", context, status)
+    return render_page(request, "graph_app/entities.html", "entities-table", context, status)
 
 
 @require_GET
@@ -69,8 +70,6 @@ def entity(request: HttpRequest, label: str, name: str) -> HttpResponse:
 def search(request: HttpRequest) -> HttpResponse:
     """Semantic entity search: the query embedded with the configured model, compared with
     the entities' ``"name: description"`` embeddings of the same dimension only."""
-    from memory_app.memory import DimensionMismatch, InvalidNote
-
     params = {k: request.GET.get(k, "")[:500] for k in ("q", "label")}
     context: dict[str, Any] = {"params": params, "found": None, "error": ""}
     status = 200
@@ -83,7 +82,7 @@ def search(request: HttpRequest) -> HttpResponse:
             context["error"], status = str(e), 400
         except GraphUnavailable as e:
             context["error"], status = e.message, 503
-    return _page(request, "graph_app/search.html", "entity-results", context, status)
+    return render_page(request, "graph_app/search.html", "entity-results", context, status)
 
 
 @require_GET

@@ -15,7 +15,7 @@ from memory_app import selectors, services
 from memory_app.jobs import job_start
 from memory_app.memory import InvalidNote
 from memory_app.memory.listing import NoteFilter
-from memory_app.models import AuditEvent, MaintenanceRun, ReviewPair
+from memory_app.models import MaintenanceRun, ReviewPair
 from memory_app.schemas import (
     ArchiveLineOut,
     ArchiveOut,
@@ -46,6 +46,9 @@ from memory_app.schemas import (
     VerdictIn,
 )
 from qqweb.actors import Actor
+from qqweb.audit import selectors as audit_selectors
+from qqweb.audit import services as audit_services
+from qqweb.audit.models import AuditEvent
 from qqweb.auth import ADMIN, CURATOR, VIEWER, require_role
 
 router = Router(tags=["notes"])
@@ -179,7 +182,9 @@ def audit_list(
     require_role(request, VIEWER)
     return [
         _event_out(e)
-        for e in selectors.audit_events(actor=actor, action=action, target=target, limit=limit)
+        for e in audit_selectors.audit_events(
+            actor=actor, action=action, target=target, limit=limit
+        )
     ]
 
 
@@ -187,7 +192,9 @@ def audit_list(
 def audit_undo(request: HttpRequest, event_id: int) -> dict[str, Any]:
     """Undo one action; 409 with the reason when it cannot be undone."""
     require_role(request, CURATOR)
-    return _event_out(services.audit_undo(actor=Actor.from_request(request), event_id=event_id))
+    return _event_out(
+        audit_services.audit_undo(actor=Actor.from_request(request), event_id=event_id)
+    )
 
 
 def _event_out(event: AuditEvent) -> dict[str, Any]:
@@ -364,5 +371,7 @@ def audit_batch_undo(request: HttpRequest, batch_id: uuid.UUID) -> dict[str, Any
     """Undo every action of a batch (a bulk action or a maintenance run), newest first;
     what cannot be undone is listed with the reason."""
     require_role(request, CURATOR)
-    undone, refused = services.batch_undo(actor=Actor.from_request(request), batch_id=batch_id)
+    undone, refused = audit_services.batch_undo(
+        actor=Actor.from_request(request), batch_id=batch_id
+    )
     return {"undone": undone, "refused": refused}

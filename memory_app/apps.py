@@ -1,6 +1,14 @@
 from django.apps import AppConfig
 
+from qqweb.audit.registry import register_undo
+
 
 class MemoryAppConfig(AppConfig):
     name = "memory_app"
     verbose_name = "Notes memory"
+
+    def ready(self) -> None:
+        from memory_app.services import UNDO_HANDLERS  # services import models: after populate
+
+        for action, handler in UNDO_HANDLERS.items():
+            register_undo(action, handler)

@@ -6,14 +6,13 @@ from typing import Any
 
 from memory_app.models import MaintenanceRun
 from memory_app.services.maintenance import job_create
+from memory_app.tasks import run_job_task
 from qqweb.actors import Actor
 
 
 def job_start(
     *, kind: str, actor: Actor, dry_run: bool = False, params: dict[str, Any] | None = None
 ) -> MaintenanceRun:
-    from memory_app.tasks import run_job_task
-
     run = job_create(kind=kind, actor=actor, dry_run=dry_run, params=params)
     run.task_id = run_job_task.delay(run.pk).id
     run.save(update_fields=["task_id"])

@@ -15,18 +15,14 @@ from graph_app.selectors import graph_overview
 from memory_app import selectors, services
 from memory_app.forms import BulkForm, NoteEditForm, NoteFilterForm, PromoteForm, SearchForm
 from memory_app.memory import InvalidNote, MemoryLibraryError, NoteNotFound, StoreUnavailable
-from memory_app.memory.errors import StaleWrite, UndoRefused
+from memory_app.memory.errors import StaleWrite
 from memory_app.memory.listing import NoteFilter
 from qqweb.actors import Actor
+from qqweb.audit import selectors as audit_selectors
+from qqweb.audit import services as audit_services
+from qqweb.audit.errors import UndoRefused
 from qqweb.auth import CURATOR, VIEWER, has_role, role_required
-
-
-def _page(
-    request: HttpRequest, template: str, fragment: str, context: dict[str, Any], status: int = 200
-) -> HttpResponse:
-    """The whole page, or only ``fragment`` (its DOM id) for an htmx request."""
-    name = f"{template}#{fragment}" if getattr(request, "htmx", False) else template
-    return render(request, name, context, status=status)
+from qqweb.pages import render_page
 
 
 def _back(request: HttpRequest, fallback: str) -> HttpResponse:
@@ -86,7 +82,7 @@ def notes(request: HttpRequest) -> HttpResponse:
         query = request.GET.copy()
         query["cursor"] = context["page"].next_cursor
         context["next_query"] = query.urlencode()
-    return _page(request, "memory_app/notes.html", "notes-table", context, status)
+    return render_page(request, "memory_app/notes.html", "notes-table", context, status)
 
 
 @require_POST
@@ -242,7 +238,7 @@ def search(request: HttpRequest) -> HttpResponse:
             )
         except MemoryLibraryError as e:
             context["error"] = str(e)
-    return _page(
+    return render_page(
         request, "memory_app/search.html", "search-results", context, 400 if form.errors else 200
     )
 
@@ -251,12 +247,12 @@ def search(request: HttpRequest) -> HttpResponse:
 @role_required(VIEWER)
 def audit(request: HttpRequest) -> HttpResponse:
     filters = {k: request.GET.get(k, "")[:200] for k in ("actor", "action", "target")}
-    return _page(
+    return render_page(
         request,
         "memory_app/audit.html",
         "audit-table",
         {
-            "events": selectors.audit_events(
+            "events": audit_selectors.audit_events(
                 actor=filters["actor"], action=filters["action"], target=filters["target"]
             ),
             "filters": filters,
@@ -269,7 +265,7 @@ def audit(request: HttpRequest) -> HttpResponse:
 @role_required(CURATOR)
 def audit_undo(request: HttpRequest, event_id: int) -> HttpResponse:
     try:
-        services.audit_undo(actor=Actor.from_request(request), event_id=event_id)
+        audit_services.audit_undo(actor=Actor.from_request(request), event_id=event_id)
         messages.success(request, "Undone.")
     except (UndoRefused, StoreUnavailable) as e:
         messages.error(request, str(e))
@@ -285,7 +281,7 @@ def retrieval(request: HttpRequest) -> HttpResponse:
         context["preview"] = selectors.retrieval_preview(message=message)
     elif "message" in request.GET:
         context["error"] = "message: type the message the agent would receive"
-    return _page(
+    return render_page(
         request,
         "memory_app/retrieval.html",
         "retrieval-preview",

@@ -9,9 +9,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memory_app import selectors, services
 from memory_app.memory import InvalidNote, NoteNotFound, RestoreConflict
-from memory_app.views import _page
 from qqweb.actors import Actor
 from qqweb.auth import ADMIN, VIEWER, has_role, role_required
+from qqweb.pages import render_page
 
 
 @require_GET
@@ -20,7 +20,7 @@ def archive(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")[:500]
     include_restored = request.GET.get("include_restored") == "on"
     view = selectors.archive_browse(query=query, include_restored=include_restored)
-    return _page(
+    return render_page(
         request,
         "memory_app/archive.html",
         "archive-table",

@@ -11,18 +11,21 @@ from memory_app.jobs import job_start
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun
 from memory_app.selectors.maintenance import maintenance_overview
-from memory_app.services import batch_undo
-from memory_app.services.maintenance import schedule_update
-from memory_app.views import _page
+from memory_app.services.maintenance import JOBS, schedule_update
 from qqweb.actors import Actor
+from qqweb.audit.services import batch_undo
 from qqweb.auth import ADMIN, VIEWER, has_role, role_required
+from qqweb.pages import render_page
 
 
 @require_GET
 @role_required(VIEWER)
 def maintenance(request: HttpRequest) -> HttpResponse:
-    context = {**maintenance_overview(), "is_admin": has_role(request.user, ADMIN)}
-    return _page(request, "memory_app/maintenance.html", "runs-table", context)
+    context = {
+        **maintenance_overview(jobs=JOBS.values()),
+        "is_admin": has_role(request.user, ADMIN),
+    }
+    return render_page(request, "memory_app/maintenance.html", "runs-table", context)
 
 
 @require_POST

@@ -14,9 +14,9 @@ from memory_app import selectors, services
 from memory_app.jobs import job_start
 from memory_app.memory import InvalidNote, MemoryLibraryError
 from memory_app.models import MaintenanceRun
-from memory_app.views import _page
 from qqweb.actors import Actor
 from qqweb.auth import ADMIN, CURATOR, VIEWER, has_role, role_required
+from qqweb.pages import render_page
 
 
 def _pair_id(request: HttpRequest) -> int | None:
@@ -41,7 +41,7 @@ def review(request: HttpRequest) -> HttpResponse:
         "can_scan": has_role(request.user, ADMIN),
     }
     fragment = "merge-preview" if request.GET.get("preview") else "review-pair"
-    return _page(request, "memory_app/review.html", fragment, context)
+    return render_page(request, "memory_app/review.html", fragment, context)
 
 
 @require_POST

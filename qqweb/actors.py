@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from qqweb.models import ApiToken
+
 
 @dataclass(frozen=True)
 class Actor:
@@ -18,8 +20,6 @@ class Actor:
 
     @classmethod
     def from_request(cls, request: Any) -> Actor:
-        from qqweb.models import ApiToken
-
         token = getattr(request, "auth", None)
         if isinstance(token, ApiToken):
             return cls("token", f"{token.name} ({token.user.get_username()})", token.user_id)

@@ -34,11 +34,11 @@ from memory_app.memory import (
     StoreError,
     StoreUnavailable,
 )
-from memory_app.memory.errors import StaleWrite, UndoRefused
+from memory_app.memory.errors import StaleWrite
+from qqweb.audit.errors import UndoRefused
 from qqweb.auth import user_role
 from qqweb.models import ApiToken
 from qqweb.services import api_token_authenticate
-
 
 log = logging.getLogger(__name__)
 

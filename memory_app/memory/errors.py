@@ -71,11 +71,3 @@ class StaleWrite(MemoryLibraryError):
         )
         self.note_id = note_id
         self.current = current
-
-
-class UndoRefused(MemoryLibraryError):
-    """An audit event cannot be undone (already undone, or the target changed since)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"cannot undo: {reason}")
-        self.reason = reason

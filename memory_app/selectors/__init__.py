@@ -16,7 +16,6 @@ from memory_app.selectors.core import (
 from memory_app.selectors.notes import (
     NoteDetail,
     SearchOutcome,
-    audit_events,
     flatten_fields,
     note_detail,
     note_get,
@@ -60,7 +59,6 @@ __all__ = [
     "SearchOutcome",
     "archive_browse",
     "archive_restore_preview",
-    "audit_events",
     "content_hash",
     "core_view",
     "embedder_status",

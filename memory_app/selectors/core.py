@@ -6,6 +6,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
+
 from memory_app.models import PromotionVerdict
 from memory_app.stores import core_notes, notes_store, working_notes
 
@@ -24,8 +26,6 @@ def content_hash(content: str) -> str:
 def promotion_candidates(*, limit: int = 50) -> list[dict[str, Any]]:
     """Notes with importance >= QQ_CORE_THRESHOLD read at least 3 times, not in core.md
     and with no verdict on their current text; each with a suggested category."""
-    from django.conf import settings
-
     store = notes_store()
     docs = store.most_important_read_notes(
         min_importance=settings.QQ_CORE_THRESHOLD, min_access=3, limit=limit * 4

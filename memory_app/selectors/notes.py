@@ -1,4 +1,4 @@
-"""Reads of notes: the list, one note with everything around it, search, the audit log."""
+"""Reads of notes: the list, one note with everything around it, search."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from memory_app.memory import InvalidNote, MemoryLibraryError, NoteNotFound
 from memory_app.memory.constants import SECTIONS
 from memory_app.memory.documents import effective_importance, utcnow_naive
 from memory_app.memory.listing import NoteFilter, NotesPage
-from memory_app.models import AuditEvent
 from memory_app.stores import core_notes, notes_store
+from qqweb.audit.models import AuditEvent
+from qqweb.audit.selectors import target_history
 from qqweb.clients import embedder
 
 
@@ -114,7 +115,7 @@ def note_detail(*, note_id: str) -> NoteDetail:
         except MemoryLibraryError as e:
             error = str(e)
     ok, category = core_notes().is_core_candidate(str(note.get("content", "")))
-    history = list(AuditEvent.objects.filter(target_id=note_id)[:50])
+    history = target_history(target_id=note_id)
     return NoteDetail(note, curve, similar, error, category if ok else "", history)
 
 
@@ -153,16 +154,3 @@ def notes_search(
     return SearchOutcome(
         results, result.compared, result.skipped_other_dimensions, model.model_name
     )
-
-
-def audit_events(
-    *, actor: str = "", action: str = "", target: str = "", limit: int = 100
-) -> list[AuditEvent]:
-    events = AuditEvent.objects.select_related("undo_of")
-    if actor:
-        events = events.filter(actor__icontains=actor)
-    if action:
-        events = events.filter(action=action)
-    if target:
-        events = events.filter(target_id__icontains=target)
-    return list(events[: max(1, min(limit, 500))])

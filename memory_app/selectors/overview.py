@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 
 from memory_app.charts import Chart, histogram_chart
 from memory_app.memory import MemoryLibraryError, StoreUnavailable
@@ -137,8 +138,6 @@ def memory_insights(
     """One pass over the notes (no embeddings): the importance histogram now with the
     effective importance in 7, 30 and 90 days over it, how many notes the next archival
     pass would take at ``archive_threshold``, source breakdowns and notes per week."""
-    from django.conf import settings
-
     threshold = settings.QQ_ARCHIVE_THRESHOLD if archive_threshold is None else archive_threshold
     now = utcnow_naive()
     stored: list[float] = []

@@ -1,13 +1,13 @@
 """Writes to the notes memory. Every mutation a person, a token or a job makes goes
 through one of these functions, which writes an audit event in the same step (pending
 before the store is touched, done or failed after) with the state before and after,
-enough to undo it with :func:`audit_undo`.
+enough to undo it with :func:`qqweb.audit.services.audit_undo`.
 
 Functions are keyword-only and named ``<noun>_<verb>``; the HTML views, the JSON API and
 the Celery tasks all call these, never the stores directly.
 """
 
-from memory_app.services._audit import UNDO, BulkResult, audit_undo, batch_undo
+from memory_app.services import archive, files, maintenance, notes, review
 from memory_app.services.archive import archive_purge, archive_restore_many
 from memory_app.services.files import (
     core_item_remove,
@@ -32,17 +32,21 @@ from memory_app.services.notes import (
 from memory_app.services.review import VERDICTS, duplicates_scan, review_verdict
 from memory_app.services.runs import run_create
 
+# Every undo handler of the notes memory by action, registered in MemoryAppConfig.ready().
+UNDO_HANDLERS = {
+    action: handler
+    for module in (notes, files, archive, review, maintenance)
+    for action, handler in module.UNDO_HANDLERS.items()
+}
+
 __all__ = [
     "BULK_ACTIONS",
     "BULK_MAX",
     "MANUAL_ARCHIVE_REASON",
-    "UNDO",
+    "UNDO_HANDLERS",
     "VERDICTS",
-    "BulkResult",
     "archive_purge",
     "archive_restore_many",
-    "audit_undo",
-    "batch_undo",
     "bulk_matching_ids",
     "core_item_remove",
     "core_promote",

@@ -8,15 +8,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memory_app.memory import InvalidNote, NoteNotFound, RestoreConflict
-from memory_app.services._audit import (
-    UNDO,
-    BulkResult,
-    audit_begin,
-    audited,
-)
 from memory_app.services.notes import note_restore
 from memory_app.stores import archive_manager
 from qqweb.actors import Actor
+from qqweb.audit.services import BulkResult, audit_begin, audited
 
 
 def archive_purge(*, actor: Actor, days: int, dry_run: bool = False) -> dict[str, Any]:
@@ -89,4 +84,4 @@ def archive_restore_many(*, actor: Actor, note_ids: list[str]) -> BulkResult:
     return result
 
 
-UNDO["archive.purge"] = _undo_archive_purge
+UNDO_HANDLERS = {"archive.purge": _undo_archive_purge}  # registered in MemoryAppConfig.ready()

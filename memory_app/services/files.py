@@ -7,16 +7,12 @@ from typing import Any
 
 from memory_app.memory import InvalidNote, NoteNotFound
 from memory_app.memory.constants import CORE_CATEGORIES
-from memory_app.memory.errors import UndoRefused
 from memory_app.models import PromotionVerdict
 from memory_app.selectors import content_hash
-from memory_app.services._audit import (
-    UNDO,
-    audit_begin,
-    audited,
-)
 from memory_app.stores import core_notes, notes_store, working_notes
 from qqweb.actors import Actor
+from qqweb.audit.errors import UndoRefused
+from qqweb.audit.services import audit_begin, audited
 
 
 def core_promote(
@@ -119,16 +115,6 @@ def _undo_working_edit(before: dict[str, Any], after: dict[str, Any]) -> dict[st
     return before
 
 
-UNDO.update(
-    {
-        "core.promote": _undo_core_promote,
-        "core.remove": _undo_core_remove,
-        "working.remove": _undo_working_remove,
-        "working.edit": _undo_working_edit,
-    }
-)
-
-
 def promotion_approve(*, actor: Actor, note_id: str, category: str | None = None) -> dict[str, str]:
     """Promote a candidate to core.md and remember the verdict."""
     item = core_promote(actor=actor, note_id=note_id, category=category)
@@ -169,4 +155,10 @@ def _undo_promotion_reject(before: Any, after: dict[str, Any]) -> dict[str, Any]
     return after
 
 
-UNDO["promotion.reject"] = _undo_promotion_reject
+UNDO_HANDLERS = {  # registered in MemoryAppConfig.ready()
+    "core.promote": _undo_core_promote,
+    "core.remove": _undo_core_remove,
+    "working.remove": _undo_working_remove,
+    "working.edit": _undo_working_edit,
+    "promotion.reject": _undo_promotion_reject,
+}

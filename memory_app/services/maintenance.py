@@ -9,6 +9,7 @@ task, the maintenance page, the API and the management commands all start jobs t
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,7 +19,11 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django_celery_beat.models import CrontabSchedule, PeriodicTask
+from django_celery_beat.validators import crontab_validator
 
+from graph_app.knowledge import GraphUnavailable
+from graph_app.stores import graph_store
 from memory_app.memory import InvalidNote, NoteNotFound, StoreUnavailable
 from memory_app.memory.documents import utcnow_naive
 from memory_app.memory.errors import StaleWrite
@@ -27,13 +32,13 @@ from memory_app.memory.mongo import EmbeddingWrite
 from memory_app.memory.mongo.scans import DecayBatch
 from memory_app.models import JobLock, MaintenanceRun
 from memory_app.selectors import promotion_candidates
-from memory_app.services._audit import UNDO, audit_begin, audited
 from memory_app.services.archive import archive_purge
-from memory_app.services.notes import note_archive
+from memory_app.services.notes import note_archive, pair_merge
 from memory_app.services.review import duplicates_scan
 from memory_app.services.runs import run_failed, run_finished, run_progress, run_started
-from memory_app.stores import notes_store
+from memory_app.stores import deduplicator, notes_store
 from qqweb.actors import Actor
+from qqweb.audit.services import audit_begin, audited
 from qqweb.clients import embedder
 
 Progress = Callable[[int, int | None], None]
@@ -162,8 +167,6 @@ def purge_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
 def dedup_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
     threshold = float(run.params.get("threshold", settings.QQ_DEDUP_THRESHOLD))
     if run.dry_run:
-        from memory_app.stores import deduplicator
-
         pairs = deduplicator().find_similar_ids(threshold)
         progress(len(pairs), len(pairs))
         return {
@@ -239,9 +242,6 @@ def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str,
     """The agent's behaviour, for those who want it (not scheduled by default): merge every
     pair above the threshold with the simple merge, each merge audited and undoable. Runs
     only when there are more than QQ_MAX_WORKING_NOTES notes, unless ``force``."""
-    from memory_app.services.notes import pair_merge
-    from memory_app.stores import deduplicator
-
     dedup = deduplicator()
     threshold = float(run.params.get("threshold", settings.QQ_DEDUP_THRESHOLD))
     if not run.params.get("force") and not dedup.should_consolidate():
@@ -287,9 +287,6 @@ def vector_index_rebuild_job(run: MaintenanceRun, progress: Progress) -> dict[st
 
 def graph_orphan_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
     """Entities with no relationship to another entity (provenance does not count)."""
-    from graph_app.knowledge import GraphUnavailable
-    from graph_app.stores import graph_store
-
     try:
         orphans = graph_store().orphans(limit=1000)
     except GraphUnavailable as e:
@@ -301,9 +298,6 @@ def graph_orphan_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, 
 def graph_reembed_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
     """Embed ``"name: description"`` for entities whose embedding is missing or of another
     dimension than the configured model's; the old vectors go into the audit event."""
-    from graph_app.knowledge import GraphUnavailable
-    from graph_app.stores import graph_store
-
     model = embedder()
     store = graph_store()
     try:
@@ -342,8 +336,6 @@ def graph_reembed_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]
 
 
 def _undo_graph_reembed(before: dict[str, Any], after: Any) -> dict[str, Any]:
-    from graph_app.stores import graph_store
-
     rows = [{"id": element_id, "embedding": vector} for element_id, vector in before.items()]
     return {"restored": graph_store().set_embeddings(rows)}
 
@@ -478,9 +470,11 @@ def job_run(
     return stats
 
 
-UNDO["notes.decay"] = _undo_notes_decay
-UNDO["notes.reembed"] = _undo_notes_reembed
-UNDO["graph.reembed"] = _undo_graph_reembed
+UNDO_HANDLERS = {  # registered in MemoryAppConfig.ready()
+    "notes.decay": _undo_notes_decay,
+    "notes.reembed": _undo_notes_reembed,
+    "graph.reembed": _undo_graph_reembed,
+}
 
 
 DEFAULT_SCHEDULES = (  # kind, minute, hour, day_of_week
@@ -495,10 +489,6 @@ def schedules_ensure() -> int:
     """The default schedule (daily decay and dedup scan, weekly archival and purge), in
     django-celery-beat's tables where the Maintenance page edits it. Existing entries are
     left as the admin set them."""
-    import json
-
-    from django_celery_beat.models import CrontabSchedule, PeriodicTask
-
     created = 0
     for kind, minute, hour, day_of_week in DEFAULT_SCHEDULES:
         name = f"qqweb: {JOBS[kind].title}"
@@ -520,9 +510,6 @@ def schedules_ensure() -> int:
 def schedule_update(
     *, task_id: int, minute: str, hour: str, day_of_week: str, enabled: bool
 ) -> None:
-    from django_celery_beat.models import CrontabSchedule, PeriodicTask
-    from django_celery_beat.validators import crontab_validator
-
     try:
         crontab_validator(f"{minute} {hour} * * {day_of_week}")
     except Exception as e:  # the validator raises ValueError or ValidationError

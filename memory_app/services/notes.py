@@ -6,24 +6,21 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from memory_app.memory import InvalidNote, NoteNotFound
 from memory_app.memory.archive import archive_line_for
 from memory_app.memory.constants import SECTIONS
-from memory_app.memory.errors import StaleWrite, UndoRefused
+from memory_app.memory.errors import StaleWrite
 from memory_app.memory.listing import NoteFilter
 from memory_app.memory.mongo import MERGED_IDS_FIELD
 from memory_app.memory.mongo_store import validate_importance
 from memory_app.memory.vectors import normalise
-from memory_app.services._audit import (
-    UNDO,
-    BulkResult,
-    audit_begin,
-    audited,
-    guard_store,
-    same_time,
-)
+from memory_app.services.common import same_time
 from memory_app.stores import archive_manager, deduplicator, notes_store
 from qqweb.actors import Actor
+from qqweb.audit.errors import UndoRefused
+from qqweb.audit.services import BulkResult, audit_begin, audited
 from qqweb.clients import embedder
 
 MANUAL_ARCHIVE_REASON = "manual"
@@ -76,7 +73,7 @@ def note_edit(
             raise StaleWrite(note_id, store.get_full_note(note_id))
         return {"note_id": note_id, **changes, "updated_at": now}
 
-    audited(event, guard_store(write))
+    audited(event, write)
     return store.get_full_note(note_id) or {}
 
 
@@ -107,7 +104,7 @@ def note_archive(
             raise StaleWrite(note_id, store.get_full_note(note_id))
         return entry
 
-    return dict(audited(event, guard_store(write)))
+    return dict(audited(event, write))
 
 
 def _line_of_an_interrupted_try(
@@ -141,7 +138,7 @@ def note_restore(
         manager.restore_note(note_id, boost_importance, new_id=new_id)
         return notes_store().get_full_note(new_id or note_id) or {}
 
-    return dict(audited(event, guard_store(write)))
+    return dict(audited(event, write))
 
 
 def pair_merge(
@@ -189,15 +186,13 @@ def pair_merge(
         dedup.apply_merge(plan, archive_manager())
         return store.get_full_note(plan.primary_id) or {}
 
-    return dict(audited(event, guard_store(write)))
+    return dict(audited(event, write))
 
 
 def cosine(a: dict[str, Any], b: dict[str, Any]) -> float:
     va, vb = a.get("embedding") or [], b.get("embedding") or []
     if not va or len(va) != len(vb):
         return 0.0
-    import numpy as np
-
     pair = normalise(np.asarray([va, vb], dtype=np.float32))
     return round(float(pair[0] @ pair[1]), 4)
 
@@ -333,11 +328,9 @@ def _undo_pair_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[str,
     return {"primary": primary["note_id"], "secondary": secondary["note_id"]}
 
 
-UNDO.update(
-    {
-        "note.edit": _undo_note_edit,
-        "note.archive": _undo_note_archive,
-        "note.restore": _undo_note_restore,
-        "pair.merge": _undo_pair_merge,
-    }
-)
+UNDO_HANDLERS = {  # registered in MemoryAppConfig.ready()
+    "note.edit": _undo_note_edit,
+    "note.archive": _undo_note_archive,
+    "note.restore": _undo_note_restore,
+    "pair.merge": _undo_pair_merge,
+}

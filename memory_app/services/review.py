@@ -11,10 +11,10 @@ from django.utils import timezone
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun, ReviewPair
 from memory_app.selectors import content_hash
-from memory_app.services._audit import UNDO, audit_begin, audited
 from memory_app.services.notes import pair_merge
 from memory_app.stores import deduplicator, notes_store
 from qqweb.actors import Actor
+from qqweb.audit.services import audit_begin, audited
 
 VERDICTS = ("merge", "not_duplicate", "skip")
 
@@ -129,4 +129,4 @@ def _undo_pair_reject(before: dict[str, Any], after: Any) -> dict[str, Any]:
     return before
 
 
-UNDO["pair.reject"] = _undo_pair_reject
+UNDO_HANDLERS = {"pair.reject": _undo_pair_reject}  # registered in MemoryAppConfig.ready()

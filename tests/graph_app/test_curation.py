@@ -10,7 +10,7 @@ from urllib.parse import quote
 import pytest
 
 from graph_app.stores import graph_store
-from memory_app.models import AuditEvent
+from qqweb.audit.models import AuditEvent
 from tests.graph_app.conftest import graph_dump, run_cypher
 from tests.helpers import vector
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from graph_app.models import EntityPairVerdict
 from graph_app.stores import graph_store
-from memory_app.models import AuditEvent
+from qqweb.audit.models import AuditEvent
 from tests.graph_app.conftest import embed_every_entity, graph_dump
 from tests.helpers import vector
 

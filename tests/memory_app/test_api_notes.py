@@ -5,8 +5,8 @@ import json
 import pytest
 from django.test import Client
 
-from memory_app.models import AuditEvent
 from memory_app.stores import notes_store
+from qqweb.audit.models import AuditEvent
 from tests.helpers import add_note as add
 
 

@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 
 from memory_app.memory.archive import local_naive_iso
-from memory_app.models import AuditEvent
 from memory_app.stores import archive_manager, notes_store
+from qqweb.audit.models import AuditEvent
 
 
 def line(note_id, content, days_ago=1, **extra):

@@ -5,8 +5,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from memory_app.models import AuditEvent
 from memory_app.stores import core_notes, notes_store, working_notes
+from qqweb.audit.models import AuditEvent
 
 
 def add(note_id, content, importance, reads):

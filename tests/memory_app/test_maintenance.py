@@ -8,12 +8,13 @@ import pytest
 from django.utils import timezone
 
 from memory_app.memory.mongo_store import utcnow_naive
-from memory_app.models import AuditEvent, JobLock, MaintenanceRun
-from memory_app.services import batch_undo
+from memory_app.models import JobLock, MaintenanceRun
 from memory_app.services.maintenance import JobBusy, job_create, job_run
 from memory_app.stores import archive_manager, notes_store
 from memory_app.tasks import run_job_task
 from qqweb.actors import Actor
+from qqweb.audit.models import AuditEvent
+from qqweb.audit.services import batch_undo
 from tests.helpers import plant_note as plant
 from tests.services import free_port
 

@@ -3,11 +3,12 @@
 import pytest
 from django.urls import reverse
 
-from memory_app.models import AuditEvent, MaintenanceRun, ReviewPair
+from memory_app.models import MaintenanceRun, ReviewPair
 from memory_app.selectors import review_calibration, word_diff
 from memory_app.services import duplicates_scan, run_create
 from memory_app.stores import notes_store
 from qqweb.actors import Actor
+from qqweb.audit.models import AuditEvent
 from tests.helpers import add_note as add
 
 ADA = Actor("user", "ada-admin")

@@ -6,11 +6,9 @@ from datetime import timedelta
 import pytest
 
 from memory_app.memory import HashingEmbedder, NoteNotFound, RestoreConflict
-from memory_app.memory.errors import StaleWrite, UndoRefused
+from memory_app.memory.errors import StaleWrite
 from memory_app.memory.mongo_store import utcnow_naive
-from memory_app.models import AuditEvent
 from memory_app.services import (
-    audit_undo,
     core_item_remove,
     core_promote,
     note_archive,
@@ -22,6 +20,9 @@ from memory_app.services import (
 )
 from memory_app.stores import archive_manager, core_notes, notes_store, working_notes
 from qqweb.actors import Actor
+from qqweb.audit.errors import UndoRefused
+from qqweb.audit.models import AuditEvent
+from qqweb.audit.services import audit_undo
 
 EMB = HashingEmbedder(384)
 CORA = Actor("user", "cora-curator")

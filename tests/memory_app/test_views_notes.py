@@ -5,8 +5,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from memory_app.models import AuditEvent
 from memory_app.stores import core_notes, notes_store
+from qqweb.audit.models import AuditEvent
 from tests.helpers import add_note as add
 
 

@@ -1,25 +1,20 @@
-"""The audit trail every service writes, and undo by replaying an event's ``before``.
-
-Undo handlers register themselves in ``UNDO`` under their action name."""
+"""Writes of the audit log: an event around every mutation, and undo by replaying an
+event's ``before`` with the handler registered for its action."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
-from pymongo.errors import PyMongoError
 
-from memory_app.memory import StoreUnavailable
-from memory_app.memory.errors import UndoRefused
-from memory_app.models import AuditEvent
-from memory_app.snapshots import from_json, to_json
 from qqweb.actors import Actor
-
-UNDO: dict[str, Callable[[Any, Any], Any]] = {}
+from qqweb.audit.errors import UndoRefused
+from qqweb.audit.models import AuditEvent
+from qqweb.audit.registry import undo_handler
+from qqweb.audit.snapshots import from_json, to_json
 
 
 def audit_begin(
@@ -56,23 +51,6 @@ def audited(event: AuditEvent, work: Callable[[], Any]) -> Any:
     return after
 
 
-def same_time(a: Any, b: Any) -> bool:
-    """BSON dates keep milliseconds: compare at that precision."""
-    if not isinstance(a, datetime) or not isinstance(b, datetime):
-        return False
-    return abs((a.replace(tzinfo=None) - b.replace(tzinfo=None)).total_seconds()) < 0.001
-
-
-def guard_store(work: Callable[[], Any]) -> Callable[[], Any]:
-    def run() -> Any:
-        try:
-            return work()
-        except PyMongoError as e:
-            raise StoreUnavailable("mongodb", str(e)) from e
-
-    return run
-
-
 def audit_undo(*, actor: Actor, event_id: int) -> AuditEvent:
     """Undo one action by replaying its ``before``. Refused, with the reason, when it was
     undone already, did not complete, or its target changed since."""
@@ -83,7 +61,7 @@ def audit_undo(*, actor: Actor, event_id: int) -> AuditEvent:
         raise UndoRefused("this action was undone already")
     if event.status != AuditEvent.DONE:
         raise UndoRefused(f"this action is {event.status}, there is nothing to undo")
-    handler = UNDO.get(event.action)
+    handler = undo_handler(event.action)
     if handler is None:
         raise UndoRefused(f"{event.action} cannot be undone")
     before, after = from_json(event.before), from_json(event.after)
@@ -92,7 +70,7 @@ def audit_undo(*, actor: Actor, event_id: int) -> AuditEvent:
     )
     undo_event.undo_of = event
     undo_event.save(update_fields=["undo_of"])
-    audited(undo_event, guard_store(lambda: handler(before, after)))
+    audited(undo_event, lambda: handler(before, after))
     event.undone_at = timezone.now()
     event.save(update_fields=["undone_at"])
     return undo_event

@@ -1,4 +1,4 @@
-"""JSON snapshots of MongoDB documents for the audit log, and back, losslessly for the
+"""JSON snapshots of store documents for the audit log, and back, losslessly for the
 types the agent stores (datetimes included, as ``{"$date": iso}``)."""
 
 from __future__ import annotations
