@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from memory_app.job_params import JobParams
 from memory_app.models import MaintenanceRun
 from memory_app.services.maintenance import job_create
 from qqweb.actors import Actor
 
 
 def job_start(
-    *, kind: str, actor: Actor, dry_run: bool = False, params: dict[str, Any] | None = None
+    *,
+    kind: str,
+    actor: Actor,
+    dry_run: bool = False,
+    params: Mapping[str, Any] | JobParams | None = None,
 ) -> MaintenanceRun:
     from memory_app.tasks import run_job_task
 
