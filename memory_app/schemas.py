@@ -6,7 +6,7 @@ from typing import Any
 from ninja import Field, Schema
 from pydantic import ConfigDict, create_model
 
-from memory_app.job_params import JobParams, NoParams
+from memory_app.job_params import ArchivePurgeParams, JobParams, NoParams
 from memory_app.memory.listing import NoteFilter
 
 
@@ -168,8 +168,10 @@ class RestoreIn(Schema):
     )
 
 
-class PurgeIn(Schema):
-    days: int = Field(90, ge=0)
+class PurgeIn(ArchivePurgeParams):
+    """The archive purge job's parameters (``days`` defaults to QQ_ARCHIVE_RETENTION_DAYS),
+    and a dry run unless told otherwise."""
+
     dry_run: bool = True
 
 
