@@ -12,6 +12,7 @@ from ninja import Query, Router, Status
 from ninja.errors import HttpError
 
 from memory_app import selectors, services
+from memory_app.job_params import DedupScanParams
 from memory_app.jobs import job_start
 from memory_app.memory import InvalidNote
 from memory_app.memory.listing import NoteFilter
@@ -40,11 +41,12 @@ from memory_app.schemas import (
     RetrievalOut,
     ReviewPairOut,
     RunOut,
-    ScanIn,
     SearchIn,
     SearchOut,
     VerdictIn,
+    job_in,
 )
+from memory_app.services.maintenance import JOBS, Job
 from qqweb.actors import Actor
 from qqweb.audit import selectors as audit_selectors
 from qqweb.audit import services as audit_services
@@ -310,12 +312,10 @@ def duplicates_list(
 
 
 @router.post("/duplicates/scan", response={202: RunOut}, tags=["duplicates"])
-def duplicates_scan(request: HttpRequest, body: ScanIn) -> Status:
+def duplicates_scan(request: HttpRequest, body: DedupScanParams) -> Status:
     """Start a dedup scan in the worker (admin); poll ``/api/maintenance/runs/{id}``."""
     require_role(request, ADMIN)
-    run = job_start(
-        kind="dedup_scan", actor=Actor.from_request(request), params={"threshold": body.threshold}
-    )
+    run = job_start(kind="dedup_scan", actor=Actor.from_request(request), params=body)
     return Status(202, run)
 
 
@@ -351,19 +351,41 @@ def maintenance_runs(request: HttpRequest, kind: str = "", limit: int = 50) -> l
     return list(runs[: max(1, min(limit, 500))])
 
 
-@router.post("/maintenance/{job}", response={202: RunOut}, tags=["maintenance"])
-def maintenance_start(request: HttpRequest, job: str, body: JobIn) -> Status:
-    """Start a job in the worker (admin): decay, dedup_scan, archival, promotion_scan,
-    archive_purge or reembed. ``dry_run`` reports what it would do and changes nothing."""
+def _maintenance_start(job: Job) -> None:
+    """``POST /maintenance/<kind>``, whose body's ``params`` is the job's own schema: a
+    bad or unknown parameter is a 422 naming it, before any run is created."""
+
+    def start(request: HttpRequest, body: JobIn) -> Status:
+        require_role(request, ADMIN)
+        run = job_start(
+            kind=job.kind,
+            actor=Actor.from_request(request),
+            dry_run=body.dry_run,
+            params=body.params,
+        )
+        return Status(202, run)
+
+    start.__annotations__["body"] = job_in(job.kind, job.params)  # ninja reads it from here
+    router.post(
+        f"/maintenance/{job.kind}",
+        response={202: RunOut},
+        tags=["maintenance"],
+        operation_id=f"maintenance_start_{job.kind}",
+        summary=f"Start: {job.title}",
+        description=f"{job.description} Runs in the worker (admin); ``dry_run`` reports "
+        "what it would do and changes nothing. Poll ``/api/maintenance/runs/{id}``.",
+    )(start)
+
+
+for _job in JOBS.values():
+    _maintenance_start(_job)
+
+
+@router.post("/maintenance/{job}", include_in_schema=False)
+def maintenance_start_unknown(request: HttpRequest, job: str) -> None:
+    """Every job has its own route above; this one names the jobs there are."""
     require_role(request, ADMIN)
-    allowed = {"threshold", "days", "scope", "force"}
-    unknown = set(body.params) - allowed
-    if unknown:
-        raise InvalidNote("params", f"unknown parameter(s): {', '.join(sorted(unknown))}")
-    run = job_start(
-        kind=job, actor=Actor.from_request(request), dry_run=body.dry_run, params=body.params
-    )
-    return Status(202, run)
+    raise InvalidNote("job", f"must be one of {', '.join(JOBS)}")
 
 
 @router.post("/audit/batches/{batch_id}/undo", tags=["audit"])

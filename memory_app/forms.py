@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 
+from memory_app.job_params import InvalidJobParams, JobParams, params_validate
 from memory_app.memory import InvalidNote
 from memory_app.memory.constants import CORE_CATEGORIES, SECTIONS
 from memory_app.memory.listing import SORT_FIELDS, SOURCE_TYPES, NoteFilter
@@ -105,3 +106,53 @@ class BulkForm(forms.Form):
         field = self.fields["note_ids"]
         assert isinstance(field, forms.MultipleChoiceField)
         field.choices = [(i, i) for i in ids]
+
+
+class JobForm(forms.Form):
+    """Start a maintenance job. Its parameter fields are made from the job's schema, which
+    also converts and checks the values (as for the API and the commands); a field left
+    empty takes its setting's value."""
+
+    dry_run = forms.BooleanField(required=False)
+
+    def __init__(self, *args: Any, schema: type[JobParams], kind: str, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", f"id_{kind}_%s")  # a form per job on the page
+        super().__init__(*args, **kwargs)
+        self.schema, self.kind = schema, kind
+        self.params: JobParams | None = None
+        try:
+            defaults = params_validate(schema, None).model_dump()
+        except InvalidJobParams:  # a setting out of bounds: the run will say so
+            defaults = {}
+        for name, prop in schema.model_json_schema().get("properties", {}).items():
+            self.fields[name] = _param_field(prop, defaults.get(name))
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        given = {n: data[n] for n in self.schema.model_fields if data.get(n) not in (None, "")}
+        try:
+            self.params = params_validate(self.schema, given)
+        except InvalidJobParams as e:
+            for name, message in e.errors:
+                self.add_error(name if name in self.fields else None, message)
+        return data
+
+
+def _param_field(prop: dict[str, Any], initial: Any) -> forms.Field:
+    """A form field for one property of a job's JSON schema; it only collects the text."""
+    label, attrs = prop.get("title"), {"title": prop.get("description", "")}
+    if prop.get("type") == "boolean":
+        return forms.BooleanField(
+            required=False, label=label, initial=initial, widget=forms.CheckboxInput(attrs)
+        )
+    if "enum" in prop:
+        widget: forms.Widget = forms.Select(attrs, choices=[(v, v) for v in prop["enum"]])
+    else:
+        attrs["step"] = "1" if prop.get("type") == "integer" else "any"
+        attrs["style"] = "width:6rem"
+        if "minimum" in prop:
+            attrs["min"] = str(prop["minimum"])
+        if "maximum" in prop:
+            attrs["max"] = str(prop["maximum"])
+        widget = forms.NumberInput(attrs)
+    return forms.CharField(required=False, label=label, initial=initial, widget=widget)

@@ -4,7 +4,9 @@ from datetime import datetime
 from typing import Any
 
 from ninja import Field, Schema
+from pydantic import ConfigDict, create_model
 
+from memory_app.job_params import ArchivePurgeParams, JobParams, NoParams
 from memory_app.memory.listing import NoteFilter
 
 
@@ -166,8 +168,10 @@ class RestoreIn(Schema):
     )
 
 
-class PurgeIn(Schema):
-    days: int = Field(90, ge=0)
+class PurgeIn(ArchivePurgeParams):
+    """The archive purge job's parameters (``days`` defaults to QQ_ARCHIVE_RETENTION_DAYS),
+    and a dry run unless told otherwise."""
+
     dry_run: bool = True
 
 
@@ -226,10 +230,6 @@ class ReviewPairOut(Schema):
     primary: str
 
 
-class ScanIn(Schema):
-    threshold: float = Field(0.85, gt=0, le=1)
-
-
 class RunOut(Schema):
     id: int
     kind: str
@@ -251,11 +251,29 @@ class VerdictIn(Schema):
 
 
 class JobIn(Schema):
-    dry_run: bool = False
-    params: dict[str, Any] = Field(
-        default_factory=dict,
-        description=(
-            "decay: none; dedup_scan: threshold; archival: threshold; archive_purge: days; "
-            "reembed: scope (missing or all)"
+    """The body of ``POST /api/maintenance/{job}``; each job has its own, whose ``params``
+    is that job's schema (see :func:`job_in`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dry_run: bool = Field(False, description="Report what would change; change nothing.")
+    params: JobParams = Field(default_factory=NoParams)
+
+
+def job_in(kind: str, params: type[JobParams]) -> type[JobIn]:
+    """``JobIn`` with ``params`` typed as the job's own schema, named after the job
+    (``archival`` → ``ArchivalJobIn``) in the OpenAPI document."""
+    return create_model(
+        "".join(part.title() for part in kind.split("_")) + "JobIn",
+        __base__=JobIn,
+        __module__=__name__,
+        __doc__=f"The body of POST /api/maintenance/{kind}.",
+        params=(
+            params,
+            Field(
+                default_factory=params,
+                description="The job's parameters; one left out takes its setting's value "
+                "at this time.",
+            ),
         ),
     )

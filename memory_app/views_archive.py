@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memory_app import selectors, services
+from memory_app.job_params import MAX_DAYS
 from memory_app.memory import InvalidNote, NoteNotFound, RestoreConflict
 from qqweb.actors import Actor
 from qqweb.auth import ADMIN, VIEWER, has_role, role_required
@@ -81,7 +82,7 @@ def archive_purge(request: HttpRequest) -> HttpResponse:
         return render(
             request,
             "memory_app/_purge_confirm.html",
-            {"error": "days: give a whole number of days, 0 or more"},
+            {"error": f"days: give a whole number of days, 0 to {MAX_DAYS}"},
             status=400,
         )
     if not result["dropped"] and request.POST.get("confirmed") != "on":

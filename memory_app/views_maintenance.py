@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from memory_app.forms import JobForm
 from memory_app.jobs import job_start
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun
@@ -18,24 +21,46 @@ from qqweb.auth import ADMIN, VIEWER, has_role, role_required
 from qqweb.pages import render_page
 
 
-@require_GET
-@role_required(VIEWER)
-def maintenance(request: HttpRequest) -> HttpResponse:
+def _context(request: HttpRequest, bound: JobForm | None = None) -> dict[str, Any]:
+    """The page's data, each job row with its form (``bound``, with its errors, for its job)."""
     context = {
         **maintenance_overview(jobs=JOBS.values()),
         "is_admin": has_role(request.user, ADMIN),
     }
-    return render_page(request, "memory_app/maintenance.html", "runs-table", context)
+    context["jobs"] = [
+        (row, bound if bound and bound.kind == row.job.kind else _form(row.job.kind))
+        for row in context["jobs"]
+    ]
+    return context
+
+
+def _form(kind: str, data: Any = None) -> JobForm:
+    return JobForm(data, schema=JOBS[kind].params, kind=kind)
+
+
+@require_GET
+@role_required(VIEWER)
+def maintenance(request: HttpRequest) -> HttpResponse:
+    return render_page(request, "memory_app/maintenance.html", "runs-table", _context(request))
 
 
 @require_POST
 @role_required(ADMIN)
 def maintenance_start(request: HttpRequest, kind: str) -> HttpResponse:
+    """Start a run with the parameters of the job's form; a bad one re-renders the page
+    (its form only, for htmx) with the message next to the field, and starts nothing."""
+    if kind not in JOBS:
+        raise Http404(f"there is no job {kind}")
+    form = _form(kind, request.POST)
+    if not form.is_valid():
+        context = {**_context(request, bound=form), "form": form}
+        return render_page(request, "memory_app/maintenance.html", "job-form", context, status=400)
     try:
         run = job_start(
             kind=kind,
             actor=Actor.from_request(request),
-            dry_run=request.POST.get("dry_run") == "on",
+            dry_run=form.cleaned_data["dry_run"],
+            params=form.params,
         )
     except InvalidNote as e:
         messages.error(request, str(e))

@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from memory_app import selectors, services
+from memory_app.job_params import InvalidJobParams
 from memory_app.jobs import job_start
 from memory_app.memory import InvalidNote, MemoryLibraryError
 from memory_app.models import MaintenanceRun
@@ -63,20 +64,15 @@ def review_verdict(request: HttpRequest, pair_id: int) -> HttpResponse:
 @require_POST
 @role_required(ADMIN)
 def review_scan(request: HttpRequest) -> HttpResponse:
+    """Start a dedup scan; the threshold is checked by the job's schema (empty: the
+    setting's), a bad one is a 400 with the reason."""
+    given = {"threshold": request.POST["threshold"]} if request.POST.get("threshold") else {}
     try:
-        threshold = float(request.POST.get("threshold", settings.QQ_DEDUP_THRESHOLD))
-        if not 0 < threshold <= 1:
-            raise ValueError
-    except ValueError:
+        run = job_start(kind="dedup_scan", actor=Actor.from_request(request), params=given)
+    except InvalidJobParams as e:
         return render(
-            request,
-            "memory_app/review.html#scan-progress",
-            {"scan_error": "threshold: a number above 0 and at most 1"},
-            status=400,
+            request, "memory_app/review.html#scan-progress", {"scan_error": str(e)}, status=400
         )
-    run = job_start(
-        kind="dedup_scan", actor=Actor.from_request(request), params={"threshold": threshold}
-    )
     return render(request, "memory_app/review.html#scan-progress", {"scan": run})
 
 

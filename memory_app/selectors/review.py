@@ -7,6 +7,8 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
+
 from memory_app.memory.dedup_math import MergePlan
 from memory_app.memory.documents import effective_importance, utcnow_naive
 from memory_app.models import MaintenanceRun, ReviewPair
@@ -111,7 +113,7 @@ def review_calibration(
     which curators merged at least ``target_share`` of the pairs they judged."""
     judged = ReviewPair.objects.filter(status__in=[ReviewPair.MERGED, ReviewPair.REJECTED])
     values = list(judged.values_list("similarity", "status"))
-    low = min((s for s, _ in values), default=0.85)
+    low = min((s for s, _ in values), default=settings.QQ_DEDUP_THRESHOLD)
     start = max(0.0, int(low / step) * step)
     rows = []
     edge = start

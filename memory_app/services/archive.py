@@ -7,6 +7,7 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
+from memory_app.job_params import MAX_DAYS
 from memory_app.memory import InvalidNote, NoteNotFound, RestoreConflict
 from memory_app.services.notes import note_restore
 from memory_app.stores import archive_manager
@@ -18,8 +19,8 @@ def archive_purge(*, actor: Actor, days: int, dry_run: bool = False) -> dict[str
     """Drop archive lines older than ``days`` (restored or not); unparseable lines stay.
     A dry run only counts. The dropped lines are kept in the audit event, so undo puts
     them back."""
-    if not isinstance(days, int) or days < 0:
-        raise InvalidNote("days", "must be a whole number of days, 0 or more")
+    if isinstance(days, bool) or not isinstance(days, int) or not 0 <= days <= MAX_DAYS:
+        raise InvalidNote("days", f"must be a whole number of days, 0 to {MAX_DAYS}")
     manager = archive_manager()
     cutoff = datetime.now() - timedelta(days=days)
     old = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -24,6 +24,16 @@ from django_celery_beat.validators import crontab_validator
 
 from graph_app.knowledge import GraphUnavailable
 from graph_app.stores import graph_store
+from memory_app.job_params import (
+    ArchivalParams,
+    ArchivePurgeParams,
+    AutoConsolidationParams,
+    DedupScanParams,
+    JobParams,
+    NoParams,
+    ReembedParams,
+    params_validate,
+)
 from memory_app.memory import InvalidNote, NoteNotFound, StoreUnavailable
 from memory_app.memory.documents import utcnow_naive
 from memory_app.memory.errors import StaleWrite
@@ -57,6 +67,7 @@ class Job:
     title: str
     description: str
     work: Callable[[MaintenanceRun, Progress], dict[str, Any]]
+    params: type[JobParams] = NoParams  # its parameters, declared once (job_params.py)
 
 
 def _actor(run: MaintenanceRun) -> Actor:
@@ -123,7 +134,7 @@ def _undo_notes_decay(before: dict[str, Any], after: dict[str, Any]) -> dict[str
 def archival_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
     """Archive every note whose effective importance is below QQ_ARCHIVE_THRESHOLD (or the
     run's ``threshold``), with the agent's reason ``importance_decay_<x.xxx>``."""
-    threshold = float(run.params.get("threshold", settings.QQ_ARCHIVE_THRESHOLD))
+    threshold = ArchivalParams.model_validate(run.params).threshold
     candidates = notes_store().archival_candidates(threshold, utcnow_naive())
     stats: dict[str, Any] = {
         "threshold": threshold,
@@ -158,14 +169,14 @@ def promotion_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any
 
 
 def purge_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
-    days = int(run.params.get("days", settings.QQ_ARCHIVE_RETENTION_DAYS))
+    days = ArchivePurgeParams.model_validate(run.params).days
     result = archive_purge(actor=_actor(run), days=days, dry_run=run.dry_run)
     progress(result["would_drop"], result["would_drop"])
     return result
 
 
 def dedup_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
-    threshold = float(run.params.get("threshold", settings.QQ_DEDUP_THRESHOLD))
+    threshold = DedupScanParams.model_validate(run.params).threshold
     if run.dry_run:
         pairs = deduplicator().find_similar_ids(threshold)
         progress(len(pairs), len(pairs))
@@ -183,9 +194,7 @@ def reembed_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
     """Embed with the configured embedder: notes with no embedding or one of another
     dimension (``scope: missing``, the default), or every note (``scope: all``). Each write
     is conditional on ``updated_at``; the old vectors are kept in the audit event."""
-    scope = run.params.get("scope", "missing")
-    if scope not in ("missing", "all"):
-        raise InvalidNote("scope", "must be missing or all")
+    scope = ReembedParams.model_validate(run.params).scope
     model = embedder()
     dim = model.dimension
     store = notes_store()
@@ -243,8 +252,9 @@ def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str,
     pair above the threshold with the simple merge, each merge audited and undoable. Runs
     only when there are more than QQ_MAX_WORKING_NOTES notes, unless ``force``."""
     dedup = deduplicator()
-    threshold = float(run.params.get("threshold", settings.QQ_DEDUP_THRESHOLD))
-    if not run.params.get("force") and not dedup.should_consolidate():
+    params = AutoConsolidationParams.model_validate(run.params)
+    threshold = params.threshold
+    if not params.force and not dedup.should_consolidate():
         return {
             "skipped": f"{dedup.store.count()} notes, not more than "
             f"{settings.QQ_MAX_WORKING_NOTES} (QQ_MAX_WORKING_NOTES)"
@@ -355,12 +365,14 @@ JOBS: dict[str, Job] = {
             "Dedup scan",
             "Fill the review queue with near-duplicate pairs.",
             dedup_scan_job,
+            params=DedupScanParams,
         ),
         Job(
             "archival",
             "Archival pass",
             "Archive notes whose effective importance is below QQ_ARCHIVE_THRESHOLD.",
             archival_job,
+            params=ArchivalParams,
         ),
         Job(
             "promotion_scan",
@@ -373,12 +385,14 @@ JOBS: dict[str, Job] = {
             "Archive purge",
             "Drop archive lines older than QQ_ARCHIVE_RETENTION_DAYS.",
             purge_job,
+            params=ArchivePurgeParams,
         ),
         Job(
             "reembed",
             "Re-embed",
             "Embed notes with no embedding or a wrong dimension with the configured model.",
             reembed_job,
+            params=ReembedParams,
         ),
         Job(
             "auto_consolidation",
@@ -386,6 +400,7 @@ JOBS: dict[str, Job] = {
             "The agent's own merge of every pair above the threshold (off by default; runs "
             "above QQ_MAX_WORKING_NOTES).",
             auto_consolidation_job,
+            params=AutoConsolidationParams,
         ),
         Job(
             "vector_index_rebuild",
@@ -413,12 +428,20 @@ JOBS: dict[str, Job] = {
 
 
 def job_create(
-    *, kind: str, actor: Actor, dry_run: bool = False, params: dict[str, Any] | None = None
+    *,
+    kind: str,
+    actor: Actor,
+    dry_run: bool = False,
+    params: Mapping[str, Any] | JobParams | None = None,
 ) -> MaintenanceRun:
+    """A queued run of ``kind``. ``params`` is validated with the job's schema (raising
+    InvalidJobParams naming each bad one) and stored whole, the settings' values filled in
+    for what was left out, so the run records what it will use."""
     if kind not in JOBS:
         raise InvalidNote("job", f"must be one of {', '.join(JOBS)}")
+    valid = params_validate(JOBS[kind].params, params)
     return MaintenanceRun.objects.create(
-        kind=kind, started_by=actor.label, params=params or {}, dry_run=dry_run
+        kind=kind, started_by=actor.label, params=valid.model_dump(mode="json"), dry_run=dry_run
     )
 
 

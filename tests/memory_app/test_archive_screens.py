@@ -116,6 +116,23 @@ def test_purge_counts_first_then_drops_and_undo_puts_lines_back(admin_client_, a
 def test_purge_with_bad_days_is_a_400(admin_client_, archived):
     response = admin_client_.post(reverse("memory_app:archive_purge"), {"days": "soon"})
     assert response.status_code == 400 and "days" in response.content.decode()
+    too_far = admin_client_.post(reverse("memory_app:archive_purge"), {"days": "10000000"})
+    assert too_far.status_code == 400 and "0 to 36500" in too_far.content.decode()
+
+
+def test_archive_api_purge_takes_the_purge_jobs_days(admin_client_, archived, settings):
+    settings.QQ_ARCHIVE_RETENTION_DAYS = 100
+    assert (
+        admin_client_.post("/api/archive/purge", "{}", content_type="application/json").json()[
+            "days"
+        ]
+        == 100
+    )
+    for days in (-1, 36501, 10_000_000):
+        response = admin_client_.post(
+            "/api/archive/purge", json.dumps({"days": days}), content_type="application/json"
+        )
+        assert response.status_code == 422 and response.json()["error"]["fields"] == ["body.days"]
 
 
 def test_archive_api_lists_and_restores(admin_client_, archived):

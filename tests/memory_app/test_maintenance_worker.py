@@ -73,7 +73,7 @@ def test_the_api_refuses_unknown_jobs_and_parameters_and_non_admins(admin_client
         json.dumps({"params": {"$set": 1}}),
         content_type="application/json",
     )
-    assert bad.status_code == 400 and bad.json()["error"]["field"] == "params"
+    assert bad.status_code == 422 and bad.json()["error"]["fields"] == ["body.params.$set"]
     assert (
         curator_client.post(
             "/api/maintenance/decay", "{}", content_type="application/json"

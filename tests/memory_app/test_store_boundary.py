@@ -11,12 +11,14 @@ import pytest
 from memory_app.memory import StoreError, StoreUnavailable
 from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.memory.vectors import VectorIndex
-from memory_app.models import AuditEvent, MaintenanceRun
-from memory_app.services import audit_undo, note_archive, pair_merge
+from memory_app.models import MaintenanceRun
+from memory_app.services import note_archive, pair_merge
 from memory_app.services.maintenance import job_create
 from memory_app.stores import notes_store
 from memory_app.tasks import run_job_task
 from qqweb.actors import Actor
+from qqweb.audit.models import AuditEvent
+from qqweb.audit.services import audit_undo
 from tests.helpers import add_note, vector
 from tests.services import free_port
 

@@ -3,4 +3,3 @@ from memory_app.management.jobcommand import JobCommand
 
 class Command(JobCommand):
     kind = "dedup_scan"
-    params = (("threshold", float, "cosine threshold (QQ_DEDUP_THRESHOLD)"),)

@@ -3,4 +3,3 @@ from memory_app.management.jobcommand import JobCommand
 
 class Command(JobCommand):
     kind = "promotion_scan"
-    params = ()

@@ -3,4 +3,3 @@ from memory_app.management.jobcommand import JobCommand
 
 class Command(JobCommand):
     kind = "reembed"
-    params = (("scope", str, "missing (default) or all"),)
