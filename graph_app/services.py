@@ -19,8 +19,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph_app.knowledge import GraphUnavailable, InvalidIdentifier, checked_rel_type
-from graph_app.knowledge.errors import GraphError, InvalidGraphValue
+from graph_app.knowledge import InvalidIdentifier, checked_rel_type
+from graph_app.knowledge.errors import GraphRefusal, InvalidGraphValue
 from graph_app.knowledge.merging import EntityMergePlan, plan_entity_merge
 from graph_app.knowledge.states import (
     EntityState,
@@ -76,14 +76,13 @@ def _audit(
 
 
 def _undoable(handler: Any) -> Any:
-    """Graph refusals (changed since, endpoint gone, name taken) become UndoRefused."""
+    """Graph refusals (changed since, endpoint gone, name taken) become UndoRefused; an
+    outage (GraphUnavailable) and a bug (GraphStoreError) pass through as they are."""
 
     def run(before: Any, after: Any) -> Any:
         try:
             return handler(before, after)
-        except GraphUnavailable:
-            raise
-        except GraphError as e:
+        except GraphRefusal as e:
             raise UndoRefused(str(e)) from e
 
     return run

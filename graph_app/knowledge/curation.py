@@ -11,27 +11,26 @@ from collections.abc import Callable, Iterable
 from typing import Any, LiteralString, TypeVar, cast
 
 from neo4j import Driver, ManagedTransaction
-from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 
 from . import cypher_writes as cw
 from .errors import (
     AmbiguousEntity,
     EntityChanged,
     EntityNotFound,
-    GraphError,
-    GraphUnavailable,
+    GraphRefusal,
+    InvalidGraphValue,
     NameTaken,
     RelationshipNotFound,
+    driver_errors_classified,
 )
 from .identifiers import checked_label, checked_rel_type
 from .merging import EntityMergePlan
 from .states import EntityState, NodeRef, RelationshipState, RelState
 
 T = TypeVar("T")
-_DRIVER_ERRORS = (Neo4jError, ServiceUnavailable, SessionExpired, OSError)
 
 
-class EndpointGone(GraphError):
+class EndpointGone(GraphRefusal):
     """A node a relationship must be put back on no longer exists."""
 
     def __init__(self, ref: NodeRef) -> None:
@@ -101,13 +100,10 @@ class CurationMixin:
     _database: str
 
     def curate(self, work: Callable[[ManagedTransaction], T]) -> T:
-        """Run ``work`` in one write transaction (retried by the driver on transient
-        errors; our own errors roll it back and pass through)."""
-        try:
-            with self._driver.session(database=self._database) as session:
-                return session.execute_write(work)
-        except _DRIVER_ERRORS as e:
-            raise GraphUnavailable(str(e) or type(e).__name__) from e
+        """Run ``work`` in one write transaction. Our own errors roll it back and pass
+        through; anything else is classified (outage or bug) by the store boundary."""
+        with driver_errors_classified(), self._driver.session(database=self._database) as session:
+            return session.execute_write(work)
 
     # --- reading exact states -------------------------------------------------------------
 
@@ -280,12 +276,9 @@ class CurationMixin:
         elif prop == "name":
             text = cw.CREATE_NAME_INDEX.format(name=f"qqweb_{label}_name", label=label)
         else:
-            raise GraphError(f"no index on {label}.{prop} is suggested")
-        with self._driver.session(database=self._database) as session:
-            try:
-                session.run(_q(text)).consume()  # schema changes run in their own transaction
-            except _DRIVER_ERRORS as e:
-                raise GraphUnavailable(str(e) or type(e).__name__) from e
+            raise InvalidGraphValue("property", f"no index on {label}.{prop} is suggested")
+        with driver_errors_classified(), self._driver.session(database=self._database) as session:
+            session.run(_q(text)).consume()  # schema changes run in their own transaction
 
     # --- relationships ---------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """GraphStore: the agent's knowledge graph in Neo4j, read and written with parameters only.
 
 The driver is passed in (one per process, see ``graph_app.stores``); the store never
-builds one and does no I/O in ``__init__``. Driver errors become
-:class:`GraphUnavailable` ``from`` the original.
+builds one and does no I/O in ``__init__``. Driver errors are classified once
+(:mod:`.errors`): an outage is :class:`GraphUnavailable`, anything else a
+:class:`GraphStoreError`, both ``from`` the original.
 """
 
 from __future__ import annotations
@@ -11,15 +12,12 @@ import time
 from typing import Any, LiteralString, cast
 
 from neo4j import Driver, Query
-from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 
 from . import cypher
 from .curation import CurationMixin
-from .errors import GraphUnavailable, InvalidIdentifier
+from .errors import InvalidIdentifier, driver_errors_classified
 from .identifiers import checked_label, checked_rel_type
 from .values import plain
-
-_DRIVER_ERRORS = (Neo4jError, ServiceUnavailable, SessionExpired, OSError)
 
 
 class GraphStore(CurationMixin):
@@ -30,12 +28,10 @@ class GraphStore(CurationMixin):
 
     def _run(self, cypher_text: str, /, **params: Any) -> list[dict[str, Any]]:
         query = Query(cast(LiteralString, cypher_text), timeout=self._timeout_s)
-        try:
+        with driver_errors_classified():
             records, _, _ = self._driver.execute_query(
                 query, parameters_=params, database_=self._database
             )
-        except _DRIVER_ERRORS as e:
-            raise GraphUnavailable(str(e) or type(e).__name__) from e
         return [plain(record.data()) for record in records]
 
     def ping(self) -> float:
