@@ -68,11 +68,11 @@ def plant(store: GraphStore, n: int) -> None:
 
 
 def ours(store: GraphStore, limit: int) -> int:
-    center = store.get_entities("Topic", "hub")[0]["id"]
+    center = store.get_entities("Topic", "hub")[0].id
     first = store.neighbours([center], [center], limit=limit - 1)
-    nodes = [center, *[r["id"] for r in first]]
-    second = store.neighbours([r["id"] for r in first], nodes, limit=limit - len(nodes))
-    nodes += [r["id"] for r in second]
+    nodes = [center, *[r.id for r in first]]
+    second = store.neighbours([r.id for r in first], nodes, limit=limit - len(nodes))
+    nodes += [r.id for r in second]
     store.degrees(nodes)
     store.edges_among(nodes, limit=limit * 8)
     store.count_neighbours([center], [center])

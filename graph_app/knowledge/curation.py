@@ -13,6 +13,7 @@ from typing import Any, LiteralString, TypeVar, cast
 from neo4j import Driver, ManagedTransaction
 
 from . import cypher_writes as cw
+from .domain import EntitySummary, SameNameGroup, SuggestedIndex
 from .errors import (
     AmbiguousEntity,
     EntityChanged,
@@ -133,8 +134,24 @@ class CurationMixin:
             )
         )
 
-    def same_name_groups(self, limit: int = 200) -> list[dict[str, Any]]:
-        return self.curate(lambda tx: _rows(tx, cw.SAME_NAME_GROUPS, limit=int(limit)))
+    def same_name_groups(self, limit: int = 200) -> list[SameNameGroup]:
+        """Entities whose names are equal ignoring case, most crowded groups first."""
+        rows = self.curate(lambda tx: _rows(tx, cw.SAME_NAME_GROUPS, limit=int(limit)))
+        return [
+            SameNameGroup(
+                key=row["key"],
+                entities=tuple(
+                    EntitySummary(
+                        id=n["id"],
+                        label=n["label"] or "",
+                        name=n["name"],
+                        mentions=int(n["mentions"] or 0),
+                    )
+                    for n in row["nodes"]
+                ),
+            )
+            for row in rows
+        ]
 
     @staticmethod
     def _current(tx: ManagedTransaction, state: EntityState, *, props_only: bool) -> EntityState:
@@ -250,21 +267,20 @@ class CurationMixin:
 
     # --- optional indexes (only ever created by an explicit command) -------------------------
 
-    def suggested_indexes(self) -> list[dict[str, Any]]:
+    def suggested_indexes(self) -> list[SuggestedIndex]:
         """The indexes that make our lookups fast: ``name`` on every entity label in use
         (the agent's identity) and ``source_id`` on ``:Source``; each says if it exists."""
 
-        def read(tx: ManagedTransaction) -> list[dict[str, Any]]:
+        def read(tx: ManagedTransaction) -> list[SuggestedIndex]:
             existing = {
                 (tuple(r["labelsOrTypes"] or []), tuple(r["properties"] or []))
                 for r in _rows(tx, cw.SHOW_INDEXES)
             }
-            wanted = [
-                {"label": r["label"], "property": "source_id" if r["label"] == "Source" else "name"}
-                for r in _rows(tx, cw.LABELS_IN_USE)
-            ]
-            for index in wanted:
-                index["exists"] = ((index["label"],), (index["property"],)) in existing
+            wanted = []
+            for r in _rows(tx, cw.LABELS_IN_USE):
+                prop = "source_id" if r["label"] == "Source" else "name"
+                exists = ((r["label"],), (prop,)) in existing
+                wanted.append(SuggestedIndex(label=r["label"], property=prop, exists=exists))
             return wanted
 
         return self.curate(read)

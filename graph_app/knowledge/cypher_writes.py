@@ -92,7 +92,8 @@ SAME_NAME_GROUPS = """
 MATCH (n)
 WHERE NOT n:Source AND n.name IS NOT NULL
 WITH toLower(n.name) AS key,
-     collect({label: labels(n)[0], name: n.name, mentions: coalesce(n.mention_count, 0)}) AS nodes
+     collect({id: elementId(n), label: labels(n)[0], name: n.name,
+              mentions: coalesce(n.mention_count, 0)}) AS nodes
 WHERE size(nodes) > 1
 RETURN key, nodes
 ORDER BY size(nodes) DESC, key

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graph_app.knowledge import EntityNotFound, InvalidIdentifier
+from graph_app.knowledge.domain import Entity, EntityRef, OrphanEntity, ProvenanceLink, Relationship
 from graph_app.stores import graph_store
 
 from .notes import notes_mentioning
@@ -16,7 +17,7 @@ from .notes import notes_mentioning
 
 @dataclass
 class EntitiesPage:
-    items: list[dict[str, Any]]
+    items: list[Entity]
     next_cursor: str | None
 
 
@@ -45,17 +46,14 @@ def entities_page(
 ) -> EntitiesPage:
     """Entities filtered by label and name/alias text, sorted by mentions, first seen or
     last seen (newest first), in keyset pages."""
-    limit = max(1, min(int(limit), 200))
-    rows = graph_store().list_entities(
+    page = graph_store().list_entities(
         label=label or None,
         q=(q or "").strip() or None,
         sort=sort,
         after=_decode(cursor) if cursor else None,
-        limit=limit + 1,
+        limit=max(1, min(int(limit), 200)),
     )
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return EntitiesPage(rows, _encode(rows[-1]["key"], rows[-1]["id"]) if more else None)
+    return EntitiesPage(page.items, _encode(*page.next_after) if page.next_after else None)
 
 
 @dataclass
@@ -66,9 +64,9 @@ class EntityDetail:
     properties: list[tuple[str, str]]
     aliases: list[str]
     embedding_dimension: int | None
-    outgoing: list[dict[str, Any]]
-    incoming: list[dict[str, Any]]
-    provenance: list[dict[str, Any]]
+    outgoing: list[Relationship]
+    incoming: list[Relationship]
+    provenance: list[ProvenanceLink]
     notes: list[dict[str, Any]]
     same_name_elsewhere: list[str] = field(default_factory=list)
     description: str = ""
@@ -82,42 +80,43 @@ def entity_detail(*, label: str, name: str) -> EntityDetail:
     if not found:
         raise EntityNotFound(label, name)
     entity = found[0]
-    props = dict(entity["props"])
-    embedding = props.pop("embedding", None)
-    aliases = [str(a) for a in props.pop("aliases", None) or []]
-    rels = store.relationships_of(entity["id"])
-    for rel in rels:
-        rel["props"] = {k: v for k, v in rel["props"].items() if k != "embedding"}
+    aliases = list(entity.aliases)
+    shown = {
+        k: v
+        for k, v in entity.properties().items()
+        if k != "name" and not (k == "aliases" and aliases)
+    }
+    rels = store.relationships_of(entity.id)
     others = [
-        r["label"]
-        for r in store.list_entities(q=name.lower(), limit=20)
-        if r["name"] == name and r["label"] != label
+        r.label
+        for r in store.list_entities(q=name.lower(), limit=20).items
+        if r.name == name and r.label != label
     ]
     return EntityDetail(
         label=label,
         name=name,
-        labels=entity["labels"],
-        properties=sorted((k, str(v)) for k, v in props.items() if k != "name"),
+        labels=list(entity.labels),
+        properties=sorted((k, str(v)) for k, v in shown.items()),
         aliases=aliases,
-        embedding_dimension=len(embedding) if embedding else None,
-        outgoing=[r for r in rels if r["outgoing"]],
-        incoming=[r for r in rels if not r["outgoing"]],
-        provenance=store.provenance_of(entity["id"]),
+        embedding_dimension=entity.embedding_dimension,
+        outgoing=[r for r in rels if r.outgoing],
+        incoming=[r for r in rels if not r.outgoing],
+        provenance=store.provenance_of(entity.id),
         notes=notes_mentioning([name, *aliases]),
         same_name_elsewhere=others,
-        description=str(props.get("description") or ""),
+        description=entity.description or "",
     )
 
 
-# --- orphans, name lookups, duplicate candidates --------------------------------------------
+# --- orphans, name lookups ------------------------------------------------------------------
 
 
-def orphans(limit: int = 200) -> list[dict[str, Any]]:
+def orphans(limit: int = 200) -> list[OrphanEntity]:
     """Entities with no relationship to another entity (provenance does not count)."""
-    return graph_store().orphans(limit=max(1, min(int(limit), 1000)))
+    return graph_store().orphan_entities(limit=max(1, min(int(limit), 1000)))
 
 
-def entity_lookup(name: str) -> dict[str, str]:
+def entity_lookup(name: str) -> EntityRef:
     """The entity a name alone means, as the agent looks it up; :class:`AmbiguousEntity`
     when the name is used under several labels."""
     from graph_app.knowledge.errors import AmbiguousEntity
@@ -127,4 +126,4 @@ def entity_lookup(name: str) -> dict[str, str]:
         raise EntityNotFound("entity", name)
     if len(labels) > 1:
         raise AmbiguousEntity(name, labels)
-    return {"label": labels[0], "name": name}
+    return EntityRef(labels[0], name)

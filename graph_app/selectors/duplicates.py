@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from graph_app.knowledge.domain import EntityEmbedding, EntitySummary
 from graph_app.stores import graph_store
 
 
 @dataclass
 class DuplicateCandidate:
-    a: dict[str, Any]
-    b: dict[str, Any]
+    """Two entities that may be one: ``reason`` is ``"same name"`` or ``"similar"``
+    (``similarity``, the cosine of their embeddings, when they have comparable ones)."""
+
+    a: EntitySummary
+    b: EntitySummary
     reason: str
     similarity: float | None = None
 
@@ -32,26 +35,25 @@ def duplicate_candidates(
     threshold = settings.QQ_GRAPH_DUPLICATE_THRESHOLD if threshold is None else threshold
     decided = set(EntityPairVerdict.objects.values_list("entity_a", "entity_b"))
 
-    def key(x: dict[str, Any], y: dict[str, Any]) -> tuple[str, str]:
-        return pair_key((x["label"], x["name"]), (y["label"], y["name"]))
+    def key(x: EntitySummary, y: EntitySummary) -> tuple[str, str]:
+        return pair_key((x.label, x.name or ""), (y.label, y.name or ""))
 
     found: dict[tuple[str, str], DuplicateCandidate] = {}
     store = graph_store()
     for group in store.same_name_groups(limit=limit):
-        nodes = group["nodes"]
+        nodes = group.entities
         for i, x in enumerate(nodes):
             for y in nodes[i + 1 :]:
                 found.setdefault(key(x, y), DuplicateCandidate(x, y, "same name"))
-    by_dim: dict[int, list[dict[str, Any]]] = {}
+    by_dim: dict[int, list[EntityEmbedding]] = {}
     for row in store.entity_embeddings():
-        by_dim.setdefault(len(row["embedding"]), []).append(row)
+        by_dim.setdefault(len(row.vector), []).append(row)
     for rows in by_dim.values():
         if len(rows) < 2:
             continue
-        ii, jj, ss = similar_pairs(np.asarray([r["embedding"] for r in rows]), threshold)
+        ii, jj, ss = similar_pairs(np.asarray([r.vector for r in rows]), threshold)
         for i, j, s in sorted(zip(ii, jj, ss, strict=True), key=lambda t: -t[2])[: limit * 2]:
-            x = {"label": rows[i]["label"], "name": rows[i]["name"]}
-            y = {"label": rows[j]["label"], "name": rows[j]["name"]}
+            x, y = rows[i].summary, rows[j].summary
             pair = key(x, y)
             if pair in found:
                 found[pair].similarity = round(float(s), 4)

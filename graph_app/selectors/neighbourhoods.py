@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graph_app.knowledge import EntityNotFound
+from graph_app.knowledge.domain import SOURCE_LABEL, EntitySummary, GraphEdge, GraphNode
 from graph_app.stores import graph_store
 
 NEIGHBOURHOOD_MAX = 300
@@ -20,9 +21,9 @@ class Neighbourhood:
     (more than are shown means clicking it can expand). ``:Source`` provenance of the
     centre comes as ``kind="source"`` nodes, never as entities."""
 
-    center: dict[str, Any]
-    nodes: list[dict[str, Any]]
-    edges: list[dict[str, Any]]
+    center: GraphNode
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
     total_neighbours: int
     offset: int
     depth: int
@@ -30,11 +31,20 @@ class Neighbourhood:
 
     @property
     def shown_neighbours(self) -> int:
-        return sum(1 for n in self.nodes if n["level"] == 1 and n["kind"] == "entity")
+        return sum(1 for n in self.nodes if n.level == 1 and n.kind == "entity")
 
     def as_json(self) -> dict[str, Any]:
         """What the API answers and the page embeds for its script: the same data."""
-        return {**vars(self), "shown_neighbours": self.shown_neighbours}
+        return {
+            "center": self.center.as_json(),
+            "nodes": [node.as_json() for node in self.nodes],
+            "edges": [vars(edge) for edge in self.edges],
+            "total_neighbours": self.total_neighbours,
+            "offset": self.offset,
+            "depth": self.depth,
+            "limit": self.limit,
+            "shown_neighbours": self.shown_neighbours,
+        }
 
 
 def neighbourhood(
@@ -52,53 +62,53 @@ def neighbourhood(
     found = store.get_entities(label, name)
     if not found:
         raise EntityNotFound(label, name)
-    center_id = found[0]["id"]
-    props = found[0]["props"]
-    center = {
-        "id": center_id,
-        "label": label,
-        "name": name,
-        "mentions": int(props.get("mention_count") or 0),
-        "level": 0,
-        "kind": "entity",
-    }
+    center_id = found[0].id
+    levels: list[tuple[int, EntitySummary]] = [
+        (0, EntitySummary(center_id, label, name, found[0].mentions))
+    ]
     first = store.neighbours([center_id], [center_id], skip=offset, limit=limit)
-    for node in first:
-        node.update(level=1, kind="entity")
-    nodes = [center, *first]
+    levels += [(1, entity) for entity in first]
     room = limit - len(first)
     if depth == 2 and room > 0 and first:
-        ids = [n["id"] for n in nodes]
-        second = store.neighbours([n["id"] for n in first], ids, limit=room)
-        for node in second:
-            node.update(level=2, kind="entity")
-        nodes += second
-    ids = [n["id"] for n in nodes]
+        ids = [entity.id for _, entity in levels]
+        second = store.neighbours([n.id for n in first], ids, limit=room)
+        levels += [(2, entity) for entity in second]
+    ids = [entity.id for _, entity in levels]
     degrees = store.degrees(ids)
-    for node in nodes:
-        node["degree"] = degrees.get(node["id"], 0)
+    nodes = [
+        GraphNode(
+            id=entity.id,
+            label=entity.label,
+            name=entity.name,
+            kind="entity",
+            level=level,
+            mentions=entity.mentions,
+            degree=degrees.get(entity.id, 0),
+        )
+        for level, entity in levels
+    ]
     edges = store.edges_among(ids, limit=limit * 8)
     for source in store.sources_of(center_id, limit=SOURCES_SHOWN):
         nodes.append(
-            {
-                "id": source["id"],
-                "label": "Source",
-                "name": source["source_id"] or "(no source_id)",
-                "kind": "source",
-                "level": 1,
-                "detail": source["file_path"] or source["source_type"] or "",
-            }
+            GraphNode(
+                id=source.id,
+                label=SOURCE_LABEL,
+                name=source.source_id or "(no source_id)",
+                kind="source",
+                level=1,
+                detail=source.file_path or source.source_type or "",
+            )
         )
         edges.append(
-            {
-                "id": f"{center_id}->{source['id']}",
-                "source": center_id,
-                "target": source["id"],
-                "type": "EXTRACTED_FROM",
-            }
+            GraphEdge(
+                id=f"{center_id}->{source.id}",
+                source=center_id,
+                target=source.id,
+                type="EXTRACTED_FROM",
+            )
         )
     return Neighbourhood(
-        center=center,
+        center=nodes[0],
         nodes=nodes,
         edges=edges,
         total_neighbours=store.count_neighbours([center_id], [center_id]),

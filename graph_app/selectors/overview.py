@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from graph_app.knowledge import GraphUnavailable
+from graph_app.knowledge.domain import Entity
 from graph_app.stores import graph_store
 
 
@@ -18,8 +18,8 @@ class GraphOverview:
     orphans: int = 0
     by_label: list[tuple[str, int]] = field(default_factory=list)
     by_relationship_type: list[tuple[str, int]] = field(default_factory=list)
-    top: list[dict[str, Any]] = field(default_factory=list)
-    recent: list[dict[str, Any]] = field(default_factory=list)
+    top: list[Entity] = field(default_factory=list)
+    recent: list[Entity] = field(default_factory=list)
 
     @property
     def relationships(self) -> int:
@@ -33,8 +33,8 @@ def graph_overview(*, with_entities: bool = False) -> GraphOverview:
     store = graph_store()
     try:
         return GraphOverview(
-            top=store.list_entities(sort="mentions", limit=10) if with_entities else [],
-            recent=store.list_entities(sort="last_seen", limit=10) if with_entities else [],
+            top=store.list_entities(sort="mentions", limit=10).items if with_entities else [],
+            recent=store.list_entities(sort="last_seen", limit=10).items if with_entities else [],
             available=True,
             entities=store.count_entities(),
             sources=store.count_sources(),

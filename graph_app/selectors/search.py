@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from graph_app.knowledge import checked_label
 from graph_app.stores import graph_store
 
 
+@dataclass(frozen=True)
+class EntityMatch:
+    """An entity found by meaning, with the cosine of its embedding with the query's."""
+
+    label: str
+    name: str
+    description: str | None
+    score: float
+
+
 @dataclass
 class EntitySearch:
-    results: list[dict[str, Any]]
+    results: list[EntityMatch]
     compared: int
     skipped_other_dimensions: dict[int, int]
     model: str
@@ -34,11 +43,11 @@ def entities_search(*, query: str, label: str | None = None, limit: int = 20) ->
         checked_label(label)
     model = embedder()
     vector = model.embed([query])[0]
-    rows = [r for r in graph_store().entity_embeddings() if not label or r["label"] == label]
+    rows = [r for r in graph_store().entity_embeddings() if not label or r.label == label]
     dims: dict[int, int] = {}
     same = []
     for row in rows:
-        size = len(row["embedding"])
+        size = len(row.vector)
         dims[size] = dims.get(size, 0) + 1
         if size == len(vector):
             same.append(row)
@@ -49,17 +58,15 @@ def entities_search(*, query: str, label: str | None = None, limit: int = 20) ->
                 max(others, key=lambda d: others[d]), len(vector), "the query vector"
             )
         return EntitySearch([], 0, {}, model.model_name)
-    scores = normalise(np.asarray([r["embedding"] for r in same], dtype=np.float32)) @ normalise(
-        vector
-    )
+    scores = normalise(np.asarray([r.vector for r in same], dtype=np.float32)) @ normalise(vector)
     order = np.argsort(-scores)[: max(1, min(limit, 100))]
     results = [
-        {
-            "label": same[i]["label"],
-            "name": same[i]["name"],
-            "description": same[i]["description"],
-            "score": round(float(scores[i]), 4),
-        }
+        EntityMatch(
+            label=same[i].label,
+            name=same[i].name,
+            description=same[i].description,
+            score=round(float(scores[i]), 4),
+        )
         for i in order
     ]
     return EntitySearch(results, len(same), others, model.model_name)

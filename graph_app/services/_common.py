@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from graph_app.knowledge import InvalidIdentifier, checked_rel_type
+from graph_app.knowledge.domain import RelationshipRef
 from graph_app.knowledge.errors import GraphRefusal, InvalidGraphValue
-from graph_app.knowledge.states import RelState
+from graph_app.knowledge.states import EntityState, RelationshipState, RelState
 from memory_app.memory import DimensionMismatch
 from memory_app.memory.errors import UndoRefused
 from memory_app.services._audit import audit_begin
@@ -64,19 +65,23 @@ def _undoable(handler: Any) -> Any:
     return run
 
 
+S = TypeVar("S", EntityState, RelationshipState)
+
+
 @dataclass
-class Updated:
+class Updated(Generic[S]):
     """A state after an action, and the audit event to undo it by (None: nothing to do)."""
 
-    state: Any
+    state: S
     audit_id: int | None
 
 
-def _ref_json(rel: RelState) -> dict[str, Any]:
-    return {
-        "type": rel.type,
-        "direction": "out" if rel.outgoing else "in",
-        "other_label": rel.other.label,
-        "other_name": rel.other.key,
-        "provenance": rel.other.is_source,
-    }
+def _ref(rel: RelState) -> RelationshipRef:
+    """A relationship of an exact state as a preview lists it."""
+    return RelationshipRef(
+        type=rel.type,
+        direction="out" if rel.outgoing else "in",
+        other_label=rel.other.label,
+        other_name=rel.other.key,
+        provenance=rel.other.is_source,
+    )

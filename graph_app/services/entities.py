@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from graph_app.knowledge.domain import EntityRef, RelationshipRef
 from graph_app.knowledge.errors import InvalidGraphValue
 from graph_app.knowledge.states import EntityState, entity_key
 from graph_app.stores import graph_store
@@ -12,7 +13,7 @@ from memory_app.memory.errors import UndoRefused
 from memory_app.services._audit import UNDO, audited
 from qqweb.actors import Actor
 
-from ._common import MAX_TEXT, Updated, _audit, _clean_name, _embedding_for, _ref_json, _undoable
+from ._common import MAX_TEXT, Updated, _audit, _clean_name, _embedding_for, _ref, _undoable
 
 # --- description and name -----------------------------------------------------------------
 
@@ -24,7 +25,7 @@ def entity_update(
     name: str,
     description: str | None = None,
     new_name: str | None = None,
-) -> Updated:
+) -> Updated[EntityState]:
     """Edit the description and/or rename. A rename keeps the old name as an alias and is
     refused when the label already has an entity of the new name."""
     store = graph_store()
@@ -70,14 +71,14 @@ UNDO["entity.edit"] = UNDO["entity.rename"] = _undoable(_undo_entity_update)
 class DeleteOutcome:
     label: str
     name: str
-    relationships: list[dict[str, Any]]
+    relationships: list[RelationshipRef]
     provenance: int
-    orphaned: list[dict[str, str]]
+    orphaned: list[EntityRef]
     applied: bool = False
     audit_id: int | None = None
 
 
-def _orphaned_by(state: EntityState) -> list[dict[str, str]]:
+def _orphaned_by(state: EntityState) -> list[EntityRef]:
     """Entities whose only entity neighbour is ``state``: deleting it leaves them orphans."""
     others = {
         r.other.id: r.other for r in state.rels if not r.other.is_source and r.other.id != state.id
@@ -88,8 +89,8 @@ def _orphaned_by(state: EntityState) -> list[dict[str, str]]:
     left = []
     for other_id, ref in others.items():
         if degrees.get(other_id, 0) <= 1:  # ``state`` is its only entity neighbour
-            left.append({"label": ref.label, "name": str(ref.key)})
-    return sorted(left, key=lambda r: (r["label"], r["name"]))
+            left.append(EntityRef(ref.label, str(ref.key)))
+    return sorted(left, key=lambda r: (r.label, r.name))
 
 
 def entity_delete(*, actor: Actor, label: str, name: str, dry_run: bool = False) -> DeleteOutcome:
@@ -101,7 +102,7 @@ def entity_delete(*, actor: Actor, label: str, name: str, dry_run: bool = False)
     outcome = DeleteOutcome(
         label=label,
         name=name,
-        relationships=[_ref_json(r) for r in state.rels if not r.other.is_source],
+        relationships=[_ref(r) for r in state.rels if not r.other.is_source],
         provenance=sum(1 for r in state.rels if r.other.is_source),
         orphaned=_orphaned_by(state),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from graph_app.knowledge.domain import EntityRef, RelationshipRef
 from graph_app.knowledge.errors import InvalidGraphValue
 from graph_app.knowledge.merging import EntityMergePlan, plan_entity_merge
 from graph_app.knowledge.states import EntityState, entity_key
@@ -13,21 +14,21 @@ from memory_app.memory.errors import UndoRefused
 from memory_app.services._audit import UNDO, audited
 from qqweb.actors import Actor
 
-from ._common import MAX_TEXT, _audit, _embedding_for, _ref_json, _undoable, _writable_type
+from ._common import MAX_TEXT, _audit, _embedding_for, _ref, _undoable, _writable_type
 
 
 @dataclass
 class MergeOutcome:
     """The preview (``dry_run``) or the result of a merge: the same plan either way."""
 
-    source: dict[str, str]
-    target: dict[str, str]
-    properties: dict[str, str]
+    source: EntityRef
+    target: EntityRef
+    properties: dict[str, str]  # property -> the value shown (embedding and aliases apart)
     aliases: list[str]
-    moved: list[dict[str, Any]]
-    combined: list[dict[str, Any]]
-    dropped: list[dict[str, Any]]
-    relationships_after: list[dict[str, Any]]
+    moved: list[RelationshipRef]
+    combined: list[RelationshipRef]
+    dropped: list[RelationshipRef]
+    relationships_after: list[RelationshipRef]
     re_embed: bool
     applied: bool = False
     audit_id: int | None = None
@@ -48,15 +49,17 @@ def _outcome(plan: EntityMergePlan) -> MergeOutcome:
             "and are dropped (kept in the audit log, undo brings them back)"
         )
     return MergeOutcome(
-        source={"label": plan.source.label, "name": plan.source.name},
-        target={"label": plan.target.label, "name": plan.target.name},
+        source=EntityRef(plan.source.label, plan.source.name),
+        target=EntityRef(plan.target.label, plan.target.name),
         properties=dict(sorted(shown.items())),
         aliases=list(plan.props.get("aliases") or []),
-        moved=[_ref_json(r) for r in plan.moved],
-        combined=[_ref_json(r) for r, _ in plan.combined],
-        dropped=[_ref_json(r) for r in plan.dropped],
+        moved=[_ref(r) for r in plan.moved],
+        combined=[_ref(r) for r, _ in plan.combined],
+        dropped=[_ref(r) for r in plan.dropped],
         relationships_after=[
-            {"type": t, "direction": "out" if out else "in", "other_label": lab, "other_name": key}
+            RelationshipRef(
+                type=t, direction="out" if out else "in", other_label=lab, other_name=key
+            )
             for t, out, lab, key in plan.relationships_after()
         ],
         re_embed=plan.description_changed,

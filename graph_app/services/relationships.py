@@ -31,7 +31,7 @@ def relationship_update(
     end: tuple[str, str],
     new_type: str | None = None,
     changes: dict[str, Any] | None = None,
-) -> Updated:
+) -> Updated[RelationshipState]:
     """Change a relationship's description / evidence / notes / confidence (an empty text
     removes the property), or its type (uppercase with underscores, as the agent writes)."""
     store = graph_store()
@@ -84,7 +84,7 @@ UNDO["relationship.edit"] = _undoable(_undo_relationship_edit)
 
 def relationship_delete(
     *, actor: Actor, start: tuple[str, str], rel_type: str, end: tuple[str, str]
-) -> Updated:
+) -> Updated[RelationshipState]:
     store = graph_store()
     state = store.relationship_between(start, rel_type, end)
     event = _audit(actor, "relationship.delete", _relationship_target(state), state.to_json())
