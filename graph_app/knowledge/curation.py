@@ -296,6 +296,11 @@ class CurationMixin:
         with driver_errors_classified(), self._driver.session(database=self._database) as session:
             session.run(_q(text)).consume()  # schema changes run in their own transaction
 
+    def await_indexes(self, timeout_s: int = 300) -> None:
+        """Wait until every index is online (a new index is populated in the background)."""
+        with driver_errors_classified(), self._driver.session(database=self._database) as session:
+            session.run(_q(cw.AWAIT_INDEXES), {"timeout_s": int(timeout_s)}).consume()
+
     # --- relationships ---------------------------------------------------------------------
 
     def relationship_between(

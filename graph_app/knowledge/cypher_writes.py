@@ -110,3 +110,5 @@ RETURN name, labelsOrTypes, properties, state
 # {name} is built by the store from a checked label; {label} is checked.
 CREATE_NAME_INDEX = "CREATE INDEX {name} IF NOT EXISTS FOR (n:{label}) ON (n.name)"
 CREATE_SOURCE_INDEX = "CREATE INDEX qqweb_source_id IF NOT EXISTS FOR (s:Source) ON (s.source_id)"
+
+AWAIT_INDEXES = "CALL db.awaitIndexes($timeout_s)"
