@@ -13,13 +13,12 @@ from typing import Any, LiteralString, TypeVar, cast
 from neo4j import Driver, ManagedTransaction
 
 from . import cypher_writes as cw
-from .domain import EntitySummary, SameNameGroup, SuggestedIndex
+from .domain import EntitySummary, SameNameGroup
 from .errors import (
     AmbiguousEntity,
     EntityChanged,
     EntityNotFound,
     GraphRefusal,
-    InvalidGraphValue,
     NameTaken,
     RelationshipNotFound,
     driver_errors_classified,
@@ -264,42 +263,6 @@ class CurationMixin:
             return id_map
 
         return self.curate(work)
-
-    # --- optional indexes (only ever created by an explicit command) -------------------------
-
-    def suggested_indexes(self) -> list[SuggestedIndex]:
-        """The indexes that make our lookups fast: ``name`` on every entity label in use
-        (the agent's identity) and ``source_id`` on ``:Source``; each says if it exists."""
-
-        def read(tx: ManagedTransaction) -> list[SuggestedIndex]:
-            existing = {
-                (tuple(r["labelsOrTypes"] or []), tuple(r["properties"] or []))
-                for r in _rows(tx, cw.SHOW_INDEXES)
-            }
-            wanted = []
-            for r in _rows(tx, cw.LABELS_IN_USE):
-                prop = "source_id" if r["label"] == "Source" else "name"
-                exists = ((r["label"],), (prop,)) in existing
-                wanted.append(SuggestedIndex(label=r["label"], property=prop, exists=exists))
-            return wanted
-
-        return self.curate(read)
-
-    def create_index(self, label: str, prop: str) -> None:
-        checked_label(label)
-        if prop == "source_id" and label == "Source":
-            text = cw.CREATE_SOURCE_INDEX
-        elif prop == "name":
-            text = cw.CREATE_NAME_INDEX.format(name=f"qqweb_{label}_name", label=label)
-        else:
-            raise InvalidGraphValue("property", f"no index on {label}.{prop} is suggested")
-        with driver_errors_classified(), self._driver.session(database=self._database) as session:
-            session.run(_q(text)).consume()  # schema changes run in their own transaction
-
-    def await_indexes(self, timeout_s: int = 300) -> None:
-        """Wait until every index is online (a new index is populated in the background)."""
-        with driver_errors_classified(), self._driver.session(database=self._database) as session:
-            session.run(_q(cw.AWAIT_INDEXES), {"timeout_s": int(timeout_s)}).consume()
 
     # --- relationships ---------------------------------------------------------------------
 

@@ -27,10 +27,11 @@ from .domain import (
 )
 from .errors import InvalidIdentifier, driver_errors_classified
 from .identifiers import checked_label, checked_rel_type
+from .indexes import IndexesMixin
 from .values import plain
 
 
-class GraphStore(CurationMixin):
+class GraphStore(CurationMixin, IndexesMixin):
     def __init__(self, driver: Driver, database: str = "neo4j", timeout_s: float = 30.0) -> None:
         self._driver = driver
         self._database = database
