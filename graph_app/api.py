@@ -9,6 +9,7 @@ from ninja import Router, Status
 
 from graph_app import selectors, services
 from graph_app.knowledge import GraphUnavailable
+from graph_app.knowledge.domain import EntityRef, OrphanEntity
 from graph_app.knowledge.errors import InvalidGraphValue
 from graph_app.knowledge.states import EntityState, RelationshipState
 from graph_app.schemas import (
@@ -26,12 +27,22 @@ from graph_app.schemas import (
     MergeOut,
     NeighbourhoodOut,
     OrphanOut,
+    RelationshipEndOut,
     RelationshipOut,
     RelationshipPatchIn,
     VerdictIn,
 )
-from graph_app.selectors import entities_page, entity_detail, graph_overview
+from graph_app.selectors import (
+    DuplicateCandidate,
+    EntitiesPage,
+    EntityDetail,
+    EntitySearch,
+    entities_page,
+    entity_detail,
+    graph_overview,
+)
 from graph_app.selectors import entities_search as search_entities
+from memory_app.schemas import CountOut
 from qqweb.actors import Actor
 from qqweb.auth import CURATOR, VIEWER, require_role
 
@@ -39,21 +50,21 @@ router = Router(tags=["graph"])
 
 
 @router.get("/stats", response=GraphStatsOut)
-def stats(request: HttpRequest) -> dict[str, Any]:
+def stats(request: HttpRequest) -> GraphStatsOut:
     """Entities by label, relationships by type, ``:Source`` provenance nodes, orphans.
     503 when Neo4j is down."""
     require_role(request, VIEWER)
     data = graph_overview()
     if not data.available:
         raise GraphUnavailable(data.error)
-    return {
-        "entities": data.entities,
-        "relationships": data.relationships,
-        "sources": data.sources,
-        "orphans": data.orphans,
-        "by_label": [{"name": k, "count": n} for k, n in data.by_label],
-        "by_relationship_type": [{"name": k, "count": n} for k, n in data.by_relationship_type],
-    }
+    return GraphStatsOut(
+        entities=data.entities,
+        relationships=data.relationships,
+        sources=data.sources,
+        orphans=data.orphans,
+        by_label=[CountOut(name=k, count=n) for k, n in data.by_label],
+        by_relationship_type=[CountOut(name=k, count=n) for k, n in data.by_relationship_type],
+    )
 
 
 @router.get("/entities", response=EntitiesPageOut)
@@ -64,17 +75,19 @@ def entities(
     sort: str = "mentions",
     cursor: str = "",
     limit: int = 50,
-) -> dict[str, Any]:
+) -> EntitiesPage:
     """Entities (``:Source`` provenance left out) filtered by label and name/alias text,
     sorted by mentions, first_seen or last_seen, in keyset pages."""
     require_role(request, VIEWER)
-    page = entities_page(
+    return entities_page(
         label=label or None, q=q or None, sort=sort, cursor=cursor or None, limit=limit
     )
-    return {"items": page.items, "next_cursor": page.next_cursor}
 
 
-@router.get("/entities/{label}/{path:name}/neighbourhood", response=NeighbourhoodOut)
+# A node has only the keys of its kind (an entity no ``detail``, a source no ``mentions``).
+@router.get(
+    "/entities/{label}/{path:name}/neighbourhood", response=NeighbourhoodOut, exclude_unset=True
+)
 def entity_neighbourhood(
     request: HttpRequest, label: str, name: str, depth: int = 1, limit: int = 60, offset: int = 0
 ) -> dict[str, Any]:
@@ -87,35 +100,33 @@ def entity_neighbourhood(
 
 
 @router.get("/entities/{label}/{path:name}", response=EntityOut)
-def entity(request: HttpRequest, label: str, name: str) -> dict[str, Any]:
+def entity(request: HttpRequest, label: str, name: str) -> EntityDetail:
     """One entity by (label, name) with its relationships, provenance and the notes that
     name it."""
     require_role(request, VIEWER)
-    detail = entity_detail(label=label, name=name)
-    return {**vars(detail), "properties": dict(detail.properties)}
+    return entity_detail(label=label, name=name)
 
 
 @router.post("/entities/search", response=EntitySearchOut)
-def entities_search(request: HttpRequest, body: EntitySearchIn) -> dict[str, Any]:
+def entities_search(request: HttpRequest, body: EntitySearchIn) -> EntitySearch:
     """Semantic search over entities' ``"name: description"`` embeddings; 422 when the
     configured model's dimension matches none of them."""
     require_role(request, VIEWER)
-    found = search_entities(query=body.query, label=body.label or None, limit=body.limit)
-    return vars(found)
+    return search_entities(query=body.query, label=body.label or None, limit=body.limit)
 
 
 # --- neighbourhood, orphans, lookups ------------------------------------------------------
 
 
 @router.get("/orphans", response=list[OrphanOut])
-def orphans(request: HttpRequest, limit: int = 200) -> list[dict[str, Any]]:
+def orphans(request: HttpRequest, limit: int = 200) -> list[OrphanEntity]:
     """Entities with no relationship to another entity (provenance aside)."""
     require_role(request, VIEWER)
     return selectors.orphans(limit)
 
 
 @router.get("/lookup", response=LookupOut)
-def lookup(request: HttpRequest, name: str) -> dict[str, str]:
+def lookup(request: HttpRequest, name: str) -> EntityRef:
     """The entity a name alone means; 409 naming the labels when it is ambiguous."""
     require_role(request, VIEWER)
     return selectors.entity_lookup(name)
@@ -124,20 +135,20 @@ def lookup(request: HttpRequest, name: str) -> dict[str, str]:
 # --- curation -----------------------------------------------------------------------------
 
 
-def _state_out(state: EntityState, audit_id: int | None = None) -> dict[str, Any]:
-    return {
-        "label": state.label,
-        "name": state.name,
-        "aliases": list(state.props.get("aliases") or []),
-        "description": state.props.get("description"),
-        "audit_id": audit_id,
-    }
+def _state_out(state: EntityState, audit_id: int | None = None) -> EntityStateOut:
+    return EntityStateOut(
+        label=state.label,
+        name=state.name,
+        aliases=list(state.props.get("aliases") or []),
+        description=state.props.get("description"),
+        audit_id=audit_id,
+    )
 
 
 @router.patch("/entities/{label}/{path:name}", response=EntityStateOut)
 def entity_patch(
     request: HttpRequest, label: str, name: str, body: EntityPatchIn
-) -> dict[str, Any]:
+) -> EntityStateOut:
     """Edit the description and/or rename (``name``; the old name becomes an alias, 409
     when the label has that name already). Both re-embed ``"name: description"``."""
     require_role(request, CURATOR)
@@ -152,46 +163,44 @@ def entity_patch(
 
 
 @router.post("/entities/merge", response=MergeOut)
-def entity_merge(request: HttpRequest, body: MergeIn) -> dict[str, Any]:
+def entity_merge(request: HttpRequest, body: MergeIn) -> services.MergeOutcome:
     """Merge ``source`` into ``target``. With ``dry_run`` nothing is written and the
     answer is the preview; without, the same plan is applied and audited."""
     require_role(request, CURATOR)
-    outcome = services.entity_merge(
+    return services.entity_merge(
         actor=Actor.from_request(request),
         source=(body.source.label, body.source.name),
         target=(body.target.label, body.target.name),
         description=body.description,
         dry_run=body.dry_run,
     )
-    return vars(outcome)
 
 
 @router.delete("/entities/{label}/{path:name}", response=DeleteOut)
 def entity_delete(
     request: HttpRequest, label: str, name: str, dry_run: bool = False
-) -> dict[str, Any]:
+) -> services.DeleteOutcome:
     """Delete an entity with its relationships; ``dry_run`` previews the impact
     (relationships removed, entities left orphaned)."""
     require_role(request, CURATOR)
-    outcome = services.entity_delete(
+    return services.entity_delete(
         actor=Actor.from_request(request), label=label, name=name, dry_run=dry_run
     )
-    return vars(outcome)
 
 
-def _relationship_out(done: services.Updated) -> dict[str, Any]:
-    state: RelationshipState = done.state
-    return {
-        "audit_id": done.audit_id,
-        "type": state.type,
-        "start": {"label": state.start.label, "name": state.start.key},
-        "end": {"label": state.end.label, "name": state.end.key},
-        "properties": {k: str(v) for k, v in state.props.items()},
-    }
+def _relationship_out(done: services.Updated[RelationshipState]) -> RelationshipOut:
+    state = done.state
+    return RelationshipOut(
+        audit_id=done.audit_id,
+        type=state.type,
+        start=RelationshipEndOut(label=state.start.label, name=state.start.key),
+        end=RelationshipEndOut(label=state.end.label, name=state.end.key),
+        properties={k: str(v) for k, v in state.props.items()},
+    )
 
 
 @router.patch("/relationships", response=RelationshipOut)
-def relationship_patch(request: HttpRequest, body: RelationshipPatchIn) -> dict[str, Any]:
+def relationship_patch(request: HttpRequest, body: RelationshipPatchIn) -> RelationshipOut:
     """Edit ``(start)-[:type]->(end)``: description, evidence, notes (empty removes),
     confidence, or a ``new_type``."""
     require_role(request, CURATOR)
@@ -215,7 +224,7 @@ def relationship_delete(
     type: str,
     end_label: str,
     end_name: str,
-) -> dict[str, Any]:
+) -> RelationshipOut:
     """Delete ``(start)-[:type]->(end)``; the answer is what was deleted."""
     require_role(request, CURATOR)
     done = services.relationship_delete(
@@ -228,16 +237,19 @@ def relationship_delete(
 
 
 @router.get("/duplicates", response=list[CandidateOut])
-def duplicates(request: HttpRequest, threshold: float | None = None, limit: int = 100) -> list[Any]:
+def duplicates(
+    request: HttpRequest, threshold: float | None = None, limit: int = 100
+) -> list[DuplicateCandidate]:
     """Duplicate-entity candidates: same name under different labels, or similar
     embeddings; pairs called not duplicates are left out."""
     require_role(request, VIEWER)
     if threshold is not None and not 0 < threshold <= 1:
         raise InvalidGraphValue("threshold", "must be above 0 and at most 1")
-    return [vars(c) for c in selectors.duplicate_candidates(threshold=threshold, limit=limit)]
+    return selectors.duplicate_candidates(threshold=threshold, limit=limit)
 
 
-@router.post("/duplicates/verdict", response={200: MergeOut, 201: CandidateOut})
+# exclude_unset: a 201 names the pair as it was sent (label, name), without ``mentions``.
+@router.post("/duplicates/verdict", response={200: MergeOut, 201: CandidateOut}, exclude_unset=True)
 def duplicates_verdict(request: HttpRequest, body: VerdictIn) -> Any:
     """``merge`` (``keep`` says which survives; answers the merge) or ``not_duplicate``
     (remembered; 201)."""
@@ -250,6 +262,6 @@ def duplicates_verdict(request: HttpRequest, body: VerdictIn) -> Any:
         keep=body.keep,
     )
     if isinstance(result, services.MergeOutcome):
-        return Status(200, vars(result))
+        return Status(200, result)
     a, b = body.a.dict(), body.b.dict()
     return Status(201, {"a": a, "b": b, "reason": services.NOT_DUPLICATE, "similarity": None})

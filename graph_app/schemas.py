@@ -4,7 +4,12 @@ from typing import Any
 
 from ninja import Field, Schema
 
+from graph_app.knowledge.domain import Entity
 from memory_app.schemas import CountOut
+
+# Output schemas read the domain objects by attribute (ninja's ``from_attributes``): the
+# store's dataclasses (``graph_app.knowledge.domain``) and the selectors' and services'
+# results. Their JSON is what the API answered when these were dicts.
 
 
 class GraphStatsOut(Schema):
@@ -16,6 +21,11 @@ class GraphStatsOut(Schema):
     by_relationship_type: list[CountOut]
 
 
+class EntityKeyOut(Schema):
+    label: str
+    name: str
+
+
 class EntityRowOut(Schema):
     label: str
     name: str
@@ -25,10 +35,33 @@ class EntityRowOut(Schema):
     last_seen: Any = None
     aliases: list[str] | None = None
 
+    @staticmethod
+    def resolve_aliases(obj: Entity) -> list[str] | None:
+        """``null`` when the entity has none, as when this was the raw property."""
+        return list(obj.aliases) or None
+
 
 class EntitiesPageOut(Schema):
     items: list[EntityRowOut]
     next_cursor: str | None
+
+
+class EntityRelationshipOut(Schema):
+    """A relationship of the entity to another entity; ``props`` are all its properties."""
+
+    id: str
+    type: str
+    outgoing: bool
+    other_label: str
+    other_name: str | None
+    props: dict[str, Any]
+
+
+class ProvenanceOut(Schema):
+    """A ``:Source`` the entity was extracted from, with all its properties."""
+
+    source_id: str | None
+    props: dict[str, Any]
 
 
 class EntityOut(Schema):
@@ -38,11 +71,15 @@ class EntityOut(Schema):
     properties: dict[str, str]
     aliases: list[str]
     embedding_dimension: int | None
-    outgoing: list[dict[str, Any]]
-    incoming: list[dict[str, Any]]
-    provenance: list[dict[str, Any]]
+    outgoing: list[EntityRelationshipOut]
+    incoming: list[EntityRelationshipOut]
+    provenance: list[ProvenanceOut]
     notes: list[dict[str, Any]]
     same_name_elsewhere: list[str]
+
+    @staticmethod
+    def resolve_properties(obj: Any) -> dict[str, str]:
+        return dict(obj.properties)
 
 
 class EntitySearchIn(Schema):
@@ -51,8 +88,15 @@ class EntitySearchIn(Schema):
     limit: int = Field(20, ge=1, le=100)
 
 
+class EntityMatchOut(Schema):
+    label: str
+    name: str
+    description: str | None
+    score: float
+
+
 class EntitySearchOut(Schema):
-    results: list[dict[str, Any]]
+    results: list[EntityMatchOut]
     compared: int
     skipped_other_dimensions: dict[int, int]
     model: str
@@ -92,8 +136,8 @@ class RelRefOut(Schema):
 
 
 class MergeOut(Schema):
-    source: dict[str, str]
-    target: dict[str, str]
+    source: EntityKeyOut
+    target: EntityKeyOut
     properties: dict[str, str]
     aliases: list[str]
     moved: list[RelRefOut]
@@ -111,7 +155,7 @@ class DeleteOut(Schema):
     name: str
     relationships: list[RelRefOut]
     provenance: int
-    orphaned: list[dict[str, str]]
+    orphaned: list[EntityKeyOut]
     applied: bool
     audit_id: int | None
 
@@ -127,18 +171,44 @@ class RelationshipPatchIn(Schema):
     confidence: float | None = Field(None, ge=0, le=1)
 
 
+class RelationshipEndOut(Schema):
+    label: str
+    name: str | None
+
+
 class RelationshipOut(Schema):
     audit_id: int | None
     type: str
-    start: dict[str, Any]
-    end: dict[str, Any]
+    start: RelationshipEndOut
+    end: RelationshipEndOut
     properties: dict[str, str]
 
 
+class GraphNodeOut(Schema):
+    """An entity (``kind="entity"``: ``mentions``, ``degree``) or a ``:Source``
+    (``kind="source"``: ``detail``). A node has only the keys of its kind."""
+
+    id: str
+    label: str
+    name: str | None
+    kind: str
+    level: int
+    mentions: int | None = None
+    degree: int | None = None
+    detail: str | None = None
+
+
+class GraphEdgeOut(Schema):
+    id: str
+    source: str
+    target: str
+    type: str
+
+
 class NeighbourhoodOut(Schema):
-    center: dict[str, Any]
-    nodes: list[dict[str, Any]]
-    edges: list[dict[str, Any]]
+    center: GraphNodeOut
+    nodes: list[GraphNodeOut]
+    edges: list[GraphEdgeOut]
     total_neighbours: int
     shown_neighbours: int
     offset: int
@@ -156,9 +226,15 @@ class LookupOut(Schema):
     name: str
 
 
+class CandidateEntityOut(Schema):
+    label: str
+    name: str | None
+    mentions: int | None = None
+
+
 class CandidateOut(Schema):
-    a: dict[str, Any]
-    b: dict[str, Any]
+    a: CandidateEntityOut
+    b: CandidateEntityOut
     reason: str
     similarity: float | None
 

@@ -16,12 +16,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from graph_app import selectors, services
 from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentifier
-from graph_app.knowledge.errors import AmbiguousEntity, EntityChanged, GraphError
+from graph_app.knowledge.errors import AmbiguousEntity, EntityChanged, GraphRefusal
 from memory_app.memory import DimensionMismatch
 from qqweb.actors import Actor
 from qqweb.auth import CURATOR, VIEWER, role_required
 
-REFUSALS = (GraphError, DimensionMismatch)
+# Told to the curator as a message. A GraphStoreError (a bug) is not among them: it is
+# a 500, logged with its traceback.
+REFUSALS = (GraphRefusal, GraphUnavailable, DimensionMismatch)
 
 
 def _entity_url(label: str, name: str) -> str:

@@ -1,7 +1,8 @@
 """The one NinjaAPI. Routers come from the apps; domain errors are mapped here, once.
 
 Auth: a bearer API token (``Authorization: Bearer qq_...``) or the browser session.
-Every error answers JSON ``{"error": {"code", "message", ...}}`` with a 4xx/503 status.
+Every error answers JSON ``{"error": {"code", "message", ...}}`` with a 4xx/503 status,
+or 500 (``code: "internal"``, the traceback logged) for a store error that is a bug.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from ninja.security import APIKeyCookie, HttpBearer
 from ninja.security import django_auth as session_auth
 
 from graph_app.api import router as graph_router
-from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentifier
+from graph_app.knowledge import (
+    EntityNotFound,
+    GraphStoreError,
+    GraphUnavailable,
+    InvalidIdentifier,
+)
 from graph_app.knowledge.errors import (
     AmbiguousEntity,
     EntityChanged,
@@ -40,7 +46,7 @@ from qqweb.auth import user_role
 from qqweb.models import ApiToken
 from qqweb.services import api_token_authenticate
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 
 class BearerTokenAuth(HttpBearer):
@@ -79,13 +85,20 @@ def _store_unavailable(request: HttpRequest, exc: StoreUnavailable) -> HttpRespo
 @api.exception_handler(StoreError)
 def _store_error(request: HttpRequest, exc: StoreError) -> HttpResponse:
     """A store refused what we asked: a bug, not an outage. Logged with its traceback."""
-    log.error("store error on %s %s", request.method, request.path, exc_info=exc)
+    logger.error("store error on %s %s", request.method, request.path, exc_info=exc)
     return _error(request, 500, "store_error", str(exc), store=exc.store)
 
 
 @api.exception_handler(GraphUnavailable)
 def _graph_unavailable(request: HttpRequest, exc: GraphUnavailable) -> HttpResponse:
     return _error(request, 503, "store_unavailable", str(exc), store="neo4j")
+
+
+@api.exception_handler(GraphStoreError)
+def _graph_store_error(request: HttpRequest, exc: GraphStoreError) -> HttpResponse:
+    """A bug, not an outage: 500, the traceback (with the driver's error) in the log."""
+    logger.exception("graph store error on %s %s", request.method, request.path, exc_info=exc)
+    return _error(request, 500, "internal", str(exc))
 
 
 @api.exception_handler(NoteNotFound)

@@ -11,27 +11,26 @@ from collections.abc import Callable, Iterable
 from typing import Any, LiteralString, TypeVar, cast
 
 from neo4j import Driver, ManagedTransaction
-from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 
 from . import cypher_writes as cw
+from .domain import EntitySummary, SameNameGroup
 from .errors import (
     AmbiguousEntity,
     EntityChanged,
     EntityNotFound,
-    GraphError,
-    GraphUnavailable,
+    GraphRefusal,
     NameTaken,
     RelationshipNotFound,
+    driver_errors_classified,
 )
 from .identifiers import checked_label, checked_rel_type
 from .merging import EntityMergePlan
 from .states import EntityState, NodeRef, RelationshipState, RelState
 
 T = TypeVar("T")
-_DRIVER_ERRORS = (Neo4jError, ServiceUnavailable, SessionExpired, OSError)
 
 
-class EndpointGone(GraphError):
+class EndpointGone(GraphRefusal):
     """A node a relationship must be put back on no longer exists."""
 
     def __init__(self, ref: NodeRef) -> None:
@@ -101,13 +100,10 @@ class CurationMixin:
     _database: str
 
     def curate(self, work: Callable[[ManagedTransaction], T]) -> T:
-        """Run ``work`` in one write transaction (retried by the driver on transient
-        errors; our own errors roll it back and pass through)."""
-        try:
-            with self._driver.session(database=self._database) as session:
-                return session.execute_write(work)
-        except _DRIVER_ERRORS as e:
-            raise GraphUnavailable(str(e) or type(e).__name__) from e
+        """Run ``work`` in one write transaction. Our own errors roll it back and pass
+        through; anything else is classified (outage or bug) by the store boundary."""
+        with driver_errors_classified(), self._driver.session(database=self._database) as session:
+            return session.execute_write(work)
 
     # --- reading exact states -------------------------------------------------------------
 
@@ -137,8 +133,24 @@ class CurationMixin:
             )
         )
 
-    def same_name_groups(self, limit: int = 200) -> list[dict[str, Any]]:
-        return self.curate(lambda tx: _rows(tx, cw.SAME_NAME_GROUPS, limit=int(limit)))
+    def same_name_groups(self, limit: int = 200) -> list[SameNameGroup]:
+        """Entities whose names are equal ignoring case, most crowded groups first."""
+        rows = self.curate(lambda tx: _rows(tx, cw.SAME_NAME_GROUPS, limit=int(limit)))
+        return [
+            SameNameGroup(
+                key=row["key"],
+                entities=tuple(
+                    EntitySummary(
+                        id=n["id"],
+                        label=n["label"] or "",
+                        name=n["name"],
+                        mentions=int(n["mentions"] or 0),
+                    )
+                    for n in row["nodes"]
+                ),
+            )
+            for row in rows
+        ]
 
     @staticmethod
     def _current(tx: ManagedTransaction, state: EntityState, *, props_only: bool) -> EntityState:
@@ -251,41 +263,6 @@ class CurationMixin:
             return id_map
 
         return self.curate(work)
-
-    # --- optional indexes (only ever created by an explicit command) -------------------------
-
-    def suggested_indexes(self) -> list[dict[str, Any]]:
-        """The indexes that make our lookups fast: ``name`` on every entity label in use
-        (the agent's identity) and ``source_id`` on ``:Source``; each says if it exists."""
-
-        def read(tx: ManagedTransaction) -> list[dict[str, Any]]:
-            existing = {
-                (tuple(r["labelsOrTypes"] or []), tuple(r["properties"] or []))
-                for r in _rows(tx, cw.SHOW_INDEXES)
-            }
-            wanted = [
-                {"label": r["label"], "property": "source_id" if r["label"] == "Source" else "name"}
-                for r in _rows(tx, cw.LABELS_IN_USE)
-            ]
-            for index in wanted:
-                index["exists"] = ((index["label"],), (index["property"],)) in existing
-            return wanted
-
-        return self.curate(read)
-
-    def create_index(self, label: str, prop: str) -> None:
-        checked_label(label)
-        if prop == "source_id" and label == "Source":
-            text = cw.CREATE_SOURCE_INDEX
-        elif prop == "name":
-            text = cw.CREATE_NAME_INDEX.format(name=f"qqweb_{label}_name", label=label)
-        else:
-            raise GraphError(f"no index on {label}.{prop} is suggested")
-        with self._driver.session(database=self._database) as session:
-            try:
-                session.run(_q(text)).consume()  # schema changes run in their own transaction
-            except _DRIVER_ERRORS as e:
-                raise GraphUnavailable(str(e) or type(e).__name__) from e
 
     # --- relationships ---------------------------------------------------------------------
 

@@ -5,6 +5,12 @@ formatted parts are labels and relationship types, and only after
 
 PING = "RETURN 1 AS ok"
 
+# The columns of an entity ``n`` (``domain.Entity``): every property but the embedding, as
+# [key, value] pairs, and the embedding's dimension apart (vectors stay in Neo4j).
+ENTITY_COLUMNS = """elementId(n) AS id, labels(n) AS labels,
+       [k IN keys(n) WHERE k <> 'embedding' | [k, n[k]]] AS props,
+       size(n.embedding) AS embedding_dimension"""
+
 COUNT_BY_LABEL = """
 MATCH (n)
 WHERE NOT n:Source
@@ -102,7 +108,8 @@ RETURN count(n) AS n
 """
 
 # {key} is one of ENTITY_SORT_KEYS (a constant, never user text). $q is lower-cased.
-LIST_ENTITIES = """
+LIST_ENTITIES = (
+    """
 MATCH (n)
 WHERE NOT n:Source
   AND ($label IS NULL OR $label IN labels(n))
@@ -111,12 +118,13 @@ WHERE NOT n:Source
 WITH n, {key} AS key
 WHERE $after_key IS NULL OR key < $after_key
    OR (key = $after_key AND elementId(n) < $after_id)
-RETURN elementId(n) AS id, labels(n)[0] AS label, n.name AS name,
-       n.description AS description, coalesce(n.mention_count, 0) AS mentions,
-       n.first_seen AS first_seen, n.last_seen AS last_seen, n.aliases AS aliases, key
+RETURN """
+    + ENTITY_COLUMNS
+    + """, key
 ORDER BY key DESC, id DESC
 LIMIT $limit
 """
+)
 
 ENTITY_SORT_KEYS = {
     "mentions": "coalesce(n.mention_count, 0)",
@@ -125,11 +133,13 @@ ENTITY_SORT_KEYS = {
 }
 
 # Entities by (label, name): the label is a parameter here, compared with labels(n).
-GET_ENTITY = """
+GET_ENTITY = (
+    """
 MATCH (n)
 WHERE NOT n:Source AND $label IN labels(n) AND n.name = $name
-RETURN elementId(n) AS id, labels(n) AS labels, properties(n) AS props
-"""
+RETURN """
+    + ENTITY_COLUMNS
+)
 
 ENTITY_RELATIONSHIPS = """
 MATCH (n) WHERE elementId(n) = $id
@@ -144,7 +154,7 @@ LIMIT $limit
 ENTITY_PROVENANCE = """
 MATCH (n) WHERE elementId(n) = $id
 MATCH (n)-[:EXTRACTED_FROM]->(s:Source)
-RETURN s.source_id AS source_id, properties(s) AS props
+RETURN elementId(s) AS id, s.source_id AS source_id, properties(s) AS props
 ORDER BY source_id
 LIMIT $limit
 """
@@ -152,7 +162,9 @@ LIMIT $limit
 ENTITY_EMBEDDINGS = """
 MATCH (n)
 WHERE NOT n:Source AND n.embedding IS NOT NULL
-RETURN labels(n)[0] AS label, n.name AS name, n.description AS description, n.embedding AS embedding
+RETURN elementId(n) AS id, labels(n)[0] AS label, n.name AS name,
+       n.description AS description, coalesce(n.mention_count, 0) AS mentions,
+       n.embedding AS embedding
 """
 
 # Neighbours of the nodes $ids (entities only), most mentioned first, leaving out $exclude.
@@ -191,8 +203,7 @@ LIMIT $limit
 SOURCES_OF = """
 MATCH (n)-[:EXTRACTED_FROM]->(s:Source)
 WHERE elementId(n) = $id
-RETURN elementId(s) AS id, s.source_id AS source_id, s.source_type AS source_type,
-       s.file_path AS file_path
+RETURN elementId(s) AS id, s.source_id AS source_id, properties(s) AS props
 ORDER BY source_id
 LIMIT $limit
 """

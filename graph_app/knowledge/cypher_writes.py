@@ -92,7 +92,8 @@ SAME_NAME_GROUPS = """
 MATCH (n)
 WHERE NOT n:Source AND n.name IS NOT NULL
 WITH toLower(n.name) AS key,
-     collect({label: labels(n)[0], name: n.name, mentions: coalesce(n.mention_count, 0)}) AS nodes
+     collect({id: elementId(n), label: labels(n)[0], name: n.name,
+              mentions: coalesce(n.mention_count, 0)}) AS nodes
 WHERE size(nodes) > 1
 RETURN key, nodes
 ORDER BY size(nodes) DESC, key
@@ -109,3 +110,5 @@ RETURN name, labelsOrTypes, properties, state
 # {name} is built by the store from a checked label; {label} is checked.
 CREATE_NAME_INDEX = "CREATE INDEX {name} IF NOT EXISTS FOR (n:{label}) ON (n.name)"
 CREATE_SOURCE_INDEX = "CREATE INDEX qqweb_source_id IF NOT EXISTS FOR (s:Source) ON (s.source_id)"
+
+AWAIT_INDEXES = "CALL db.awaitIndexes($timeout_s)"

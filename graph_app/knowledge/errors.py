@@ -1,6 +1,49 @@
-"""Errors of the knowledge-graph library; driver errors are re-raised as these ``from e``."""
+"""Errors of the knowledge-graph library. Driver errors are classified once, here, and
+re-raised by the store ``from e``:
+
+- :class:`GraphUnavailable` (an outage: 503, retried by jobs) when Neo4j cannot be used
+  right now and the same request may well succeed later;
+- :class:`GraphStoreError` (a bug: 500, logged with its traceback, never retried) for
+  anything else: a Cypher syntax or type error, a bad argument (a negative ``LIMIT``), a
+  constraint violation, a query that outran its timeout, an error in our own code.
+
+Which driver errors are outages, and why (:func:`classify_driver_error`):
+
+- ``ServiceUnavailable`` (routing, read/write service unavailable, an incomplete commit)
+  and ``SessionExpired``: no server could be reached or the connection went away;
+- ``OSError``: a socket error below the driver;
+- ``TransientError`` (and any error the driver itself calls retryable): the server says
+  "not now" (database unavailable or starting, leader switch, deadlock, lock timeout).
+  Debatable, since the request did reach a server; but the request is right, the server
+  says retrying later may succeed, and the driver would retry it itself (our driver is
+  built with ``max_transaction_retry_time=0`` so a page answers fast), so a 503 that jobs
+  retry is the honest answer, not a 500 that hides a server in trouble as our bug;
+- ``AuthError`` (wrong or expired credentials) and ``UnsupportedServerProduct``: the
+  server at ``NEO4J_URI`` cannot be used with our settings. Not a bug in a query, and
+  the dashboard must degrade (the graph banner with the reason) instead of failing every
+  page that shows a graph count;
+- the driver's "failed to obtain a connection from the pool" (a ``ClientError`` with no
+  server code; its own TODO says it will become a ``DriverError`` in 6.0): every
+  connection is busy waiting on the server.
+
+The rest are refusals (:class:`GraphRefusal`): the request cannot be done as asked and
+the caller can act on it (404, 409, 400).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from neo4j.exceptions import (
+    AuthError,
+    ClientError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+    UnsupportedServerProduct,
+)
 
 
 class GraphError(Exception):
@@ -8,13 +51,72 @@ class GraphError(Exception):
 
 
 class GraphUnavailable(GraphError):
+    """Neo4j cannot be used right now (an outage): 503, retried by jobs."""
+
     def __init__(self, message: str) -> None:
         super().__init__(f"neo4j is unavailable: {message}")
         self.store = "neo4j"
         self.message = message
 
 
-class InvalidIdentifier(GraphError):
+class GraphStoreError(GraphError):
+    """A query failed for a reason that is not an outage: a bug (ours, or in the data we
+    did not expect). 500, logged with its traceback (the driver's error is the cause),
+    never retried. ``code`` is Neo4j's status code when the server gave one."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        what = code or message
+        super().__init__(f"the knowledge graph store failed ({what}); the details are logged")
+        self.store = "neo4j"
+        self.message = message
+        self.code = code
+
+
+class GraphRefusal(GraphError):
+    """The request cannot be done as asked and the caller can act on it (not found,
+    ambiguous, taken, changed since, invalid): a 4xx, never a bug, never retried."""
+
+
+_POOL_TIMEOUT = "failed to obtain a connection from the pool"
+
+
+def is_outage(error: BaseException) -> bool:
+    """True when ``error`` (raised by the driver) means Neo4j cannot be used right now."""
+    if isinstance(error, ServiceUnavailable | SessionExpired | OSError | TransientError):
+        return True
+    if isinstance(error, AuthError | UnsupportedServerProduct):
+        return True
+    if isinstance(error, Neo4jError) and error.is_retryable():
+        return True
+    return (
+        isinstance(error, ClientError)
+        and error.code is None
+        and str(error).startswith(_POOL_TIMEOUT)
+    )
+
+
+def classify_driver_error(error: Exception) -> GraphUnavailable | GraphStoreError:
+    """The one classification of what comes out of the driver (see the module doc)."""
+    message = str(error) or type(error).__name__
+    if is_outage(error):
+        return GraphUnavailable(message)
+    return GraphStoreError(message, getattr(error, "code", None) or type(error).__name__)
+
+
+@contextmanager
+def driver_errors_classified() -> Iterator[None]:
+    """Around every use of the driver: our own errors pass through, anything else that
+    comes out (the driver's errors, and a bug in a transaction function) is classified
+    by :func:`classify_driver_error` and raised ``from`` the original."""
+    try:
+        yield
+    except GraphError:
+        raise
+    except Exception as e:
+        raise classify_driver_error(e) from e
+
+
+class InvalidIdentifier(GraphRefusal):
     """A label or relationship type that may not be put into a Cypher query."""
 
     def __init__(self, field: str, value: str) -> None:
@@ -26,14 +128,14 @@ class InvalidIdentifier(GraphError):
         self.value = value
 
 
-class EntityNotFound(GraphError):
+class EntityNotFound(GraphRefusal):
     def __init__(self, label: str, name: str) -> None:
         super().__init__(f"there is no {label} named {name!r}")
         self.label = label
         self.name = name
 
 
-class AmbiguousEntity(GraphError):
+class AmbiguousEntity(GraphRefusal):
     """More than one node answers to a lookup that should name one entity."""
 
     def __init__(self, name: str, labels: list[str]) -> None:
@@ -45,14 +147,14 @@ class AmbiguousEntity(GraphError):
         self.labels = sorted(labels)
 
 
-class NameTaken(GraphError):
+class NameTaken(GraphRefusal):
     def __init__(self, label: str, name: str) -> None:
         super().__init__(f"there is already a {label} named {name!r}; merge the two instead")
         self.label = label
         self.name = name
 
 
-class EntityChanged(GraphError):
+class EntityChanged(GraphRefusal):
     """A write was prepared from a state the graph no longer has (the agent wrote since)."""
 
     def __init__(self, what: str) -> None:
@@ -63,7 +165,7 @@ class EntityChanged(GraphError):
         self.what = what
 
 
-class InvalidGraphValue(GraphError):
+class InvalidGraphValue(GraphRefusal):
     """A value for a curation action that the graph cannot take, naming the field."""
 
     def __init__(self, field: str, message: str) -> None:
@@ -72,7 +174,7 @@ class InvalidGraphValue(GraphError):
         self.message = message
 
 
-class RelationshipNotFound(GraphError):
+class RelationshipNotFound(GraphRefusal):
     def __init__(self, description: str) -> None:
         super().__init__(f"there is no relationship {description}")
         self.description = description

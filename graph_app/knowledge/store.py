@@ -1,8 +1,9 @@
 """GraphStore: the agent's knowledge graph in Neo4j, read and written with parameters only.
 
 The driver is passed in (one per process, see ``graph_app.stores``); the store never
-builds one and does no I/O in ``__init__``. Driver errors become
-:class:`GraphUnavailable` ``from`` the original.
+builds one and does no I/O in ``__init__``. Driver errors are classified once
+(:mod:`.errors`): an outage is :class:`GraphUnavailable`, anything else a
+:class:`GraphStoreError`, both ``from`` the original.
 """
 
 from __future__ import annotations
@@ -11,18 +12,26 @@ import time
 from typing import Any, LiteralString, cast
 
 from neo4j import Driver, Query
-from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 
 from . import cypher
 from .curation import CurationMixin
-from .errors import GraphUnavailable, InvalidIdentifier
+from .domain import (
+    Entity,
+    EntityEmbedding,
+    EntityPage,
+    EntitySummary,
+    GraphEdge,
+    OrphanEntity,
+    ProvenanceLink,
+    Relationship,
+)
+from .errors import InvalidIdentifier, driver_errors_classified
 from .identifiers import checked_label, checked_rel_type
+from .indexes import IndexesMixin
 from .values import plain
 
-_DRIVER_ERRORS = (Neo4jError, ServiceUnavailable, SessionExpired, OSError)
 
-
-class GraphStore(CurationMixin):
+class GraphStore(CurationMixin, IndexesMixin):
     def __init__(self, driver: Driver, database: str = "neo4j", timeout_s: float = 30.0) -> None:
         self._driver = driver
         self._database = database
@@ -30,12 +39,10 @@ class GraphStore(CurationMixin):
 
     def _run(self, cypher_text: str, /, **params: Any) -> list[dict[str, Any]]:
         query = Query(cast(LiteralString, cypher_text), timeout=self._timeout_s)
-        try:
+        with driver_errors_classified():
             records, _, _ = self._driver.execute_query(
                 query, parameters_=params, database_=self._database
             )
-        except _DRIVER_ERRORS as e:
-            raise GraphUnavailable(str(e) or type(e).__name__) from e
         return [plain(record.data()) for record in records]
 
     def ping(self) -> float:
@@ -61,6 +68,9 @@ class GraphStore(CurationMixin):
         return int(self._run(cypher.COUNT_ORPHANS)[0]["n"])
 
     def entities_mentioned_in(self, text: str, limit: int = 10) -> list[dict[str, Any]]:
+        """Entities whose name or an alias the text contains, each with a few of its
+        relationships. Rows (label, name, description, rels), not typed: the retrieval
+        preview of ``memory_app`` reads them by key and answers them as JSON."""
         rows = self._run(cypher.ENTITIES_MENTIONED_IN, text=text, limit=int(limit))
         for row in rows:
             row["rels"] = [r for r in row["rels"] if r.get("type")]
@@ -76,39 +86,84 @@ class GraphStore(CurationMixin):
         sort: str = "mentions",
         after: tuple[Any, str] | None = None,
         limit: int = 50,
-    ) -> list[dict[str, Any]]:
-        """One keyset page (``limit`` rows) in ``(sort key, element id)`` descending order
-        after ``after``. ``label`` is compared as a parameter; ``sort`` picks a constant."""
+    ) -> EntityPage:
+        """One keyset page (``limit`` entities) in ``(sort key, element id)`` descending
+        order after ``after``; its ``next_after`` continues it. ``label`` is compared as a
+        parameter; ``sort`` picks a constant."""
         if sort not in cypher.ENTITY_SORT_KEYS:
             raise InvalidIdentifier("sort", sort)
         if label is not None:
             checked_label(label)
         text = cypher.LIST_ENTITIES.format(key=cypher.ENTITY_SORT_KEYS[sort])
-        return self._run(
+        limit = int(limit)
+        rows = self._run(
             text,
             label=label,
             q=q.lower() if q else None,
             after_key=after[0] if after else None,
             after_id=after[1] if after else None,
-            limit=int(limit),
+            limit=limit + 1,
         )
+        more, rows = len(rows) > limit, rows[:limit]
+        last = (rows[-1]["key"], str(rows[-1]["id"])) if more and rows else None
+        return EntityPage([_entity(row) for row in rows], last)
 
-    def get_entities(self, label: str, name: str) -> list[dict[str, Any]]:
-        return self._run(cypher.GET_ENTITY, label=checked_label(label), name=name)
+    def get_entities(self, label: str, name: str) -> list[Entity]:
+        """The entities with this label and name (the agent's identity: normally one)."""
+        rows = self._run(cypher.GET_ENTITY, label=checked_label(label), name=name)
+        return [_entity(row) for row in rows]
 
-    def relationships_of(self, element_id: str, limit: int = 500) -> list[dict[str, Any]]:
-        return self._run(cypher.ENTITY_RELATIONSHIPS, id=element_id, limit=int(limit))
+    def relationships_of(self, element_id: str, limit: int = 500) -> list[Relationship]:
+        """The entity's relationships to other entities, both ways (provenance apart)."""
+        rows = self._run(cypher.ENTITY_RELATIONSHIPS, id=element_id, limit=int(limit))
+        return [
+            Relationship(
+                id=r["id"],
+                type=r["type"],
+                outgoing=bool(r["outgoing"]),
+                other_label=r["other_label"] or "",
+                other_name=r["other_name"],
+                props={k: v for k, v in r["props"].items() if k != "embedding"},
+            )
+            for r in rows
+        ]
 
-    def provenance_of(self, element_id: str, limit: int = 200) -> list[dict[str, Any]]:
-        return self._run(cypher.ENTITY_PROVENANCE, id=element_id, limit=int(limit))
+    def provenance_of(self, element_id: str, limit: int = 200) -> list[ProvenanceLink]:
+        """The ``:Source`` nodes the entity was extracted from, by ``source_id``."""
+        return [
+            _provenance(row)
+            for row in self._run(cypher.ENTITY_PROVENANCE, id=element_id, limit=int(limit))
+        ]
 
-    def entity_embeddings(self) -> list[dict[str, Any]]:
-        return self._run(cypher.ENTITY_EMBEDDINGS)
+    def entity_embeddings(self) -> list[EntityEmbedding]:
+        return [
+            EntityEmbedding(
+                id=r["id"],
+                label=r["label"] or "",
+                name=r["name"],
+                description=r["description"] if isinstance(r["description"], str) else None,
+                mentions=int(r["mentions"] or 0),
+                vector=r["embedding"],
+            )
+            for r in self._run(cypher.ENTITY_EMBEDDINGS)
+        ]
+
+    def orphan_entities(self, limit: int = 100) -> list[OrphanEntity]:
+        """Entities with no relationship to another entity (provenance does not count)."""
+        return [
+            OrphanEntity(id=r["id"], label=r["label"] or "", name=r["name"])
+            for r in self._run(cypher.ORPHANS, limit=int(limit))
+        ]
 
     def orphans(self, limit: int = 100) -> list[dict[str, Any]]:
-        return self._run(cypher.ORPHANS, limit=int(limit))
+        """:meth:`orphan_entities` as rows (id, label, name): ``memory_app``'s orphan
+        scan job reads them by key."""
+        return [vars(orphan) for orphan in self.orphan_entities(limit)]
 
     def entities_to_embed(self, dimension: int, limit: int = 10_000) -> list[dict[str, Any]]:
+        """Entities whose embedding is missing or of another dimension, as rows (id, label,
+        name, description, embedding): ``memory_app``'s re-embedding job reads them by key
+        and keeps the old vectors in its audit event."""
         return self._run(cypher.ENTITIES_TO_EMBED, dim=int(dimension), limit=int(limit))
 
     def set_embeddings(self, rows: list[dict[str, Any]]) -> int:
@@ -119,10 +174,12 @@ class GraphStore(CurationMixin):
 
     def neighbours(
         self, ids: list[str], exclude: list[str], *, skip: int = 0, limit: int = 50
-    ) -> list[dict[str, Any]]:
-        return self._run(
+    ) -> list[EntitySummary]:
+        """The entity neighbours of ``ids``, most mentioned first, leaving out ``exclude``."""
+        rows = self._run(
             cypher.NEIGHBOURS, ids=ids, exclude=exclude, skip=int(skip), limit=int(limit)
         )
+        return [_summary(row) for row in rows]
 
     def count_neighbours(self, ids: list[str], exclude: list[str]) -> int:
         return int(self._run(cypher.COUNT_NEIGHBOURS, ids=ids, exclude=exclude)[0]["n"])
@@ -130,11 +187,17 @@ class GraphStore(CurationMixin):
     def degrees(self, ids: list[str]) -> dict[str, int]:
         return {r["id"]: int(r["degree"]) for r in self._run(cypher.DEGREES, ids=ids)}
 
-    def edges_among(self, ids: list[str], limit: int = 2000) -> list[dict[str, Any]]:
-        return self._run(cypher.EDGES_AMONG, ids=ids, limit=int(limit))
+    def edges_among(self, ids: list[str], limit: int = 2000) -> list[GraphEdge]:
+        """The relationships among ``ids`` (at most ``limit``): a neighbourhood's edges."""
+        return [
+            GraphEdge(id=r["id"], source=r["source"], target=r["target"], type=r["type"])
+            for r in self._run(cypher.EDGES_AMONG, ids=ids, limit=int(limit))
+        ]
 
-    def sources_of(self, element_id: str, limit: int = 20) -> list[dict[str, Any]]:
-        return self._run(cypher.SOURCES_OF, id=element_id, limit=int(limit))
+    def sources_of(self, element_id: str, limit: int = 20) -> list[ProvenanceLink]:
+        """The ``:Source`` nodes of one entity, by element id (for the neighbourhood)."""
+        rows = self._run(cypher.SOURCES_OF, id=element_id, limit=int(limit))
+        return [_provenance(row) for row in rows]
 
     # --- writes in the agent's shape (demo data, imports) -------------------------------
 
@@ -177,3 +240,22 @@ class GraphStore(CurationMixin):
     def delete_everything(self) -> None:
         """Empty the graph (tests and ``seed_demo --reset`` only)."""
         self._run(cypher.DELETE_ALL)
+
+
+def _entity(row: dict[str, Any]) -> Entity:
+    return Entity.from_properties(
+        str(row["id"]), row["labels"], dict(row["props"]), row["embedding_dimension"]
+    )
+
+
+def _summary(row: dict[str, Any]) -> EntitySummary:
+    return EntitySummary(
+        id=str(row["id"]),
+        label=row["label"] or "",
+        name=row["name"],
+        mentions=int(row["mentions"] or 0),
+    )
+
+
+def _provenance(row: dict[str, Any]) -> ProvenanceLink:
+    return ProvenanceLink(id=str(row["id"]), source_id=row["source_id"], props=row["props"])

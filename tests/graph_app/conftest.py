@@ -39,8 +39,8 @@ def embed_every_entity() -> None:
     store = graph_store()
     store.set_embeddings(
         [
-            {"id": e["id"], "embedding": vector(f"{e['name']}: {e['description'] or ''}")}
-            for e in store.list_entities(limit=1000)
+            {"id": e.id, "embedding": vector(f"{e.name}: {e.description or ''}")}
+            for e in store.list_entities(limit=1000).items
         ]
     )
 

@@ -81,7 +81,10 @@ def test_semantic_entity_search_ranks_by_the_name_and_description(viewer_client,
 
 def test_semantic_entity_search_says_when_the_model_does_not_match(viewer_client, graph):
     graph_store().set_embeddings(
-        [{"id": e["id"], "embedding": [0.1] * 1024} for e in graph_store().list_entities(limit=100)]
+        [
+            {"id": e.id, "embedding": [0.1] * 1024}
+            for e in graph_store().list_entities(limit=100).items
+        ]
     )
     response = viewer_client.post(
         "/api/graph/entities/search", '{"query": "Lumen"}', content_type="application/json"

@@ -32,6 +32,9 @@ def test_the_command_lists_then_creates_the_indexes(graph):
     assert "missing  :Project(name)" in out.getvalue() and _our_indexes() == set()
     call_command("graph_indexes", "--create", stdout=StringIO())
     assert {"qqweb_Project_name", "qqweb_Person_name", "qqweb_source_id"} <= _our_indexes()
-    assert all(i["exists"] for i in graph_store().suggested_indexes())
+    assert all(i.exists for i in graph_store().suggested_indexes())
+    graph_store().await_indexes(60)
+    states = run_cypher("SHOW INDEXES YIELD name, state WHERE name STARTS WITH 'qqweb_'")
+    assert {r["state"] for r in states} == {"ONLINE"}
     for name in _our_indexes():
         run_cypher(f"DROP INDEX {name}")

@@ -32,7 +32,10 @@ def test_the_search_page_finds_entities_by_meaning(viewer_client, graph):
 
 def test_the_search_page_says_plainly_when_the_model_does_not_match(viewer_client, graph):
     graph_store().set_embeddings(
-        [{"id": e["id"], "embedding": [0.1] * 1024} for e in graph_store().list_entities(limit=100)]
+        [
+            {"id": e.id, "embedding": [0.1] * 1024}
+            for e in graph_store().list_entities(limit=100).items
+        ]
     )
     response = viewer_client.get(reverse("graph_app:search") + "?q=Lumen")
     assert response.status_code == 400

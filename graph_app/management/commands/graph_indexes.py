@@ -20,11 +20,11 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         store = graph_store()
         for index in store.suggested_indexes():
-            what = f":{index['label']}({index['property']})"
-            if index["exists"]:
+            what = f":{index.label}({index.property})"
+            if index.exists:
                 self.stdout.write(f"present  {what}")
             elif options["create"]:
-                store.create_index(index["label"], index["property"])
+                store.create_index(index.label, index.property)
                 self.stdout.write(self.style.SUCCESS(f"created  {what}"))
             else:
                 self.stdout.write(f"missing  {what}   (run with --create to add it)")

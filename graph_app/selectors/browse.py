@@ -1,0 +1,129 @@
+"""Browsing entities: keyset pages of the list, one entity with its relationships and
+provenance, orphans, and what a name alone means."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph_app.knowledge import EntityNotFound, InvalidIdentifier
+from graph_app.knowledge.domain import Entity, EntityRef, OrphanEntity, ProvenanceLink, Relationship
+from graph_app.stores import graph_store
+
+from .notes import notes_mentioning
+
+
+@dataclass
+class EntitiesPage:
+    items: list[Entity]
+    next_cursor: str | None
+
+
+def _encode(key: Any, element_id: str) -> str:
+    raw = json.dumps([key, element_id], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode(cursor: str) -> tuple[Any, str]:
+    try:
+        key, element_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        if not isinstance(element_id, str) or not isinstance(key, int | float | str):
+            raise ValueError("bad cursor")
+    except (ValueError, TypeError) as e:
+        raise InvalidIdentifier("cursor", cursor[:40]) from e
+    return key, element_id
+
+
+def entities_page(
+    *,
+    label: str | None = None,
+    q: str | None = None,
+    sort: str = "mentions",
+    cursor: str | None = None,
+    limit: int = 50,
+) -> EntitiesPage:
+    """Entities filtered by label and name/alias text, sorted by mentions, first seen or
+    last seen (newest first), in keyset pages."""
+    page = graph_store().list_entities(
+        label=label or None,
+        q=(q or "").strip() or None,
+        sort=sort,
+        after=_decode(cursor) if cursor else None,
+        limit=max(1, min(int(limit), 200)),
+    )
+    return EntitiesPage(page.items, _encode(*page.next_after) if page.next_after else None)
+
+
+@dataclass
+class EntityDetail:
+    label: str
+    name: str
+    labels: list[str]
+    properties: list[tuple[str, str]]
+    aliases: list[str]
+    embedding_dimension: int | None
+    outgoing: list[Relationship]
+    incoming: list[Relationship]
+    provenance: list[ProvenanceLink]
+    notes: list[dict[str, Any]]
+    same_name_elsewhere: list[str] = field(default_factory=list)
+    description: str = ""
+
+
+def entity_detail(*, label: str, name: str) -> EntityDetail:
+    """One entity by (label, name): its properties, relationships both ways with their
+    properties, its provenance (:Source nodes), and the notes whose text names it."""
+    store = graph_store()
+    found = store.get_entities(label, name)
+    if not found:
+        raise EntityNotFound(label, name)
+    entity = found[0]
+    aliases = list(entity.aliases)
+    shown = {
+        k: v
+        for k, v in entity.properties().items()
+        if k != "name" and not (k == "aliases" and aliases)
+    }
+    rels = store.relationships_of(entity.id)
+    others = [
+        r.label
+        for r in store.list_entities(q=name.lower(), limit=20).items
+        if r.name == name and r.label != label
+    ]
+    return EntityDetail(
+        label=label,
+        name=name,
+        labels=list(entity.labels),
+        properties=sorted((k, str(v)) for k, v in shown.items()),
+        aliases=aliases,
+        embedding_dimension=entity.embedding_dimension,
+        outgoing=[r for r in rels if r.outgoing],
+        incoming=[r for r in rels if not r.outgoing],
+        provenance=store.provenance_of(entity.id),
+        notes=notes_mentioning([name, *aliases]),
+        same_name_elsewhere=others,
+        description=entity.description or "",
+    )
+
+
+# --- orphans, name lookups ------------------------------------------------------------------
+
+
+def orphans(limit: int = 200) -> list[OrphanEntity]:
+    """Entities with no relationship to another entity (provenance does not count)."""
+    return graph_store().orphan_entities(limit=max(1, min(int(limit), 1000)))
+
+
+def entity_lookup(name: str) -> EntityRef:
+    """The entity a name alone means, as the agent looks it up; :class:`AmbiguousEntity`
+    when the name is used under several labels."""
+    from graph_app.knowledge.errors import AmbiguousEntity
+
+    labels = graph_store().labels_named(name)
+    if not labels:
+        raise EntityNotFound("entity", name)
+    if len(labels) > 1:
+        raise AmbiguousEntity(name, labels)
+    return EntityRef(labels[0], name)
