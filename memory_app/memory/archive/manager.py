@@ -1,107 +1,38 @@
-"""ArchiveManager: ``archive.jsonl`` in the agent's exact line format.
+"""ArchiveManager: the agent's ``qq.memory.archive`` API over ``archive.jsonl``.
 
-One JSON object per line with ``note_id``, ``content``, ``section``, ``importance``,
-``reason``, ``archived_at``, ``original_created_at``, ``access_count``, ``metadata``, and
-``source`` / ``source_history`` only when non-empty. Timestamps are NAIVE LOCAL ISO
-strings (``datetime.now().isoformat()``): a ``Z`` or an offset crashes the agent's reader.
-Lines we cannot parse are kept untouched and reported.
+Archive (line first, fsynced, then the note leaves MongoDB), restore (re-embedded, with
+its provenance), search, purge and stats. The file itself is :mod:`.file`; the line format
+is :mod:`.entries`.
 """
 
 from __future__ import annotations
 
 import json
-import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidNote, MemoryLibraryError, NoteNotFound
-from .files import append_lines, atomic_write_text, file_lock
-from .importance import ARCHIVE_THRESHOLD
+from ..documents import effective_importance, utcnow_naive
+from ..errors import MemoryLibraryError, NoteNotFound
+from ..importance import ARCHIVE_THRESHOLD
+from . import mongo
+from .entries import ArchivedNote, archive_line_for, local_naive_iso, new_note_id, reason_kind
+from .file import ArchiveFile, ArchiveLine
 
 if TYPE_CHECKING:
-    from .embeddings import Embedder
-    from .mongo_store import MongoNotesStore
+    from ..embeddings import Embedder
+    from ..mongo_store import MongoNotesStore
 
 ARCHIVE_FILE = "archive.jsonl"
 ARCHIVE_LOCK = "archive.lock"
-
-
-@dataclass(frozen=True)
-class ArchiveLine:
-    """One line of the file: parsed (``entry``) or not (``raw`` kept as it was)."""
-
-    number: int
-    raw: str
-    entry: dict[str, Any] | None
-    error: str = ""
 
 
 @dataclass
 class ArchiveReadResult:
     entries: list[dict[str, Any]] = field(default_factory=list)
     bad_lines: list[ArchiveLine] = field(default_factory=list)
-
-
-def local_naive_iso(value: datetime | None = None) -> str:
-    """``datetime.now().isoformat()``: what the agent writes and can read back."""
-    return (value or datetime.now()).replace(tzinfo=None).isoformat()
-
-
-def validate_archive_entry(entry: dict[str, Any]) -> None:
-    for name in ("note_id", "content", "reason", "archived_at"):
-        if not isinstance(entry.get(name), str) or not entry[name]:
-            raise InvalidNote(name, "is required in an archive line")
-    for name in ("archived_at", "original_created_at", "restored_at"):
-        value = entry.get(name)
-        if value is None:
-            continue
-        if not isinstance(value, str) or value.endswith("Z"):
-            raise InvalidNote(name, "must be a naive local ISO string")
-        parsed = datetime.fromisoformat(value)
-        if parsed.tzinfo is not None:
-            raise InvalidNote(name, "must not carry a timezone (the agent cannot read it)")
-
-
-@dataclass(frozen=True)
-class ArchivedNote:
-    note_id: str
-    content: str
-    section: str | None
-    importance: float
-    reason: str
-    archived_at: str
-    original_created_at: str | None
-    access_count: int
-    metadata: dict[str, Any]
-    source: dict[str, Any] | None
-    source_history: list[dict[str, Any]]
-    restored: bool
-    restored_at: str | None
-    line_number: int
-
-    @classmethod
-    def from_line(cls, line: ArchiveLine) -> ArchivedNote:
-        e = line.entry or {}
-        importance = e.get("importance", 0.0)
-        return cls(
-            note_id=str(e.get("note_id", "")),
-            content=str(e.get("content", "")),
-            section=e.get("section"),
-            importance=float(importance) if isinstance(importance, int | float) else 0.0,
-            reason=str(e.get("reason", "")),
-            archived_at=str(e.get("archived_at", "")),
-            original_created_at=e.get("original_created_at"),
-            access_count=int(e.get("access_count") or 0),
-            metadata=dict(e.get("metadata") or {}),
-            source=e.get("source") or None,
-            source_history=list(e.get("source_history") or []),
-            restored=bool(e.get("restored")),
-            restored_at=e.get("restored_at"),
-            line_number=line.number,
-        )
 
 
 class RestoreConflict(MemoryLibraryError):
@@ -114,33 +45,6 @@ class RestoreConflict(MemoryLibraryError):
         )
         self.note_id = note_id
         self.suggested_id = suggested_id
-
-
-def new_note_id() -> str:
-    return f"note_{uuid.uuid4().hex[:12]}"
-
-
-def archive_line_for(
-    doc: dict[str, Any], reason: str, now: datetime | None = None
-) -> dict[str, Any]:
-    """The agent's archive line for a MongoDB document (the embedding is not kept)."""
-    created = doc.get("created_at")
-    line: dict[str, Any] = {
-        "note_id": str(doc["note_id"]),
-        "content": str(doc.get("content", "")),
-        "section": doc.get("section"),
-        "importance": doc.get("importance", 0.5),
-        "reason": reason,
-        "archived_at": local_naive_iso(now),
-        "original_created_at": created.isoformat() if isinstance(created, datetime) else None,
-        "access_count": int(doc.get("access_count") or 0),
-        "metadata": dict(doc.get("metadata") or {}),
-    }
-    if doc.get("source"):
-        line["source"] = doc["source"]
-    if doc.get("source_history"):
-        line["source_history"] = doc["source_history"]
-    return line
 
 
 class ArchiveManager:
@@ -156,6 +60,7 @@ class ArchiveManager:
         self.lock_file = self.memory_dir / ARCHIVE_LOCK
         self.mongo_store = mongo_store
         self.embedder = embedder
+        self.file = ArchiveFile(self.archive_file, self.lock_file)
 
     def _store(self) -> MongoNotesStore:
         if self.mongo_store is None:
@@ -185,11 +90,7 @@ class ArchiveManager:
             self.append_entries([archive_line_for(doc, reason)])
         if not remove_from_mongo:
             return True
-        store = self._store()
-        guard: dict[str, Any] = {"note_id": note_id}
-        if "updated_at" in doc:
-            guard["updated_at"] = doc["updated_at"]
-        return bool(store.collection.delete_one(guard).deleted_count == 1)
+        return mongo.delete_if_unchanged(self._store(), doc)
 
     def archive_note(self, note_id: str, reason: str, remove_from_mongo: bool = True) -> bool:
         doc = self._store().get_full_note(note_id)
@@ -200,12 +101,10 @@ class ArchiveManager:
     def archive_low_importance(self, threshold: float = ARCHIVE_THRESHOLD) -> int:
         """Archive every note whose effective (decayed) importance is below ``threshold``,
         with the agent's reason ``importance_decay_<x.xxx>``."""
-        from .mongo_store import effective_importance, utcnow_naive
-
         store = self._store()
         now = utcnow_naive()
         archived = 0
-        for doc in store.collection.find({}, {"_id": 0, "embedding": 0}):
+        for doc in mongo.archival_candidates(store):
             value = effective_importance(doc, now)
             if value < threshold and self.archive_document(doc, f"importance_decay_{value:.3f}"):
                 archived += 1
@@ -243,8 +142,6 @@ class ArchiveManager:
         ``source`` and ``source_history``. Refuses (``RestoreConflict``) when the id exists
         in MongoDB, unless ``new_id`` is given. Insert first, then mark the line restored;
         a retry after a crash finishes the marking without inserting twice."""
-        from .mongo_store import utcnow_naive
-
         archived = self.find_line(note_id)
         if archived is None:
             raise NoteNotFound(note_id)
@@ -304,7 +201,7 @@ class ArchiveManager:
         def mark(entry: dict[str, Any]) -> dict[str, Any]:
             return {**entry, "restored": True, "restored_at": stamp}
 
-        self._rewrite(
+        self.file.rewrite(
             lambda line: mark(line.entry) if line.number == line_number and line.entry else line
         )
 
@@ -315,7 +212,7 @@ class ArchiveManager:
     def drop_entries(self, entries: list[dict[str, Any]]) -> int:
         """Remove exactly the lines equal to ``entries``, in one rewrite under the lock."""
         wanted = {json.dumps(e, sort_keys=True) for e in entries}
-        return self._rewrite(
+        return self.file.rewrite(
             lambda line: (
                 None
                 if line.entry is not None and json.dumps(line.entry, sort_keys=True) in wanted
@@ -337,7 +234,7 @@ class ArchiveManager:
                 return {k: v for k, v in e.items() if k not in ("restored", "restored_at")}
             return line
 
-        return self._rewrite(unmark)
+        return self.file.rewrite(unmark)
 
     # --- search, purge -------------------------------------------------------------------------
 
@@ -375,45 +272,14 @@ class ArchiveManager:
 
         if dry_run:
             return sum(1 for line in self.read_lines() if old(line))
-        return self._rewrite(lambda line: None if old(line) else line)
-
-    def _rewrite(self, change: Any) -> int:
-        """Rewrite the file line by line under the lock; ``change`` returns the line as it
-        was (kept byte for byte), a new entry dict, or None (dropped). Returns how many
-        lines were dropped."""
-        with file_lock(self.lock_file, exclusive=True):
-            if not self.archive_file.exists():
-                return 0
-            lines = _parse(self.archive_file.read_text(encoding="utf-8", errors="replace"))
-            out: list[str] = []
-            dropped = 0
-            for line in lines:
-                result = change(line)
-                if result is None:
-                    dropped += 1
-                elif isinstance(result, ArchiveLine):
-                    out.append(result.raw)
-                else:
-                    validate_archive_entry(result)
-                    out.append(json.dumps(result, ensure_ascii=False))
-            atomic_write_text(self.archive_file, "".join(f"{raw}\n" for raw in out))
-            return dropped
+        return self.file.rewrite(lambda line: None if old(line) else line)
 
     def append_entries(self, entries: list[dict[str, Any]]) -> int:
         """Append complete archive lines under the lock, fsynced before returning."""
-        for entry in entries:
-            validate_archive_entry(entry)
-        lines = [json.dumps(entry, ensure_ascii=False) for entry in entries]
-        with file_lock(self.lock_file, exclusive=True):
-            append_lines(self.archive_file, lines)
-        return len(lines)
+        return self.file.append(entries)
 
     def read_lines(self) -> list[ArchiveLine]:
-        if not self.archive_file.exists():
-            return []
-        with file_lock(self.lock_file, exclusive=False):
-            text = self.archive_file.read_text(encoding="utf-8", errors="replace")
-        return _parse(text)
+        return self.file.read_lines()
 
     def read(self) -> ArchiveReadResult:
         result = ArchiveReadResult()
@@ -444,33 +310,7 @@ class ArchiveManager:
         }
 
 
-def _parse(text: str) -> list[ArchiveLine]:
-    result = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            entry = json.loads(raw)
-        except json.JSONDecodeError as e:
-            result.append(ArchiveLine(number, raw, None, f"not JSON: {e.msg}"))
-            continue
-        if not isinstance(entry, dict) or "note_id" not in entry:
-            result.append(ArchiveLine(number, raw, None, "not an archived note"))
-            continue
-        result.append(ArchiveLine(number, raw, entry))
-    return result
-
-
 def _is_restore_of(doc: dict[str, Any], archived: ArchivedNote) -> bool:
     """True when ``doc`` is this archived note, restored by an earlier (interrupted) try."""
     metadata = doc.get("metadata") or {}
     return bool(metadata.get("restored_from_archive")) and doc.get("content") == archived.content
-
-
-def reason_kind(reason: str) -> str:
-    """Group the agent's reasons: ``importance_decay_0.031`` -> ``importance_decay``."""
-    if reason.startswith("importance_decay_"):
-        return "importance_decay"
-    if reason.startswith("Consolidated with "):
-        return "consolidated"
-    return reason or "unknown"
