@@ -1,9 +1,11 @@
 """``archive.jsonl`` as a file: read and parse it, append to it, rewrite it, all under our
 lock (``archive.lock`` beside it, ``fcntl.flock``: shared to read, exclusive to write).
 
-Appends are flushed and fsynced before returning; a rewrite goes through a temp file in
-the same directory and ``os.replace``. Lines we cannot parse are kept as they were and
-reported.
+Appends are flushed and fsynced before returning, on a line of their own even after a
+torn line of the agent's; a rewrite goes through a temp file in the same directory and
+``os.replace``. Lines are split on ``\n`` only (a note may hold U+2028 or U+0085, which
+``str.splitlines`` would split on); lines we cannot parse, invalid UTF-8 included, are kept
+byte for byte and reported.
 """
 
 from __future__ import annotations
@@ -14,18 +16,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..files import append_lines, atomic_write_text, file_lock
+from ..files import append_lines, atomic_write_bytes, file_lock
 from .entries import validate_archive_entry
 
 
 @dataclass(frozen=True)
 class ArchiveLine:
-    """One line of the file: parsed (``entry``) or not (``raw`` kept as it was)."""
+    """One line of the file (1-based ``number``, without its newline): parsed (``entry``)
+    or not (``error`` says why). ``raw`` is its text for display (invalid UTF-8 shown as
+    U+FFFD); ``data`` its exact bytes, which a rewrite keeps."""
 
     number: int
     raw: str
     entry: dict[str, Any] | None
     error: str = ""
+    data: bytes = b""
 
 
 class ArchiveFile:
@@ -37,8 +42,8 @@ class ArchiveFile:
         if not self.path.exists():
             return []
         with file_lock(self.lock_path, exclusive=False):
-            text = self.path.read_text(encoding="utf-8", errors="replace")
-        return parse_lines(text)
+            data = self.path.read_bytes()
+        return parse_lines(data)
 
     def append(self, entries: list[dict[str, Any]]) -> int:
         """Append complete archive lines under the lock, fsynced before returning."""
@@ -56,34 +61,39 @@ class ArchiveFile:
         with file_lock(self.lock_path, exclusive=True):
             if not self.path.exists():
                 return 0
-            lines = parse_lines(self.path.read_text(encoding="utf-8", errors="replace"))
-            out: list[str] = []
+            lines = parse_lines(self.path.read_bytes())
+            out: list[bytes] = []
             dropped = 0
             for line in lines:
                 result = change(line)
                 if result is None:
                     dropped += 1
                 elif isinstance(result, ArchiveLine):
-                    out.append(result.raw)
+                    out.append(result.data)
                 else:
                     validate_archive_entry(result)
-                    out.append(json.dumps(result, ensure_ascii=False))
-            atomic_write_text(self.path, "".join(f"{raw}\n" for raw in out))
+                    out.append(json.dumps(result, ensure_ascii=False).encode("utf-8"))
+            atomic_write_bytes(self.path, b"".join(line + b"\n" for line in out))
             return dropped
 
 
-def parse_lines(text: str) -> list[ArchiveLine]:
+def parse_lines(data: bytes) -> list[ArchiveLine]:
+    """Every non-blank line of the file, parsed or not, numbered as an editor would."""
     result = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if not line.strip():
             continue
+        raw = line.decode("utf-8", errors="replace")
         try:
-            entry = json.loads(raw)
+            entry = json.loads(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            result.append(ArchiveLine(number, raw, None, "not UTF-8", line))
+            continue
         except json.JSONDecodeError as e:
-            result.append(ArchiveLine(number, raw, None, f"not JSON: {e.msg}"))
+            result.append(ArchiveLine(number, raw, None, f"not JSON: {e.msg}", line))
             continue
         if not isinstance(entry, dict) or "note_id" not in entry:
-            result.append(ArchiveLine(number, raw, None, "not an archived note"))
+            result.append(ArchiveLine(number, raw, None, "not an archived note", line))
             continue
-        result.append(ArchiveLine(number, raw, entry))
+        result.append(ArchiveLine(number, raw, entry, "", line))
     return result
