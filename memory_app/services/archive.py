@@ -27,40 +27,30 @@ def archive_purge(*, actor: Actor, days: int, dry_run: bool = False) -> dict[str
         raise InvalidNote("days", "must be a whole number of days, 0 or more")
     manager = archive_manager()
     cutoff = datetime.now() - timedelta(days=days)
-    old = [
-        line.entry
-        for line in manager.read_lines()
-        if line.entry and _archived_before(line.entry, cutoff)
-    ]
+    old = [note for note in manager.read().notes if note.archived_before(cutoff)]
     if dry_run:
         return {
             "days": days,
             "would_drop": len(old),
             "dropped": 0,
-            "sample": [e["note_id"] for e in old[:10]],
+            "sample": [n.note_id for n in old[:10]],
         }
+    lines = [n.to_entry() for n in old]
     event = audit_begin(
-        actor, "archive.purge", "archive", f"older than {days} days", {"lines": old}, None
+        actor, "archive.purge", "archive", f"older than {days} days", {"lines": lines}, None
     )
 
     def write() -> dict[str, Any]:
         # exactly the lines in the audit event: the event is enough to undo it
-        dropped = manager.drop_entries([e for e in old if e is not None])
+        dropped = manager.drop(old)
         return {
             "days": days,
             "would_drop": len(old),
-            "dropped": dropped,
-            "sample": [e["note_id"] for e in old[:10]],
+            "dropped": len(dropped),
+            "sample": [n.note_id for n in old[:10]],
         }
 
     return dict(audited(event, write))
-
-
-def _archived_before(entry: dict[str, Any], cutoff: datetime) -> bool:
-    try:
-        return datetime.fromisoformat(str(entry.get("archived_at"))).replace(tzinfo=None) < cutoff
-    except ValueError:
-        return False
 
 
 def _undo_archive_purge(before: dict[str, Any], after: Any) -> dict[str, Any]:

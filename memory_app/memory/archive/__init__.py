@@ -4,6 +4,7 @@
   naive local ISO stamps, reason kinds);
 - :mod:`.file`: the locked JSONL file (read and parse, append, rewrite; lines we cannot
   parse are kept);
+- :mod:`.restore`: what a restore puts back into MongoDB, and why one is refused;
 - :mod:`.manager`: ``ArchiveManager``, the agent's seed API (archive, restore, search,
   purge, stats);
 - :mod:`.mongo`: the two places it touches MongoDB's collection directly.
@@ -14,6 +15,7 @@ from .entries import (
     archive_line_for,
     local_naive_iso,
     new_note_id,
+    parse_local,
     reason_kind,
     validate_archive_entry,
 )
@@ -23,8 +25,8 @@ from .manager import (
     ARCHIVE_LOCK,
     ArchiveManager,
     ArchiveReadResult,
-    RestoreConflict,
 )
+from .restore import RestoreConflict
 
 __all__ = [
     "ARCHIVE_FILE",
@@ -38,6 +40,7 @@ __all__ = [
     "archive_line_for",
     "local_naive_iso",
     "new_note_id",
+    "parse_local",
     "reason_kind",
     "validate_archive_entry",
 ]

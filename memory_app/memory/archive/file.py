@@ -11,7 +11,7 @@ byte for byte and reported.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,7 @@ class ArchiveFile:
             data = self.path.read_bytes()
         return parse_lines(data)
 
-    def append(self, entries: list[dict[str, Any]]) -> int:
+    def append(self, entries: Sequence[Mapping[str, Any]]) -> int:
         """Append complete archive lines under the lock, fsynced before returning."""
         for entry in entries:
             validate_archive_entry(entry)
@@ -54,27 +54,28 @@ class ArchiveFile:
             append_lines(self.path, lines)
         return len(lines)
 
-    def rewrite(self, change: Callable[[ArchiveLine], Any]) -> int:
-        """Rewrite the file line by line under the lock; ``change`` returns the line as it
-        was (kept byte for byte), a new entry dict, or None (dropped). Returns how many
-        lines were dropped."""
+    def rewrite(self, edit: Edit) -> None:
+        """Rewrite the file under the lock. ``edit`` gets every line as it is now and returns
+        the new lines: a line as it was (kept byte for byte) or a new entry. Nothing is
+        written when ``edit`` raises, or returns the lines unchanged."""
         with file_lock(self.lock_path, exclusive=True):
             if not self.path.exists():
-                return 0
+                return
             lines = parse_lines(self.path.read_bytes())
+            new = edit(lines)
+            if len(new) == len(lines) and all(a is b for a, b in zip(new, lines, strict=True)):
+                return
             out: list[bytes] = []
-            dropped = 0
-            for line in lines:
-                result = change(line)
-                if result is None:
-                    dropped += 1
-                elif isinstance(result, ArchiveLine):
-                    out.append(result.data)
+            for line in new:
+                if isinstance(line, ArchiveLine):
+                    out.append(line.data)
                 else:
-                    validate_archive_entry(result)
-                    out.append(json.dumps(result, ensure_ascii=False).encode("utf-8"))
+                    validate_archive_entry(line)
+                    out.append(json.dumps(line, ensure_ascii=False).encode("utf-8"))
             atomic_write_bytes(self.path, b"".join(line + b"\n" for line in out))
-            return dropped
+
+
+Edit = Callable[[list[ArchiveLine]], Sequence[ArchiveLine | Mapping[str, Any]]]
 
 
 def parse_lines(data: bytes) -> list[ArchiveLine]:

@@ -7,8 +7,8 @@ is :mod:`.entries`.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -18,8 +18,9 @@ from ..documents import effective_importance, utcnow_naive
 from ..errors import MemoryLibraryError, NoteNotFound
 from ..importance import ARCHIVE_THRESHOLD
 from . import mongo
-from .entries import ArchivedNote, archive_line_for, local_naive_iso, new_note_id, reason_kind
+from .entries import ArchivedNote, local_naive_iso, new_note_id, reason_kind
 from .file import ArchiveFile, ArchiveLine
+from .restore import RestoreConflict, is_restore_of, restored_document
 
 if TYPE_CHECKING:
     from ..embeddings import Embedder
@@ -31,20 +32,13 @@ ARCHIVE_LOCK = "archive.lock"
 
 @dataclass
 class ArchiveReadResult:
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[ArchivedNote] = field(default_factory=list)
     bad_lines: list[ArchiveLine] = field(default_factory=list)
 
-
-class RestoreConflict(MemoryLibraryError):
-    """The archived note's id exists in MongoDB; restoring would overwrite it."""
-
-    def __init__(self, note_id: str, suggested_id: str) -> None:
-        super().__init__(
-            f"note {note_id!r} exists in MongoDB already; restore it under a new id "
-            f"(for example {suggested_id!r}) or leave it archived"
-        )
-        self.note_id = note_id
-        self.suggested_id = suggested_id
+    @property
+    def entries(self) -> list[dict[str, Any]]:
+        """The notes as the dicts written to the file."""
+        return [note.to_entry() for note in self.notes]
 
 
 class ArchiveManager:
@@ -71,23 +65,19 @@ class ArchiveManager:
 
     def has_line(self, note_id: str, reason: str) -> bool:
         return any(
-            line.entry
-            and line.entry.get("note_id") == note_id
-            and line.entry.get("reason") == reason
-            and not line.entry.get("restored")
-            for line in self.read_lines()
+            note.note_id == note_id and note.reason == reason and not note.restored
+            for note in self.read().notes
         )
 
     def archive_document(
-        self, doc: dict[str, Any], reason: str, remove_from_mongo: bool = True
+        self, doc: Mapping[str, Any], reason: str, remove_from_mongo: bool = True
     ) -> bool:
         """Archive first, then delete: the line is on disk (fsynced) before the note
         leaves MongoDB, and a retry after a crash neither duplicates the line nor loses
         the note. The delete is conditional on ``updated_at``: a note the agent changed
         in between stays in MongoDB (and False is returned)."""
-        note_id = str(doc["note_id"])
-        if not self.has_line(note_id, reason):
-            self.append_entries([archive_line_for(doc, reason)])
+        if not self.has_line(str(doc["note_id"]), reason):
+            self.append([ArchivedNote.from_document(doc, reason)])
         if not remove_from_mongo:
             return True
         return mongo.delete_if_unchanged(self._store(), doc)
@@ -112,27 +102,13 @@ class ArchiveManager:
 
     # --- restore -----------------------------------------------------------------------------
 
-    def find_entry(self, note_id: str) -> dict[str, Any] | None:
-        """The newest line for ``note_id`` that is not restored, as the entry it holds
-        (one read of the file)."""
-        found = None
-        for line in self.read_lines():
-            if (
-                line.entry
-                and line.entry.get("note_id") == note_id
-                and not line.entry.get("restored")
-            ):
-                found = line.entry
-        return found
-
     def find_line(self, note_id: str, *, include_restored: bool = False) -> ArchivedNote | None:
+        """The newest line of ``note_id`` (not restored, unless asked), one read of the file."""
         matches = [
-            ArchivedNote.from_line(line)
-            for line in self.read_lines()
-            if line.entry and line.entry.get("note_id") == note_id
+            note
+            for note in self.read().notes
+            if note.note_id == note_id and (include_restored or not note.restored)
         ]
-        if not include_restored:
-            matches = [m for m in matches if not m.restored]
         return matches[-1] if matches else None
 
     def restore_note(
@@ -148,93 +124,86 @@ class ArchiveManager:
         store = self._store()
         target = new_id or note_id
         existing = store.get_full_note(target)
-        if existing is not None and not _is_restore_of(existing, archived):
+        if existing is not None and not is_restore_of(existing, archived):
             raise RestoreConflict(target, new_note_id())
         if existing is None:
+            embedding: list[float] = []
+            if self.embedder is not None:
+                embedding = [float(x) for x in self.embedder.embed([archived.content])[0]]
             store.insert_agent_documents(
-                [self._restored_document(archived, target, boost_importance, utcnow_naive())]
+                [restored_document(archived, target, boost_importance, embedding, utcnow_naive())]
             )
         self._mark_restored(archived.line_number)
         return True
 
-    def _restored_document(
-        self, archived: ArchivedNote, target: str, boost: float, now: datetime
-    ) -> dict[str, Any]:
-        embedding: list[float] = []
-        if self.embedder is not None:
-            embedding = [float(x) for x in self.embedder.embed([archived.content])[0]]
-        created = now
-        if archived.original_created_at:
-            try:
-                created = datetime.fromisoformat(archived.original_created_at).replace(tzinfo=None)
-            except ValueError:
-                created = now
-        metadata = {
-            **archived.metadata,
-            "restored_from_archive": True,
-            "restored_at": local_naive_iso(),
-        }
-        if target != archived.note_id:
-            metadata["restored_from_note_id"] = archived.note_id
-        doc: dict[str, Any] = {
-            "note_id": target,
-            "content": archived.content,
-            "embedding": embedding,
-            "section": archived.section,
-            "metadata": metadata,
-            "importance": round(min(1.0, archived.importance + boost), 6),
-            "decay_rate": 0.01,
-            "access_count": archived.access_count,
-            "created_at": created,
-            "updated_at": now,
-            "last_accessed": None,
-        }
-        if archived.source:
-            doc["source"] = archived.source
-        if archived.source_history:
-            doc["source_history"] = archived.source_history
-        return doc
-
     def _mark_restored(self, line_number: int) -> None:
         stamp = local_naive_iso()
 
-        def mark(entry: dict[str, Any]) -> dict[str, Any]:
-            return {**entry, "restored": True, "restored_at": stamp}
-
-        self.file.rewrite(
-            lambda line: mark(line.entry) if line.number == line_number and line.entry else line
-        )
-
-    def drop_line(self, entry: dict[str, Any]) -> int:
-        """Remove the line equal to ``entry`` (undo of an archive). Returns lines dropped."""
-        return self.drop_entries([entry])
-
-    def drop_entries(self, entries: list[dict[str, Any]]) -> int:
-        """Remove exactly the lines equal to ``entries``, in one rewrite under the lock."""
-        wanted = {json.dumps(e, sort_keys=True) for e in entries}
-        return self.file.rewrite(
-            lambda line: (
-                None
-                if line.entry is not None and json.dumps(line.entry, sort_keys=True) in wanted
+        def mark(lines: list[ArchiveLine]) -> list[ArchiveLine | dict[str, Any]]:
+            return [
+                {**line.entry, "restored": True, "restored_at": stamp}
+                if line.number == line_number and line.entry
                 else line
-            )
-        )
+                for line in lines
+            ]
+
+        self.file.rewrite(mark)
 
     def unmark_restored(self, note_id: str, archived_at: str) -> int:
-        """Undo of a restore: the line is an archived (not restored) note again."""
+        """Undo of a restore: the line is an archived (not restored) note again. Returns
+        how many lines changed."""
+        changed = 0
 
-        def unmark(line: ArchiveLine) -> Any:
-            e = line.entry
-            if (
-                e
-                and e.get("note_id") == note_id
-                and e.get("archived_at") == archived_at
-                and e.get("restored")
-            ):
-                return {k: v for k, v in e.items() if k not in ("restored", "restored_at")}
-            return line
+        def unmark(lines: list[ArchiveLine]) -> list[ArchiveLine | dict[str, Any]]:
+            nonlocal changed
+            out: list[ArchiveLine | dict[str, Any]] = []
+            for line in lines:
+                e = line.entry
+                if (
+                    e
+                    and e.get("note_id") == note_id
+                    and e.get("archived_at") == archived_at
+                    and e.get("restored")
+                ):
+                    changed += 1
+                    out.append({k: v for k, v in e.items() if k not in _RESTORE_KEYS})
+                else:
+                    out.append(line)
+            return out
 
-        return self.file.rewrite(unmark)
+        self.file.rewrite(unmark)
+        return changed
+
+    # --- write lines ---------------------------------------------------------------------------
+
+    def append(self, notes: Sequence[ArchivedNote]) -> int:
+        """Append these notes' lines under the lock, fsynced before returning."""
+        return self.file.append([note.to_entry() for note in notes])
+
+    def append_entries(self, entries: Sequence[Mapping[str, Any]]) -> int:
+        """Append complete archive lines given as dicts (the agent's format)."""
+        return self.append([ArchivedNote.from_entry(entry) for entry in entries])
+
+    def drop(self, notes: Sequence[ArchivedNote]) -> list[ArchivedNote]:
+        """Remove the lines equal to ``notes`` (one line for each note given, the newest
+        when several are equal), in one rewrite under the lock. Returns the notes of the
+        lines removed; a note no line equals any more is not in it."""
+        wanted = Counter(note.key for note in notes)
+        dropped: list[ArchivedNote] = []
+
+        def remove(lines: list[ArchiveLine]) -> list[ArchiveLine]:
+            kept: list[ArchiveLine] = []
+            for line in reversed(lines):
+                note = ArchivedNote.from_line(line) if line.entry is not None else None
+                if note is not None and wanted[note.key] > 0:
+                    wanted[note.key] -= 1
+                    dropped.append(note)
+                else:
+                    kept.append(line)
+            return kept[::-1]
+
+        self.file.rewrite(remove)
+        return dropped[::-1]
 
     # --- search, purge -------------------------------------------------------------------------
 
@@ -243,10 +212,7 @@ class ArchiveManager:
     ) -> list[ArchivedNote]:
         needle = query.strip().lower()
         found = []
-        for line in reversed(self.read_lines()):
-            if line.entry is None:
-                continue
-            note = ArchivedNote.from_line(line)
+        for note in reversed(self.read().notes):
             if note.restored and not include_restored:
                 continue
             if needle in note.content.lower() or needle == note.note_id.lower():
@@ -259,24 +225,12 @@ class ArchiveManager:
         """Drop lines archived more than ``days`` ago, restored or not. Unparseable lines
         are kept. The file is rewritten through a temp file under the lock."""
         cutoff = datetime.now() - timedelta(days=int(days))
-
-        def old(line: ArchiveLine) -> bool:
-            stamp = (line.entry or {}).get("archived_at")
-            try:
-                return (
-                    line.entry is not None
-                    and datetime.fromisoformat(str(stamp)).replace(tzinfo=None) < cutoff
-                )
-            except ValueError:
-                return False
-
+        old = [note for note in self.read().notes if note.archived_before(cutoff)]
         if dry_run:
-            return sum(1 for line in self.read_lines() if old(line))
-        return self.file.rewrite(lambda line: None if old(line) else line)
+            return len(old)
+        return len(self.drop(old))
 
-    def append_entries(self, entries: list[dict[str, Any]]) -> int:
-        """Append complete archive lines under the lock, fsynced before returning."""
-        return self.file.append(entries)
+    # --- read ----------------------------------------------------------------------------------
 
     def read_lines(self) -> list[ArchiveLine]:
         return self.file.read_lines()
@@ -287,30 +241,22 @@ class ArchiveManager:
             if line.entry is None:
                 result.bad_lines.append(line)
             else:
-                result.entries.append(line.entry)
+                result.notes.append(ArchivedNote.from_line(line))
         return result
 
     def get_archive_stats(self) -> dict[str, Any]:
         """``{total, by_reason, oldest, newest}`` as in the seed, plus restored / unreadable."""
         read = self.read()
-        reasons: Counter[str] = Counter()
-        stamps: list[str] = []
-        for entry in read.entries:
-            reason = str(entry.get("reason", ""))
-            reasons[reason_kind(reason)] += 1
-            if isinstance(entry.get("archived_at"), str):
-                stamps.append(entry["archived_at"])
+        reasons = Counter(reason_kind(note.reason) for note in read.notes)
+        stamps = [note.archived_at for note in read.notes if note.archived_at]
         return {
-            "total": len(read.entries),
+            "total": len(read.notes),
             "by_reason": dict(reasons),
             "oldest": min(stamps) if stamps else None,
             "newest": max(stamps) if stamps else None,
-            "restored": sum(1 for e in read.entries if e.get("restored")),
+            "restored": sum(1 for note in read.notes if note.restored),
             "unreadable_lines": len(read.bad_lines),
         }
 
 
-def _is_restore_of(doc: dict[str, Any], archived: ArchivedNote) -> bool:
-    """True when ``doc`` is this archived note, restored by an earlier (interrupted) try."""
-    metadata = doc.get("metadata") or {}
-    return bool(metadata.get("restored_from_archive")) and doc.get("content") == archived.content
+_RESTORE_KEYS = ("restored", "restored_at")

@@ -7,14 +7,14 @@ module goes away.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..mongo_store import MongoNotesStore
 
 
-def delete_if_unchanged(store: MongoNotesStore, doc: dict[str, Any]) -> bool:
+def delete_if_unchanged(store: MongoNotesStore, doc: Mapping[str, Any]) -> bool:
     """Delete the note ``doc`` was read from, unless the agent changed it since (its
     ``updated_at`` moved). True when it was deleted."""
     guard: dict[str, Any] = {"note_id": str(doc["note_id"])}
