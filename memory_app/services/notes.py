@@ -145,8 +145,9 @@ def note_restore(
     event = audit_begin(actor, "note.restore", "archive", note_id, archived.to_entry(), batch_id)
 
     def write() -> dict[str, Any]:
-        manager.restore_note(note_id, boost_importance, new_id=new_id)
-        return notes_store().get_full_note(new_id or note_id) or {}
+        # the very line in the audit event, even if a purge or an undo moved it since
+        doc = manager.restore(archived, boost_importance, new_id=new_id)
+        return notes_store().get_full_note(doc["note_id"]) or {}
 
     return dict(audited(event, guard_store(write)))
 

@@ -26,13 +26,14 @@ from .manager import (
     ArchiveManager,
     ArchiveReadResult,
 )
-from .restore import RestoreConflict
+from .restore import ArchiveLineGone, RestoreConflict
 
 __all__ = [
     "ARCHIVE_FILE",
     "ARCHIVE_LOCK",
     "ArchiveFile",
     "ArchiveLine",
+    "ArchiveLineGone",
     "ArchiveManager",
     "ArchiveReadResult",
     "ArchivedNote",

@@ -174,12 +174,10 @@ class ArchivedNote:
         archived = parse_local(self.archived_at)
         return archived is not None and archived < cutoff
 
-    def is_line_of(self, entry: Mapping[str, Any]) -> bool:
-        """True when ``entry`` is this archived note's line, restored or not: the same
-        ``note_id`` and ``archived_at`` (the agent's stamp, to the microsecond)."""
-        return entry.get("note_id") == self.note_id and entry.get("archived_at") == (
-            self.archived_at
-        )
+    def same_line_as(self, other: ArchivedNote) -> bool:
+        """True when both were read from the same archive line, restored since or not: the
+        same ``note_id`` and ``archived_at`` (the agent's stamp, to the microsecond)."""
+        return self.note_id == other.note_id and self.archived_at == other.archived_at
 
 
 def _is_number(value: Any) -> TypeGuard[int | float]:

@@ -20,7 +20,7 @@ from ..importance import ARCHIVE_THRESHOLD
 from . import mongo
 from .entries import ArchivedNote, local_naive_iso, new_note_id, reason_kind
 from .file import ArchiveFile, ArchiveLine
-from .restore import RestoreConflict, is_restore_of, restored_document
+from .restore import ArchiveLineGone, RestoreConflict, is_restore_of, restored_document
 
 if TYPE_CHECKING:
     from ..embeddings import Embedder
@@ -114,40 +114,68 @@ class ArchiveManager:
     def restore_note(
         self, note_id: str, boost_importance: float = 0.1, *, new_id: str | None = None
     ) -> bool:
-        """Bring an archived note back: re-embedded with the current embedder, with its
-        ``source`` and ``source_history``. Refuses (``RestoreConflict``) when the id exists
-        in MongoDB, unless ``new_id`` is given. Insert first, then mark the line restored;
-        a retry after a crash finishes the marking without inserting twice."""
+        """Bring the newest archived line of ``note_id`` back (see :meth:`restore`)."""
         archived = self.find_line(note_id)
         if archived is None:
             raise NoteNotFound(note_id)
+        self.restore(archived, boost_importance, new_id=new_id)
+        return True
+
+    def restore(
+        self, archived: ArchivedNote, boost_importance: float = 0.1, *, new_id: str | None = None
+    ) -> dict[str, Any]:
+        """Bring back the note read as ``archived``: re-embedded with the current embedder,
+        with its ``source`` and ``source_history``. Returns the document in MongoDB.
+
+        Refuses (``RestoreConflict``) when the id exists in MongoDB, unless ``new_id`` is
+        given. Insert first, then mark that very line restored, found again under the lock
+        by its ``note_id`` and ``archived_at`` (a purge or an undo may have moved it since
+        it was read); a retry after a crash finishes the marking without inserting twice.
+        When the line is gone by then, the note this call inserted is taken out again and
+        ``ArchiveLineGone`` (a ``NoteNotFound``) is raised."""
         store = self._store()
-        target = new_id or note_id
+        target = new_id or archived.note_id
         existing = store.get_full_note(target)
         if existing is not None and not is_restore_of(existing, archived):
             raise RestoreConflict(target, new_note_id())
-        if existing is None:
-            embedding: list[float] = []
-            if self.embedder is not None:
-                embedding = [float(x) for x in self.embedder.embed([archived.content])[0]]
-            store.insert_agent_documents(
-                [restored_document(archived, target, boost_importance, embedding, utcnow_naive())]
-            )
-        self._mark_restored(archived.line_number)
-        return True
+        doc = existing
+        if doc is None:
+            embedding = self._embed(archived.content)
+            doc = restored_document(archived, target, boost_importance, embedding, utcnow_naive())
+            if not store.insert_agent_documents([doc]):  # the agent wrote that id meanwhile
+                raise RestoreConflict(target, new_note_id())
+        if not self._mark_restored(archived):
+            taken_back = existing is None and mongo.delete_if_unchanged(store, doc)
+            raise ArchiveLineGone(archived.note_id, archived.archived_at, taken_back=taken_back)
+        return doc
 
-    def _mark_restored(self, line_number: int) -> None:
+    def _embed(self, text: str) -> list[float]:
+        if self.embedder is None:
+            return []
+        return [float(x) for x in self.embedder.embed([text])[0]]
+
+    def _mark_restored(self, archived: ArchivedNote) -> bool:
+        """Mark the line ``archived`` was read from restored, in one rewrite under the lock.
+        False (and nothing written) when no line of it is left unrestored."""
         stamp = local_naive_iso()
+        found = False
 
         def mark(lines: list[ArchiveLine]) -> list[ArchiveLine | dict[str, Any]]:
-            return [
-                {**line.entry, "restored": True, "restored_at": stamp}
-                if line.number == line_number and line.entry
-                else line
-                for line in lines
-            ]
+            nonlocal found
+            out: list[ArchiveLine | dict[str, Any]] = list(lines)
+            for index in reversed(range(len(lines))):  # the newest, as find_line picks
+                line = lines[index]
+                if line.entry is None:
+                    continue
+                note = ArchivedNote.from_line(line)
+                if note.same_line_as(archived) and not note.restored:
+                    out[index] = {**line.entry, "restored": True, "restored_at": stamp}
+                    found = True
+                    break
+            return out
 
         self.file.rewrite(mark)
+        return found
 
     def unmark_restored(self, note_id: str, archived_at: str) -> int:
         """Undo of a restore: the line is an archived (not restored) note again. Returns

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from ..errors import MemoryLibraryError
+from ..errors import MemoryLibraryError, NoteNotFound
 from .entries import ArchivedNote, local_naive_iso, parse_local
 
 
@@ -20,6 +20,22 @@ class RestoreConflict(MemoryLibraryError):
         )
         self.note_id = note_id
         self.suggested_id = suggested_id
+
+
+class ArchiveLineGone(NoteNotFound):
+    """The archive line being restored left ``archive.jsonl`` (a purge, an undo, the
+    agent) between reading it and marking it restored. A ``NoteNotFound``: the archived
+    note is not there any more."""
+
+    def __init__(self, note_id: str, archived_at: str, *, taken_back: bool) -> None:
+        MemoryLibraryError.__init__(
+            self,
+            f"the archive line of note {note_id!r} (archived at {archived_at}) was removed "
+            "from archive.jsonl while it was being restored, by a purge or an undo"
+            + ("; the restore was taken back" if taken_back else ""),
+        )
+        self.note_id = note_id
+        self.archived_at = archived_at
 
 
 def restored_document(
