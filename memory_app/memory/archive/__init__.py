@@ -25,6 +25,7 @@ from .manager import (
     ARCHIVE_LOCK,
     ArchiveManager,
     ArchiveReadResult,
+    PurgePlan,
 )
 from .restore import ArchiveLineGone, RestoreConflict
 
@@ -37,6 +38,7 @@ __all__ = [
     "ArchiveManager",
     "ArchiveReadResult",
     "ArchivedNote",
+    "PurgePlan",
     "RestoreConflict",
     "archive_line_for",
     "local_naive_iso",

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..documents import effective_importance, utcnow_naive
-from ..errors import MemoryLibraryError, NoteNotFound
+from ..errors import InvalidNote, MemoryLibraryError, NoteNotFound
 from ..importance import ARCHIVE_THRESHOLD
 from . import mongo
 from .entries import ArchivedNote, local_naive_iso, new_note_id, reason_kind
@@ -28,6 +28,15 @@ if TYPE_CHECKING:
 
 ARCHIVE_FILE = "archive.jsonl"
 ARCHIVE_LOCK = "archive.lock"
+
+
+@dataclass(frozen=True)
+class PurgePlan:
+    """What a purge drops: the lines archived before ``cutoff``, as read."""
+
+    days: int
+    cutoff: datetime
+    lines: list[ArchivedNote]
 
 
 @dataclass
@@ -209,8 +218,9 @@ class ArchiveManager:
         return self.file.append([note.to_entry() for note in notes])
 
     def append_entries(self, entries: Sequence[Mapping[str, Any]]) -> int:
-        """Append complete archive lines given as dicts (the agent's format)."""
-        return self.append([ArchivedNote.from_entry(entry) for entry in entries])
+        """Append lines given as the dicts to write, as they are (checked, not normalised):
+        what the agent writes, or lines kept in an audit event."""
+        return self.file.append(entries)
 
     def drop(self, notes: Sequence[ArchivedNote]) -> list[ArchivedNote]:
         """Remove the lines equal to ``notes`` (one line for each note given, the newest
@@ -250,13 +260,28 @@ class ArchiveManager:
         return found
 
     def purge_old_archives(self, days: int = 90, *, dry_run: bool = False) -> int:
-        """Drop lines archived more than ``days`` ago, restored or not. Unparseable lines
-        are kept. The file is rewritten through a temp file under the lock."""
-        cutoff = datetime.now() - timedelta(days=int(days))
-        old = [note for note in self.read().notes if note.archived_before(cutoff)]
+        """Drop lines archived more than ``days`` ago, restored or not; unparseable lines
+        are kept. Returns how many lines were (or, in a dry run, would be) dropped. The
+        purge service runs the same two steps, with its audit event in between."""
+        plan = self.plan_purge(days)
         if dry_run:
-            return len(old)
-        return len(self.drop(old))
+            return len(plan.lines)
+        return len(self.apply_purge(plan))
+
+    def plan_purge(self, days: int) -> PurgePlan:
+        """The lines archived more than ``days`` ago (naive local time, as the agent
+        stamps them), restored or not. A line whose stamp cannot be read is never old."""
+        if not isinstance(days, int) or isinstance(days, bool) or days < 0:
+            raise InvalidNote("days", "must be a whole number of days, 0 or more")
+        cutoff = datetime.now() - timedelta(days=days)
+        old = [note for note in self.read().notes if note.archived_before(cutoff)]
+        return PurgePlan(days=days, cutoff=cutoff, lines=old)
+
+    def apply_purge(self, plan: PurgePlan) -> list[ArchivedNote]:
+        """Drop exactly the planned lines, in one rewrite under the lock. A line that
+        changed since the plan (a restore marked it) or left is not dropped: the result
+        says which were."""
+        return self.drop(plan.lines)
 
     # --- read ----------------------------------------------------------------------------------
 
