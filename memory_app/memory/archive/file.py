@@ -68,7 +68,7 @@ class ArchiveFile:
             out: list[bytes] = []
             for line in new:
                 if isinstance(line, ArchiveLine):
-                    out.append(line.data)
+                    out.append(line.data or line.raw.encode("utf-8"))
                 else:
                     validate_archive_entry(line)
                     out.append(json.dumps(line, ensure_ascii=False).encode("utf-8"))

@@ -197,10 +197,10 @@ class ArchiveManager:
             for line in lines:
                 e = line.entry
                 if (
-                    e
+                    e is not None
                     and e.get("note_id") == note_id
                     and e.get("archived_at") == archived_at
-                    and e.get("restored")
+                    and ArchivedNote.from_line(line).restored
                 ):
                     changed += 1
                     out.append({k: v for k, v in e.items() if k not in _RESTORE_KEYS})
