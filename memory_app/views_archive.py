@@ -53,6 +53,8 @@ def archive_restore(request: HttpRequest, note_id: str) -> HttpResponse:
         return render(
             request, "memory_app/archive_restore.html", {"preview": preview, "error": e}, status=409
         )
+    except NoteNotFound as e:  # purged or undone while it was being restored
+        return render(request, "memory_app/not_found.html", {"error": e}, status=404)
     messages.success(request, f"Restored {doc['note_id']}, re-embedded, with its provenance.")
     return redirect("memory_app:note_detail", note_id=doc["note_id"])
 

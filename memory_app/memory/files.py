@@ -29,13 +29,18 @@ def file_lock(lock_path: Path, *, exclusive: bool) -> Iterator[None]:
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temp file in the same directory (caller locks)."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temp file in the same directory (caller locks)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         # mkstemp makes the file 0600; keep the mode the agent's plain writes would give.
         os.fchmod(fd, path.stat().st_mode & 0o777 if path.exists() else _default_mode())
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)
@@ -53,11 +58,20 @@ def _default_mode() -> int:
 
 
 def append_lines(path: Path, lines: list[str]) -> None:
-    """Append whole lines and fsync them before returning (caller locks)."""
+    """Append whole lines and fsync them before returning (caller locks).
+
+    The agent appends without a lock, and a write of its that was cut off leaves the file
+    without its last newline: one is added first, so our line starts on a line of its own
+    instead of being glued onto the torn one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as handle:
-        for line in lines:
-            handle.write(line.rstrip("\n") + "\n")
+    data = "".join(line.rstrip("\n") + "\n" for line in lines).encode("utf-8")
+    with open(path, "a+b") as handle:  # every write goes to the end, whatever the position
+        size = handle.seek(0, os.SEEK_END)
+        if size:
+            handle.seek(size - 1)
+            if handle.read(1) != b"\n":
+                data = b"\n" + data
+        handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
 

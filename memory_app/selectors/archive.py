@@ -27,9 +27,8 @@ def archive_browse(
 ) -> ArchiveView:
     """archive.jsonl newest first, searched by content or id, with its stats and the lines
     that could not be read."""
-    manager = archive_manager()
-    lines = manager.read_lines()
-    notes = [ArchivedNote.from_line(line) for line in lines if line.entry is not None]
+    read = archive_manager().read()
+    notes = read.notes
     reasons: Counter[str] = Counter(reason_kind(n.reason) for n in notes)
     sections: Counter[str] = Counter(n.section or "(no section)" for n in notes)
     months: Counter[str] = Counter(n.archived_at[:7] for n in notes if n.archived_at)
@@ -46,7 +45,7 @@ def archive_browse(
         by_reason=reasons.most_common(),
         by_section=sections.most_common(),
         by_month=sorted(months.items()),
-        bad_lines=[ln for ln in lines if ln.entry is None],
+        bad_lines=read.bad_lines,
         restored=sum(1 for n in notes if n.restored),
     )
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import uuid
-from datetime import datetime, timedelta
+from collections import Counter
 from typing import Any
 
 from memory_app.job_params import MAX_DAYS
 from memory_app.memory import InvalidNote, NoteNotFound, RestoreConflict
+from memory_app.memory.archive import ArchivedNote
 from memory_app.services.notes import note_restore
 from memory_app.stores import archive_manager
 from qqweb.actors import Actor
@@ -17,60 +17,55 @@ from qqweb.audit.services import BulkResult, audit_begin, audited
 
 def archive_purge(*, actor: Actor, days: int, dry_run: bool = False) -> dict[str, Any]:
     """Drop archive lines older than ``days`` (restored or not); unparseable lines stay.
-    A dry run only counts. The dropped lines are kept in the audit event, so undo puts
-    them back."""
+    A dry run only counts. The library's purge, step by step: the planned lines go into
+    the audit event before the file is touched, and a line that changed meanwhile (a
+    restore marked it) is kept and listed in ``kept``, so undo puts back exactly the
+    lines dropped."""
     if isinstance(days, bool) or not isinstance(days, int) or not 0 <= days <= MAX_DAYS:
         raise InvalidNote("days", f"must be a whole number of days, 0 to {MAX_DAYS}")
     manager = archive_manager()
-    cutoff = datetime.now() - timedelta(days=days)
-    old = [
-        line.entry
-        for line in manager.read_lines()
-        if line.entry and _archived_before(line.entry, cutoff)
-    ]
+    plan = manager.plan_purge(days)
+    summary = {
+        "days": days,
+        "would_drop": len(plan.lines),
+        "dropped": 0,
+        "sample": [n.note_id for n in plan.lines[:10]],
+    }
     if dry_run:
-        return {
-            "days": days,
-            "would_drop": len(old),
-            "dropped": 0,
-            "sample": [e["note_id"] for e in old[:10]],
-        }
+        return summary
+    lines = [n.to_entry() for n in plan.lines]
     event = audit_begin(
-        actor, "archive.purge", "archive", f"older than {days} days", {"lines": old}, None
+        actor, "archive.purge", "archive", f"older than {days} days", {"lines": lines}, None
     )
 
     def write() -> dict[str, Any]:
-        # exactly the lines in the audit event: the event is enough to undo it
-        dropped = manager.drop_entries([e for e in old if e is not None])
-        return {
-            "days": days,
-            "would_drop": len(old),
-            "dropped": dropped,
-            "sample": [e["note_id"] for e in old[:10]],
-        }
+        dropped = Counter(n.key for n in manager.apply_purge(plan))
+        kept = []
+        for note in plan.lines:
+            if dropped[note.key] > 0:
+                dropped[note.key] -= 1
+            else:
+                kept.append(note.to_entry())
+        return {**summary, "dropped": len(plan.lines) - len(kept), "kept": kept}
 
     return dict(audited(event, write))
 
 
-def _archived_before(entry: dict[str, Any], cutoff: datetime) -> bool:
-    try:
-        return datetime.fromisoformat(str(entry.get("archived_at"))).replace(tzinfo=None) < cutoff
-    except ValueError:
-        return False
-
-
 def _undo_archive_purge(before: dict[str, Any], after: Any) -> dict[str, Any]:
+    """Append the lines the purge dropped (its plan, less what it kept) and are not back."""
     manager = archive_manager()
-    present = {json_key(line.entry) for line in manager.read_lines() if line.entry}
-    missing = [e for e in before["lines"] if json_key(e) not in present]
+    skip = Counter(ArchivedNote.from_entry(e).key for e in (after or {}).get("kept", []))
+    skip.update(n.key for n in manager.read().notes)
+    missing = []
+    for entry in before["lines"]:
+        note = ArchivedNote.from_entry(entry)
+        if skip[note.key] > 0:
+            skip[note.key] -= 1
+        else:
+            missing.append(note)
     if missing:
-        manager.append_entries(missing)
+        manager.append(missing)
     return {"restored_lines": len(missing)}
-
-
-def json_key(entry: dict[str, Any]) -> str:
-
-    return json.dumps(entry, sort_keys=True)
 
 
 def archive_restore_many(*, actor: Actor, note_ids: list[str]) -> BulkResult:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from memory_app.memory import InvalidNote, NoteNotFound
-from memory_app.memory.archive import archive_line_for
+from memory_app.memory.archive import ArchivedNote, ArchiveManager
 from memory_app.memory.constants import SECTIONS
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.listing import NoteFilter
@@ -89,31 +89,31 @@ def note_archive(
     doc = store.get_full_note(note_id)
     if doc is None:
         raise NoteNotFound(note_id)
-    line = archive_line_for(doc, reason)
+    line = ArchivedNote.from_document(doc, reason)
     event = audit_begin(actor, "note.archive", "note", note_id, doc, batch_id)
 
     def write() -> dict[str, Any]:
         manager = archive_manager()
         entry = _line_of_an_interrupted_try(manager, doc, reason)
         if entry is None:
-            manager.append_entries([line])
+            manager.append([line])
             entry = line
         if not store.delete_if_unchanged(note_id, doc["updated_at"]):
             if entry is line:
-                manager.drop_line(line)
+                manager.drop([line])
             raise StaleWrite(note_id, store.get_full_note(note_id))
-        return entry
+        return entry.to_entry()
 
     return dict(audited(event, write))
 
 
 def _line_of_an_interrupted_try(
-    manager: Any, doc: dict[str, Any], reason: str
-) -> dict[str, Any] | None:
+    manager: ArchiveManager, doc: dict[str, Any], reason: str
+) -> ArchivedNote | None:
     """The archive line an earlier try wrote for this very note before it died (same id,
     reason and text, not restored), so a retry does not write a second one."""
-    found: dict[str, Any] | None = manager.find_entry(str(doc["note_id"]))
-    if found is None or found.get("reason") != reason or found.get("content") != doc.get("content"):
+    found = manager.find_line(str(doc["note_id"]))
+    if found is None or found.reason != reason or found.content != doc.get("content"):
         return None
     return found
 
@@ -129,14 +129,15 @@ def note_restore(
     """Restore an archived note (re-embedded, provenance back). RestoreConflict when the
     id exists, naming a new id to restore under."""
     manager = archive_manager()
-    line = manager.find_entry(note_id)
-    if line is None:
+    archived = manager.find_line(note_id)
+    if archived is None:
         raise NoteNotFound(note_id)
-    event = audit_begin(actor, "note.restore", "archive", note_id, line, batch_id)
+    event = audit_begin(actor, "note.restore", "archive", note_id, archived.to_entry(), batch_id)
 
     def write() -> dict[str, Any]:
-        manager.restore_note(note_id, boost_importance, new_id=new_id)
-        return notes_store().get_full_note(new_id or note_id) or {}
+        # the very line in the audit event, even if a purge or an undo moved it since
+        doc = manager.restore(archived, boost_importance, new_id=new_id)
+        return notes_store().get_full_note(doc["note_id"]) or {}
 
     return dict(audited(event, write))
 
@@ -279,7 +280,7 @@ def _undo_note_archive(before: dict[str, Any], after: dict[str, Any]) -> dict[st
     if store.get_full_note(before["note_id"]) is not None:
         raise UndoRefused(f"a note {before['note_id']!r} exists again; restore it by hand")
     store.insert_agent_documents([before])  # the exact document, embedding included
-    archive_manager().drop_line(after)
+    archive_manager().drop([ArchivedNote.from_entry(after)])
     return {"note_id": before["note_id"]}
 
 
@@ -322,9 +323,9 @@ def _undo_pair_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[str,
     )
     store.insert_agent_documents([secondary])
     manager = archive_manager()
-    merged_line = manager.find_entry(secondary["note_id"])
-    if merged_line is not None and merged_line.get("reason") == plan["archive_reason"]:
-        manager.drop_entries([merged_line])
+    merged_line = manager.find_line(secondary["note_id"])
+    if merged_line is not None and merged_line.reason == plan["archive_reason"]:
+        manager.drop([merged_line])
     return {"primary": primary["note_id"], "secondary": secondary["note_id"]}
 
 
