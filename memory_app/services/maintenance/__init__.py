@@ -1,0 +1,29 @@
+"""Maintenance jobs: each one a service that works in batches, honours a dry run, reports
+progress, audits its changes with the job as actor under the run's batch id (so the whole
+run can be undone from the audit log), and does nothing twice when run again.
+
+A job function takes the run and a progress callback and returns its stats. The Celery
+task, the maintenance page, the API and the management commands all start jobs through
+:func:`job_run`, which holds the job's lock while it runs.
+"""
+
+from . import graph_jobs, notes_jobs
+from .common import Job, JobBusy, Progress
+from .registry import JOBS
+from .runner import job_create, job_run
+from .schedules import DEFAULT_SCHEDULES, schedule_update, schedules_ensure
+
+UNDO_HANDLERS = {**notes_jobs.UNDO_HANDLERS, **graph_jobs.UNDO_HANDLERS}
+
+__all__ = [
+    "DEFAULT_SCHEDULES",
+    "JOBS",
+    "UNDO_HANDLERS",
+    "Job",
+    "JobBusy",
+    "Progress",
+    "job_create",
+    "job_run",
+    "schedule_update",
+    "schedules_ensure",
+]

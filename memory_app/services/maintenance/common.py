@@ -1,0 +1,43 @@
+"""What every job shares: the Job record, progress, the actor and batch of a run."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from memory_app.job_params import (
+    JobParams,
+    NoParams,
+)
+from memory_app.memory import InvalidNote
+from memory_app.models import MaintenanceRun
+from qqweb.actors import Actor
+
+Progress = Callable[[int, int | None], None]
+BATCH = 500
+LOCK_TTL = timedelta(minutes=10)
+
+
+class JobBusy(InvalidNote):
+    def __init__(self, kind: str, run_id: int) -> None:
+        super().__init__("job", f"{kind} is running already (run {run_id}); wait for it")
+
+
+@dataclass(frozen=True)
+class Job:
+    kind: str
+    title: str
+    description: str
+    work: Callable[[MaintenanceRun, Progress], dict[str, Any]]
+    params: type[JobParams] = NoParams  # its parameters, declared once (job_params.py)
+
+
+def _actor(run: MaintenanceRun) -> Actor:
+    return Actor.job(run.kind)
+
+
+def _batch(run: MaintenanceRun) -> uuid.UUID:
+    return run.batch_id if isinstance(run.batch_id, uuid.UUID) else uuid.UUID(str(run.batch_id))

@@ -1,0 +1,255 @@
+"""The jobs over the notes: decay, archival, promotion scan, purge, dedup scan,
+re-embed, auto-consolidation and the vector index rebuild."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+
+from memory_app.job_params import (
+    ArchivalParams,
+    ArchivePurgeParams,
+    AutoConsolidationParams,
+    DedupScanParams,
+    ReembedParams,
+)
+from memory_app.memory import InvalidNote, NoteNotFound
+from memory_app.memory.documents import utcnow_naive
+from memory_app.memory.errors import StaleWrite
+from memory_app.memory.importance import BASE_FIELD, DECAYED_FIELD
+from memory_app.memory.mongo import EmbeddingWrite
+from memory_app.memory.mongo.scans import DecayBatch
+from memory_app.models import MaintenanceRun
+from memory_app.selectors import promotion_candidates
+from memory_app.services.archive import archive_purge
+from memory_app.services.notes import note_archive, pair_merge
+from memory_app.services.review import duplicates_scan
+from memory_app.stores import deduplicator, notes_store
+from qqweb.audit.services import audit_begin, audited
+from qqweb.clients import embedder
+
+from .common import BATCH, Progress, _actor, _batch
+
+# --- decay ---------------------------------------------------------------------------------
+
+
+def decay_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """Write the effective importance back, never compounding (see importance.py). One
+    audit event per batch of changed notes, with the values before, for undo."""
+    store = notes_store()
+    now = utcnow_naive()
+    total = store.count()
+
+    def audit_batch(batch: DecayBatch, apply: Callable[[], int]) -> int:
+        before = {
+            doc["note_id"]: {
+                field: doc.get(field)
+                for field in ("importance", "updated_at", BASE_FIELD, DECAYED_FIELD)
+            }
+            for doc, _ in batch
+        }
+        event = audit_begin(
+            _actor(run), "notes.decay", "notes", f"{len(batch)} notes", before, _batch(run)
+        )
+        written: list[int] = []
+
+        def write() -> dict[str, float]:
+            written.append(apply())
+            return {plan.note_id: plan.new_importance for _, plan in batch}
+
+        audited(event, write)
+        return written[0]
+
+    report = store.decay_walk(
+        now,
+        dry_run=run.dry_run,
+        batch_size=BATCH,
+        write=audit_batch,
+        progress=lambda scanned: progress(scanned, max(total, scanned)),
+    )
+    return {
+        "scanned": report.scanned,
+        "changed": report.changed,
+        "written": report.written,
+        "sample": [list(row) for row in report.sample],
+    }
+
+
+def _undo_notes_decay(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """Put back the importance of every note whose value is still the one the job wrote."""
+    return {"restored": notes_store().restore_decayed(before, after)}
+
+
+# --- archival, promotion, purge, dedup ------------------------------------------------------
+
+
+def archival_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """Archive every note whose effective importance is below QQ_ARCHIVE_THRESHOLD (or the
+    run's ``threshold``), with the agent's reason ``importance_decay_<x.xxx>``."""
+    threshold = ArchivalParams.model_validate(run.params).threshold
+    candidates = notes_store().archival_candidates(threshold, utcnow_naive())
+    stats: dict[str, Any] = {
+        "threshold": threshold,
+        "candidates": len(candidates),
+        "archived": 0,
+        "failed": 0,
+        "sample": [i for i, _ in candidates[:10]],
+    }
+    for index, (note_id, value) in enumerate(candidates, start=1):
+        if not run.dry_run:
+            try:
+                note_archive(
+                    actor=_actor(run),
+                    note_id=note_id,
+                    reason=f"importance_decay_{value:.3f}",
+                    batch_id=_batch(run),
+                )
+                stats["archived"] += 1
+            except (NoteNotFound, StaleWrite):  # changed or gone meanwhile: it stays
+                stats["failed"] += 1
+        if index % 50 == 0:
+            progress(index, len(candidates))
+    progress(len(candidates), len(candidates))
+    return stats
+
+
+def promotion_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """Count the promotion candidates (the Core page lists them; verdicts are remembered)."""
+    found = promotion_candidates(limit=1000)
+    progress(len(found), len(found))
+    return {"candidates": len(found), "sample": [c["note_id"] for c in found[:10]]}
+
+
+def purge_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    days = ArchivePurgeParams.model_validate(run.params).days
+    result = archive_purge(actor=_actor(run), days=days, dry_run=run.dry_run)
+    progress(result["would_drop"], result["would_drop"])
+    return result
+
+
+def dedup_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    threshold = DedupScanParams.model_validate(run.params).threshold
+    if run.dry_run:
+        pairs = deduplicator().find_similar_ids(threshold)
+        progress(len(pairs), len(pairs))
+        return {
+            "pairs_found": len(pairs),
+            "sample": [[a, b, round(s, 3)] for a, b, s in pairs[:10]],
+        }
+    return duplicates_scan(run=run, threshold=threshold, progress=progress)
+
+
+# --- re-embed --------------------------------------------------------------------------------
+
+
+def reembed_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """Embed with the configured embedder: notes with no embedding or one of another
+    dimension (``scope: missing``, the default), or every note (``scope: all``). Each write
+    is conditional on ``updated_at``; the old vectors are kept in the audit event."""
+    scope = ReembedParams.model_validate(run.params).scope
+    model = embedder()
+    dim = model.dimension
+    store = notes_store()
+    docs = store.notes_to_embed(dim, every_note=scope == "all")
+    stats: dict[str, Any] = {
+        "scope": scope,
+        "dimension": dim,
+        "candidates": len(docs),
+        "embedded": 0,
+        "sample": [d["note_id"] for d in docs[:10]],
+    }
+    for start in range(0, len(docs), 64):
+        chunk = docs[start : start + 64]
+        if not run.dry_run:
+            vectors = model.embed([str(d.get("content", "")) for d in chunk])
+            before = {
+                d["note_id"]: {
+                    "embedding": d.get("embedding") or [],
+                    "updated_at": d.get("updated_at"),
+                }
+                for d in chunk
+            }
+            event = audit_begin(
+                _actor(run), "notes.reembed", "notes", f"{len(chunk)} notes", before, _batch(run)
+            )
+
+            def write(chunk: list[dict[str, Any]] = chunk, vectors: Any = vectors) -> Any:
+                now = utcnow_naive()
+                stats["embedded"] += store.write_embeddings(
+                    [
+                        EmbeddingWrite(d["note_id"], d.get("updated_at"), list(v), now)
+                        for d, v in zip(chunk, vectors, strict=True)
+                    ]
+                )
+                return {"updated_at": now, "note_ids": [d["note_id"] for d in chunk]}
+
+            audited(event, write)
+        progress(min(start + 64, len(docs)), len(docs))
+    return stats
+
+
+def _undo_notes_reembed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    writes = [
+        EmbeddingWrite(note_id, after["updated_at"], values["embedding"], values["updated_at"])
+        for note_id, values in before.items()
+    ]
+    return {"restored": notes_store().write_embeddings(writes)}
+
+
+# --- consolidation, index, graph --------------------------------------------------------------
+
+
+def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """The agent's behaviour, for those who want it (not scheduled by default): merge every
+    pair above the threshold with the simple merge, each merge audited and undoable. Runs
+    only when there are more than QQ_MAX_WORKING_NOTES notes, unless ``force``."""
+    dedup = deduplicator()
+    params = AutoConsolidationParams.model_validate(run.params)
+    threshold = params.threshold
+    if not params.force and not dedup.should_consolidate():
+        return {
+            "skipped": f"{dedup.store.count()} notes, not more than "
+            f"{settings.QQ_MAX_WORKING_NOTES} (QQ_MAX_WORKING_NOTES)"
+        }
+
+    def merge(a: str, b: str, similarity: float) -> bool:
+        pair_merge(
+            actor=_actor(run), note_a_id=a, note_b_id=b, similarity=similarity, batch_id=_batch(run)
+        )
+        return True
+
+    report = dedup.consolidation_walk(
+        merge,
+        threshold=threshold,
+        dry_run=run.dry_run,
+        tolerate=(NoteNotFound, StaleWrite, InvalidNote),
+        progress=progress,
+    )
+    progress(report.pairs_found, report.pairs_found)
+    return {
+        "pairs_found": report.pairs_found,
+        "merged": report.consolidated,
+        "failed": len(report.errors),
+        "errors": report.errors[:10],
+        "sample": [[a, b, round(s, 3)] for a, b, s in report.sample],
+    }
+
+
+def vector_index_rebuild_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """Drop the in-process vector indexes (every web and worker process notices this run
+    and rebuilds on its next search) and rebuild this process's one now."""
+    store = notes_store()
+    if run.dry_run:
+        return {"would_index": store.count()}
+    store.vector_index.refresh(force=True, reload=True)
+    dims = store.vector_index.dimensions()
+    progress(sum(dims.values()), sum(dims.values()))
+    return {"indexed": sum(dims.values()), "dimensions": {str(k): v for k, v in dims.items()}}
+
+
+UNDO_HANDLERS = {
+    "notes.decay": _undo_notes_decay,
+    "notes.reembed": _undo_notes_reembed,
+}

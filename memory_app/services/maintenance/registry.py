@@ -1,0 +1,97 @@
+"""The catalogue of jobs: kind, title, what it does, its parameters, its work."""
+
+from __future__ import annotations
+
+from memory_app.job_params import (
+    ArchivalParams,
+    ArchivePurgeParams,
+    AutoConsolidationParams,
+    DedupScanParams,
+    ReembedParams,
+)
+
+from .common import Job
+from .graph_jobs import graph_orphan_scan_job, graph_reembed_job
+from .notes_jobs import (
+    archival_job,
+    auto_consolidation_job,
+    decay_job,
+    dedup_scan_job,
+    promotion_scan_job,
+    purge_job,
+    reembed_job,
+    vector_index_rebuild_job,
+)
+
+JOBS: dict[str, Job] = {
+    job.kind: job
+    for job in (
+        Job(
+            "decay",
+            "Decay pass",
+            "Write each note's effective importance back; never "
+            "compounds, respects the agent's own changes.",
+            decay_job,
+        ),
+        Job(
+            "dedup_scan",
+            "Dedup scan",
+            "Fill the review queue with near-duplicate pairs.",
+            dedup_scan_job,
+            params=DedupScanParams,
+        ),
+        Job(
+            "archival",
+            "Archival pass",
+            "Archive notes whose effective importance is below QQ_ARCHIVE_THRESHOLD.",
+            archival_job,
+            params=ArchivalParams,
+        ),
+        Job(
+            "promotion_scan",
+            "Promotion scan",
+            "Find notes worth promoting to core.md.",
+            promotion_scan_job,
+        ),
+        Job(
+            "archive_purge",
+            "Archive purge",
+            "Drop archive lines older than QQ_ARCHIVE_RETENTION_DAYS.",
+            purge_job,
+            params=ArchivePurgeParams,
+        ),
+        Job(
+            "reembed",
+            "Re-embed",
+            "Embed notes with no embedding or a wrong dimension with the configured model.",
+            reembed_job,
+            params=ReembedParams,
+        ),
+        Job(
+            "auto_consolidation",
+            "Auto-consolidation",
+            "The agent's own merge of every pair above the threshold (off by default; runs "
+            "above QQ_MAX_WORKING_NOTES).",
+            auto_consolidation_job,
+            params=AutoConsolidationParams,
+        ),
+        Job(
+            "vector_index_rebuild",
+            "Vector index rebuild",
+            "Rebuild the in-process search index in every process.",
+            vector_index_rebuild_job,
+        ),
+        Job(
+            "graph_orphan_scan",
+            "Graph orphan scan",
+            "Find entities with no relationship to another entity.",
+            graph_orphan_scan_job,
+        ),
+        Job(
+            "graph_reembed",
+            "Graph re-embed",
+            "Embed entities whose embedding is missing or of another dimension.",
+            graph_reembed_job,
+        ),
+    )
+}
