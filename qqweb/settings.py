@@ -43,6 +43,14 @@ def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in envstr(name, default).split(",") if item.strip()]
 
 
+def broker_transport_options(broker_url: str, visibility_timeout: int) -> dict[str, int]:
+    """The visibility timeout for the brokers that take one (Redis, SQS); nothing for the
+    others (kombu's SQLAlchemy transport would hand it to create_engine, which refuses it)."""
+    if broker_url.split("://", 1)[0] in ("redis", "rediss", "sqs"):
+        return {"visibility_timeout": visibility_timeout}
+    return {}
+
+
 # --- Django core -------------------------------------------------------------------------
 
 DEBUG = envbool("DEBUG", False)
@@ -212,10 +220,12 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
-# A task whose worker died unacknowledged is handed out again after this many seconds.
-CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": envint("QQ_BROKER_VISIBILITY_TIMEOUT", 3600)
-}
+# A task whose worker died unacknowledged is handed out again after this many seconds
+# (Redis and SQS brokers). Kombu's SQLAlchemy transport hands its options to
+# SQLAlchemy's create_engine, which refuses this one: the worker would die at start.
+CELERY_BROKER_TRANSPORT_OPTIONS = broker_transport_options(
+    CELERY_BROKER_URL, envint("QQ_BROKER_VISIBILITY_TIMEOUT", 3600)
+)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 
 # --- Demo / dev --------------------------------------------------------------------------

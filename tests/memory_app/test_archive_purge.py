@@ -10,10 +10,11 @@ from django.db.models.signals import post_save
 
 from memory_app.memory import ArchiveManager, InvalidNote
 from memory_app.memory.archive import local_naive_iso
-from memory_app.models import AuditEvent
-from memory_app.services import archive_purge, audit_undo
+from memory_app.services import archive_purge
 from memory_app.stores import archive_manager
 from qqweb.actors import Actor
+from qqweb.audit.models import AuditEvent
+from qqweb.audit.services import audit_undo
 
 ADA = Actor("user", "ada-admin")
 

@@ -73,3 +73,21 @@ def test_docker_compose_runs_the_production_shape_with_health_checks():
     web_env = services["web"]["environment"]
     assert web_env["MONGODB_URI"].startswith("mongodb://mongo:")
     assert web_env["NEO4J_URI"] == "bolt://neo4j:7687"
+
+
+def test_the_default_broker_opens_with_the_transport_options_the_settings_give(tmp_path):
+    """`make dev`'s broker (kombu's SQLAlchemy transport on SQLite) hands its transport
+    options to create_engine: a visibility timeout there killed the worker at start."""
+    from kombu import Connection
+
+    from qqweb.settings import broker_transport_options
+
+    url = f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}"
+    with Connection(url, transport_options=broker_transport_options(url, 3600)) as conn:
+        queue = conn.SimpleQueue("qqweb-check")
+        queue.put({"ok": True})
+        assert queue.get(timeout=5).payload == {"ok": True}
+        queue.close()
+    assert broker_transport_options("redis://127.0.0.1:6379/0", 3600) == {
+        "visibility_timeout": 3600
+    }
