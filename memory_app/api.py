@@ -43,6 +43,8 @@ from memory_app.schemas import (
     RunOut,
     SearchIn,
     SearchOut,
+    SuggestionIn,
+    SuggestionOut,
     VerdictIn,
     job_in,
 )
@@ -340,6 +342,18 @@ def duplicates_verdict(request: HttpRequest, pair_id: int, body: VerdictIn) -> R
         primary_id=body.primary_id,
         content=body.content,
     )
+
+
+@router.post("/duplicates/{pair_id}/suggestion", response=SuggestionOut, tags=["duplicates"])
+def duplicates_suggestion(
+    request: HttpRequest, pair_id: int, body: SuggestionIn
+) -> selectors.MergeSuggestion:
+    """The merged text the configured LLM (``QQ_LLM_URL``) suggests for a pending pair
+    (kept ``primary_id``, or the agent's choice). Nothing is written: send it back as the
+    ``content`` of a merge verdict. 400 when no LLM is configured, 503 when it does not
+    answer."""
+    require_role(request, CURATOR)
+    return selectors.review_llm_text(pair_id=pair_id, primary_id=body.primary_id)
 
 
 @router.get("/maintenance/runs", response=list[RunOut], tags=["maintenance"])

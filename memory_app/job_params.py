@@ -97,6 +97,11 @@ class AutoConsolidationParams(JobParams):
         "(0 < threshold <= 1; default QQ_DEDUP_THRESHOLD).",
     )
     force: bool = Field(False, description="Run even with no more than QQ_MAX_WORKING_NOTES.")
+    use_llm: bool = Field(
+        False,
+        description="Ask the LLM at QQ_LLM_URL for each merged text (the simple merge when "
+        "it does not answer, as the agent does).",
+    )
 
 
 class InvalidJobParams(InvalidNote):

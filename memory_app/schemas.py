@@ -250,6 +250,15 @@ class VerdictIn(Schema):
     content: str | None = Field(None, max_length=20_000)
 
 
+class SuggestionIn(Schema):
+    primary_id: str | None = Field(None, max_length=64)
+
+
+class SuggestionOut(Schema):
+    content: str
+    model: str
+
+
 class JobIn(Schema):
     """The body of ``POST /api/maintenance/{job}``; each job has its own, whose ``params``
     is that job's schema (see :func:`job_in`)."""

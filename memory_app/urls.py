@@ -32,6 +32,7 @@ urlpatterns = [
         "review/scan/<int:run_id>/", views_review.review_scan_progress, name="review_scan_progress"
     ),
     path("review/<int:pair_id>/verdict/", views_review.review_verdict, name="review_verdict"),
+    path("review/<int:pair_id>/llm/", views_review.review_llm_text, name="review_llm_text"),
     path("core/", views_core.core, name="core"),
     path("core/remove/", views_core.core_item_remove, name="core_item_remove"),
     path("core/working/remove/", views_core.working_item_remove, name="working_item_remove"),

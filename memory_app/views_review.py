@@ -40,9 +40,26 @@ def review(request: HttpRequest) -> HttpResponse:
         "threshold": settings.QQ_DEDUP_THRESHOLD,
         "can_curate": has_role(request.user, CURATOR),
         "can_scan": has_role(request.user, ADMIN),
+        "llm_configured": bool(settings.QQ_LLM_URL),
     }
     fragment = "merge-preview" if request.GET.get("preview") else "review-pair"
     return render_page(request, "memory_app/review.html", fragment, context)
+
+
+@require_GET
+@role_required(CURATOR)
+def review_llm_text(request: HttpRequest, pair_id: int) -> HttpResponse:
+    """The merged-text field, filled with the LLM's suggestion for the curator to read
+    and edit (the preview follows it); a failure is said in place of the suggestion."""
+    context: dict[str, Any] = {"item": {"pair": {"pk": pair_id}}, "llm_configured": True}
+    try:
+        suggestion = selectors.review_llm_text(
+            pair_id=pair_id, primary_id=request.GET.get("primary") or None
+        )
+        context.update(merge_text=suggestion.content, llm_model=suggestion.model)
+    except MemoryLibraryError as e:
+        context.update(merge_text=request.GET.get("content", ""), llm_error=str(e))
+    return render(request, "memory_app/review.html#merge-text", context)
 
 
 @require_POST

@@ -116,13 +116,17 @@ class NoteDeduplicator:
         content: str | None = None,
         primary_id: str | None = None,
     ) -> MergePlan:
-        if primary_id is not None:
-            primary, secondary = (
-                (note_a, note_b) if note_a["note_id"] == primary_id else (note_b, note_a)
-            )
-        else:
-            primary, secondary = choose_primary(note_a, note_b)
+        primary, secondary = self.ordered(note_a, note_b, primary_id)
         return plan_merge(primary, secondary, similarity, content)
+
+    @staticmethod
+    def ordered(
+        note_a: dict[str, Any], note_b: dict[str, Any], primary_id: str | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(primary, secondary): the one named, or the agent's choice."""
+        if primary_id is not None:
+            return (note_a, note_b) if note_a["note_id"] == primary_id else (note_b, note_a)
+        return choose_primary(note_a, note_b)
 
     def consolidate(
         self,

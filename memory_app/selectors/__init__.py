@@ -36,9 +36,11 @@ from memory_app.selectors.overview import (
 from memory_app.selectors.retrieval import RetrievalPreview, retrieval_preview
 from memory_app.selectors.review import (
     Calibration,
+    MergeSuggestion,
     ReviewItem,
     latest_scan,
     review_calibration,
+    review_llm_text,
     review_next,
     review_pending_count,
     word_diff,
@@ -52,6 +54,7 @@ __all__ = [
     "ImportanceHistogram",
     "MemoryInsights",
     "MemoryOverview",
+    "MergeSuggestion",
     "NoteDetail",
     "RestorePreview",
     "RetrievalPreview",
@@ -74,6 +77,7 @@ __all__ = [
     "promotion_candidates",
     "retrieval_preview",
     "review_calibration",
+    "review_llm_text",
     "review_next",
     "review_pending_count",
     "source_summary",

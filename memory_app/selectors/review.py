@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
+from memory_app.memory import InvalidNote, NoteNotFound, StoreUnavailable
 from memory_app.memory.dedup_math import MergePlan
 from memory_app.memory.documents import effective_importance, utcnow_naive
 from memory_app.models import MaintenanceRun, ReviewPair
@@ -142,3 +143,32 @@ def review_calibration(
 
 def latest_scan() -> MaintenanceRun | None:
     return MaintenanceRun.objects.filter(kind="dedup_scan").first()
+
+
+@dataclass(frozen=True)
+class MergeSuggestion:
+    content: str
+    model: str
+
+
+def review_llm_text(*, pair_id: int, primary_id: str | None = None) -> MergeSuggestion:
+    """The merged text the configured LLM (QQ_LLM_URL) suggests for a pending pair, for
+    the curator to read and edit before merging: a suggestion, never written by itself."""
+    pair = ReviewPair.objects.filter(pk=pair_id, status=ReviewPair.PENDING).first()
+    if pair is None:
+        raise InvalidNote("pair", f"there is no pending pair {pair_id}")
+    dedup = deduplicator()
+    if not dedup.llm_url:
+        raise InvalidNote(
+            "llm",
+            "no LLM is configured: set QQ_LLM_URL (and QQ_LLM_MODEL) to an "
+            "OpenAI-compatible endpoint",
+        )
+    store = notes_store()
+    a, b = store.get_full_note(pair.note_a), store.get_full_note(pair.note_b)
+    if a is None or b is None:
+        raise NoteNotFound(pair.note_a if a is None else pair.note_b)
+    text = dedup.llm_merge_text(*dedup.ordered(a, b, primary_id))
+    if text is None:
+        raise StoreUnavailable("llm", f"{dedup.llm_url} gave no merged text; try again later")
+    return MergeSuggestion(text, dedup.llm_model)

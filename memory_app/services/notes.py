@@ -150,9 +150,12 @@ def pair_merge(
     primary_id: str | None = None,
     content: str | None = None,
     similarity: float | None = None,
+    use_llm: bool = False,
     batch_id: uuid.UUID | None = None,
 ) -> dict[str, Any]:
-    """Merge two notes the contract's way (or with a curator's text); crash-safe order."""
+    """Merge two notes the contract's way (or with a curator's text); crash-safe order.
+    ``use_llm`` (without a curator's text) asks the configured LLM (QQ_LLM_URL) for the
+    merged text and, when it does not answer, keeps the simple merge, as the agent does."""
     store = notes_store()
     a, b = store.get_full_note(note_a_id), store.get_full_note(note_b_id)
     for note_id, doc in ((note_a_id, a), (note_b_id, b)):
@@ -164,6 +167,8 @@ def pair_merge(
     if primary_id is not None and primary_id not in (note_a_id, note_b_id):
         raise InvalidNote("primary_id", "must be one of the two notes")
     dedup = deduplicator()
+    if content is None and use_llm:
+        content = dedup.llm_merge_text(*dedup.ordered(a, b, primary_id))
     plan = dedup.plan(
         a,
         b,

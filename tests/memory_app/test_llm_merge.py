@@ -53,3 +53,86 @@ def test_without_a_reachable_model_the_simple_merge_is_used():
     dedup = NoteDeduplicator(notes_store(), llm_url="http://127.0.0.1:9/v1", llm_model="x")
     merged = dedup.consolidate(A, B, use_llm=True)
     assert merged.content == "Lumen uses MongoDB"
+
+
+# --- reachable from the review queue and auto-consolidation --------------------------------
+
+
+@pytest.fixture
+def queued_pair(db, stores):
+    from memory_app.services import duplicates_scan, run_create
+    from qqweb.actors import Actor
+    from tests.helpers import add_note
+
+    add_note(
+        "note_0000000000a1", "Lumen uses MongoDB for vector search in production", importance=0.7
+    )
+    add_note(
+        "note_0000000000a2",
+        "Lumen uses MongoDB for vector search in production now",
+        importance=0.4,
+    )
+    ada = Actor("user", "ada-admin")
+    duplicates_scan(run=run_create(kind="dedup_scan", actor=ada, params={}), threshold=0.85)
+    from memory_app.models import ReviewPair
+
+    return ReviewPair.objects.get()
+
+
+def test_the_review_page_offers_the_llms_text_and_merging_uses_what_the_curator_kept(
+    curator_client, settings, llm_url, queued_pair
+):
+    settings.QQ_LLM_URL, settings.QQ_LLM_MODEL = llm_url, "qwen3"
+    page = curator_client.get("/review/").content.decode()
+    assert "Suggest a merged text (LLM)" in page
+
+    field = curator_client.get(
+        f"/review/{queued_pair.pk}/llm/", HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "Lumen stores its notes in MongoDB 8." in field and "suggested by qwen3" in field
+    assert notes_store().get_full_note("note_0000000000a2") is not None  # nothing written yet
+
+    curator_client.post(
+        f"/review/{queued_pair.pk}/verdict/",
+        {"verdict": "merge", "content": "Lumen stores its notes in MongoDB 8."},
+    )
+    merged = notes_store().get_full_note("note_0000000000a1")
+    assert merged["content"] == "Lumen stores its notes in MongoDB 8."
+    assert notes_store().get_full_note("note_0000000000a2") is None
+
+
+def test_without_an_llm_the_page_offers_none_and_the_field_says_how_to_configure_one(
+    curator_client, settings, queued_pair
+):
+    settings.QQ_LLM_URL = ""
+    assert "Suggest a merged text" not in curator_client.get("/review/").content.decode()
+    field = curator_client.get(f"/review/{queued_pair.pk}/llm/").content.decode()
+    assert "no LLM is configured: set QQ_LLM_URL" in field
+
+
+def test_the_api_suggests_a_text_and_writes_nothing(curator_client, settings, llm_url, queued_pair):
+    settings.QQ_LLM_URL, settings.QQ_LLM_MODEL = llm_url, "qwen3"
+    url = f"/api/duplicates/{queued_pair.pk}/suggestion"
+    answer = curator_client.post(url, {}, content_type="application/json")
+    assert answer.status_code == 200
+    assert answer.json() == {"content": "Lumen stores its notes in MongoDB 8.", "model": "qwen3"}
+    assert notes_store().count() == 2
+    settings.QQ_LLM_URL = ""
+    refused = curator_client.post(url, {}, content_type="application/json")
+    assert refused.status_code == 400 and refused.json()["error"]["field"] == "llm"
+
+
+def test_auto_consolidation_can_ask_the_llm_for_each_merged_text(settings, llm_url, queued_pair):
+    from memory_app.services.maintenance import job_create, job_run
+    from qqweb.actors import Actor
+
+    settings.QQ_LLM_URL, settings.QQ_LLM_MODEL = llm_url, "qwen3"
+    run = job_create(
+        kind="auto_consolidation",
+        actor=Actor("user", "ada"),
+        params={"force": True, "use_llm": True},
+    )
+    assert job_run(run=run)["merged"] == 1
+    assert notes_store().get_full_note("note_0000000000a1")["content"] == (
+        "Lumen stores its notes in MongoDB 8."
+    )

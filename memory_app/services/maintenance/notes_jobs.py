@@ -216,7 +216,12 @@ def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str,
 
     def merge(a: str, b: str, similarity: float) -> bool:
         pair_merge(
-            actor=_actor(run), note_a_id=a, note_b_id=b, similarity=similarity, batch_id=_batch(run)
+            actor=_actor(run),
+            note_a_id=a,
+            note_b_id=b,
+            similarity=similarity,
+            use_llm=params.use_llm,
+            batch_id=_batch(run),
         )
         return True
 
