@@ -15,6 +15,7 @@ from memory_app import selectors, services
 from memory_app.job_params import DedupScanParams
 from memory_app.jobs import job_start
 from memory_app.memory import InvalidNote
+from memory_app.memory.domain import Note
 from memory_app.memory.listing import NoteFilter
 from memory_app.models import MaintenanceRun, ReviewPair
 from memory_app.schemas import (
@@ -60,11 +61,6 @@ router = Router(tags=["notes"])
 
 def _counts(rows: list[tuple[str, int]]) -> list[dict[str, Any]]:
     return [{"name": name, "count": count} for name, count in rows]
-
-
-def _note_out(doc: dict[str, Any]) -> dict[str, Any]:
-    embedding = doc.get("embedding")
-    return {**doc, "embedding_dimension": len(embedding) if isinstance(embedding, list) else None}
 
 
 def _utc_naive(value: datetime) -> datetime:
@@ -151,13 +147,13 @@ def notes_bulk(request: HttpRequest, body: BulkIn) -> dict[str, Any]:
 
 
 @router.get("/notes/{note_id}", response=NoteOut)
-def note_get(request: HttpRequest, note_id: str) -> dict[str, Any]:
+def note_get(request: HttpRequest, note_id: str) -> Note:
     require_role(request, VIEWER)
-    return _note_out(selectors.note_get(note_id=note_id))
+    return selectors.note_get(note_id=note_id)
 
 
 @router.patch("/notes/{note_id}", response=NoteOut)
-def note_patch(request: HttpRequest, note_id: str, body: NotePatchIn) -> dict[str, Any]:
+def note_patch(request: HttpRequest, note_id: str, body: NotePatchIn) -> Note:
     """Edit content (re-embedded), section or importance. 409 when the note changed after
     ``expected_updated_at``."""
     require_role(request, CURATOR)
@@ -169,7 +165,7 @@ def note_patch(request: HttpRequest, note_id: str, body: NotePatchIn) -> dict[st
         section=body.section,
         importance=body.importance,
     )
-    return _note_out(selectors.note_get(note_id=str(doc["note_id"])))
+    return selectors.note_get(note_id=str(doc["note_id"]))
 
 
 @router.delete("/notes/{note_id}", response=ArchiveLineOut)
@@ -238,14 +234,14 @@ def archive_list(
 
 
 @router.post("/archive/{note_id}/restore", response=NoteOut, tags=["archive"])
-def archive_restore(request: HttpRequest, note_id: str, body: RestoreIn) -> dict[str, Any]:
+def archive_restore(request: HttpRequest, note_id: str, body: RestoreIn) -> Note:
     """Restore (admin): re-embedded, provenance back. 409 with a ``suggested_id`` when the
     id exists in MongoDB; send it back as ``new_id`` to restore under it."""
     require_role(request, ADMIN)
     doc = services.note_restore(
         actor=Actor.from_request(request), note_id=note_id, new_id=body.new_id
     )
-    return _note_out(doc)
+    return selectors.note_get(note_id=str(doc["note_id"]))
 
 
 @router.post("/archive/purge", response=PurgeOut, tags=["archive"])

@@ -150,10 +150,12 @@ def note_detail(request: HttpRequest, note_id: str) -> HttpResponse:
             "can_curate": has_role(request.user, CURATOR),
             "edit_form": NoteEditForm(
                 initial={
-                    "expected_updated_at": detail.note["updated_at"].isoformat(),
-                    "content": detail.note["content"],
-                    "section": detail.note.get("section"),
-                    "importance": detail.note.get("importance"),
+                    "expected_updated_at": (
+                        detail.note.updated_at.isoformat() if detail.note.updated_at else ""
+                    ),
+                    "content": detail.note.content,
+                    "section": detail.note.section,
+                    "importance": detail.note.importance,
                 }
             ),
             "promote_form": PromoteForm(initial={"category": detail.suggested_category}),

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .constants import SECTIONS
+from .domain import Note
 from .errors import InvalidNote
 
 SORT_FIELDS = {
@@ -31,7 +32,7 @@ LIST_FIELDS = {"_id": 0, "embedding": 0}
 
 @dataclass
 class NotesPage:
-    items: list[dict[str, Any]]
+    items: list[Note]
     next_cursor: str | None
     scanned: int = 0
 

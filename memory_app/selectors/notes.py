@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 from memory_app.memory import InvalidNote, MemoryLibraryError, NoteNotFound
 from memory_app.memory.constants import SECTIONS
 from memory_app.memory.documents import effective_importance, utcnow_naive
+from memory_app.memory.domain import Note
 from memory_app.memory.listing import NoteFilter, NotesPage
 from memory_app.stores import core_notes, notes_store
 from qqweb.audit.models import AuditEvent
@@ -27,17 +29,17 @@ def notes_list(
     return notes_store().list_notes(flt, sort=sort, direction=direction, cursor=cursor, limit=limit)
 
 
-def note_get(*, note_id: str) -> dict[str, Any]:
+def note_get(*, note_id: str) -> Note:
     doc = notes_store().get_full_note(note_id)
     if doc is None:
         raise NoteNotFound(note_id)
-    doc["effective_importance"] = effective_importance(doc, utcnow_naive())
-    return doc
+    value = effective_importance(doc, utcnow_naive())
+    return Note.from_document(doc).annotated(effective_importance=value)
 
 
 @dataclass
 class NoteDetail:
-    note: dict[str, Any]
+    note: Note
     curve: list[tuple[int, float]]
     similar: list[dict[str, Any]]
     similar_error: str
@@ -46,20 +48,18 @@ class NoteDetail:
 
     @property
     def dimension(self) -> int:
-        return len(self.note.get("embedding") or [])
+        return len(self.note.embedding)
 
     @property
     def provenance_timeline(self) -> list[dict[str, str]]:
         """``source_history`` as rows to show, whatever shape each entry has."""
-        return [
-            source_summary(s) for s in self.note.get("source_history") or [] if isinstance(s, dict)
-        ]
+        return [source_summary(s) for s in self.note.source_history if isinstance(s, dict)]
 
     @property
     def source_fields(self) -> list[tuple[str, str]]:
         """The latest ``source`` as (key, text) rows, nested dicts flattened, empties left out."""
-        source = self.note.get("source")
-        return flatten_fields(source) if isinstance(source, dict) else []
+        source = self.note.source
+        return flatten_fields(source) if isinstance(source, Mapping) else []
 
     @property
     def curve_points(self) -> str:
@@ -69,7 +69,7 @@ class NoteDetail:
         )
 
 
-def flatten_fields(data: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+def flatten_fields(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     for key, value in data.items():
         name = f"{prefix}{key}"
@@ -80,7 +80,7 @@ def flatten_fields(data: dict[str, Any], prefix: str = "") -> list[tuple[str, st
     return rows
 
 
-def source_summary(source: dict[str, Any]) -> dict[str, str]:
+def source_summary(source: Mapping[str, Any]) -> dict[str, str]:
     """One provenance entry of either shape (provenance record or file analyzer record),
     never assuming a key exists."""
     when = source.get("timestamp") or source.get("analyzed_at") or ""
@@ -103,25 +103,26 @@ def note_detail(*, note_id: str) -> NoteDetail:
     the next 90 days, similar notes, the suggested core category, its audit history."""
     note = note_get(note_id=note_id)
     now = utcnow_naive()
+    document = note.to_document()
     curve = [
-        (day, effective_importance(note, now + timedelta(days=day))) for day in range(0, 91, 5)
+        (day, effective_importance(document, now + timedelta(days=day))) for day in range(0, 91, 5)
     ]
     similar: list[dict[str, Any]] = []
     error = ""
-    if note.get("embedding"):
+    if note.embedding:
         try:
-            hits = notes_store().search_similar(note["embedding"], limit=6)
+            hits = notes_store().search_similar(list(note.embedding), limit=6)
             similar = [h for h in hits if h["note_id"] != note_id][:5]
         except MemoryLibraryError as e:
             error = str(e)
-    ok, category = core_notes().is_core_candidate(str(note.get("content", "")))
+    ok, category = core_notes().is_core_candidate(note.content)
     history = target_history(target_id=note_id)
     return NoteDetail(note, curve, similar, error, category if ok else "", history)
 
 
 @dataclass
 class SearchOutcome:
-    results: list[dict[str, Any]]
+    results: list[Note]
     compared: int
     skipped_other_dimensions: dict[int, int]
     model: str
@@ -148,9 +149,11 @@ def notes_search(
     for note_id, score in result.hits:
         if note_id in docs:
             doc = docs[note_id]
-            doc["score"] = round(score, 4)
-            doc["effective_importance"] = effective_importance(doc, now)
-            results.append(doc)
+            results.append(
+                Note.from_document(doc).annotated(
+                    effective_importance=effective_importance(doc, now), score=round(score, 4)
+                )
+            )
     return SearchOutcome(
         results, result.compared, result.skipped_other_dimensions, model.model_name
     )

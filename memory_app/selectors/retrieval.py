@@ -10,6 +10,7 @@ from django.conf import settings
 from graph_app.knowledge import GraphUnavailable
 from graph_app.stores import graph_store
 from memory_app.memory import InvalidNote, MemoryLibraryError
+from memory_app.memory.domain import Note
 from memory_app.selectors.notes import notes_search
 from memory_app.stores import core_notes
 
@@ -18,7 +19,7 @@ from memory_app.stores import core_notes
 class RetrievalPreview:
     message: str
     core: dict[str, list[str]]
-    notes: list[dict[str, Any]]
+    notes: list[Note]
     entities: list[dict[str, Any]]
     warnings: list[str] = field(default_factory=list)
 
@@ -32,7 +33,7 @@ class RetrievalPreview:
                 parts.extend(f"- {item}" for item in items)
         if self.notes:
             parts.append("\n## Relevant Notes")
-            parts.extend(f"- {n['content']} (relevance {n['score']:.2f})" for n in self.notes)
+            parts.extend(f"- {n.content} (relevance {n.score or 0:.2f})" for n in self.notes)
         if self.entities:
             parts.append("\n## Related Entities")
             for e in self.entities:
@@ -60,7 +61,7 @@ def retrieval_preview(*, message: str, limit: int = 10) -> RetrievalPreview:
         preview.notes = [
             n
             for n in found.results
-            if n["effective_importance"] >= settings.QQ_MIN_RETRIEVAL_IMPORTANCE
+            if (n.effective_importance or 0.0) >= settings.QQ_MIN_RETRIEVAL_IMPORTANCE
         ]
         if len(preview.notes) < len(found.results):
             preview.warnings.append(

@@ -265,7 +265,7 @@ def bulk_matching_ids(flt: NoteFilter) -> list[str]:
     cursor = None
     while len(ids) <= BULK_MAX:
         page = notes_store().list_notes(flt, sort="updated", cursor=cursor, limit=200)
-        ids.extend(d["note_id"] for d in page.items)
+        ids.extend(note.note_id for note in page.items)
         cursor = page.next_cursor
         if cursor is None:
             break

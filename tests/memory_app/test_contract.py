@@ -75,24 +75,25 @@ def plant_agent_notes():
 def test_every_agent_document_is_listed_with_naive_dates():
     plant_agent_notes()
     page = notes_store().list_notes(limit=10)
-    assert {d["note_id"] for d in page.items} == {
+    assert {d.note_id for d in page.items} == {
         "note_0123456789ab",
         "0123456789abcdef",
         "fedcba9876543210",
         "note_ba9876543210",
     }
-    for doc in page.items:
-        assert doc["created_at"] == CREATED and doc["created_at"].tzinfo is None
+    for note in page.items:
+        assert note.created_at == CREATED and note.created_at.tzinfo is None
     assert {
-        d["note_id"] for d in notes_store().list_notes(NoteFilter(no_embedding=True)).items
+        d.note_id for d in notes_store().list_notes(NoteFilter(no_embedding=True)).items
     } == {"fedcba9876543210"}
 
 
 def test_both_source_shapes_are_read_and_filterable():
     plant_agent_notes()
     files = notes_store().list_notes(NoteFilter(source_type="file")).items
-    assert [d["note_id"] for d in files] == ["0123456789abcdef"]
-    assert files[0]["source"]["git_metadata"]["branch"] == "main"
+    assert [d.note_id for d in files] == ["0123456789abcdef"]
+    assert files[0].source is not None
+    assert files[0].source["git_metadata"]["branch"] == "main"
     assert (
         notes_store().find_by_source_file("/home/dana/lumen/retrieval.py")[0]["note_id"]
         == "0123456789abcdef"

@@ -41,7 +41,7 @@ def _walk(store, **kwargs):
     ids, cursor, pages = [], None, 0
     while True:
         page = store.list_notes(cursor=cursor, **kwargs)
-        ids += [d["note_id"] for d in page.items]
+        ids += [d.note_id for d in page.items]
         pages += 1
         cursor = page.next_cursor
         if cursor is None:
@@ -71,15 +71,15 @@ def test_filters_combine(store):
 
 def test_never_accessed_stale_no_embedding_and_text(store):
     assert {
-        d["note_id"] for d in store.list_notes(NoteFilter(never_accessed=True), limit=50).items
+        d.note_id for d in store.list_notes(NoteFilter(never_accessed=True), limit=50).items
     } == {f"note_{i:012x}" for i in range(25) if i % 3 == 0}
     assert {
-        d["note_id"] for d in store.list_notes(NoteFilter(no_embedding=True), limit=50).items
+        d.note_id for d in store.list_notes(NoteFilter(no_embedding=True), limit=50).items
     } == {f"note_{i:012x}" for i in range(25) if i % 7 == 0}
-    assert {d["note_id"] for d in store.list_notes(NoteFilter(text="LUMEN"), limit=50).items} == {
+    assert {d.note_id for d in store.list_notes(NoteFilter(text="LUMEN"), limit=50).items} == {
         f"note_{i:012x}" for i in range(25) if i % 5 == 0
     }
-    stale = {d["note_id"] for d in store.list_notes(NoteFilter(stale_days=100), limit=50).items}
+    stale = {d.note_id for d in store.list_notes(NoteFilter(stale_days=100), limit=50).items}
     assert "note_000000000000" not in stale  # created today, never accessed
     assert "note_000000000012" in stale  # never accessed, created 120 days ago
 
@@ -91,8 +91,8 @@ def test_text_search_treats_regex_characters_literally(store):
 def test_effective_importance_filter_and_value(store):
     page = store.list_notes(NoteFilter(max_effective=0.05), limit=50)
     assert page.items
-    assert all(d["effective_importance"] <= 0.05 for d in page.items)
-    assert all("embedding" not in d for d in page.items)
+    assert all((d.effective_importance or 0) <= 0.05 for d in page.items)
+    assert all(d.embedding_dimension is None for d in page.items)  # no vectors read
 
 
 def test_bad_filters_and_cursors_are_refused_naming_the_field(store):
@@ -109,11 +109,11 @@ def test_bad_filters_and_cursors_are_refused_naming_the_field(store):
 def test_a_note_written_after_the_bounds_were_read_still_comes_first(store):
     store.list_notes(sort="updated", limit=5)  # reads and caches the field's bounds
     store.upsert_note("note_00000000ffff", "just written", [], "Key Topics")
-    assert store.list_notes(sort="updated", limit=5).items[0]["note_id"] == "note_00000000ffff"
+    assert store.list_notes(sort="updated", limit=5).items[0].note_id == "note_00000000ffff"
     store.collection.update_one(
         {"note_id": "note_00000000ffff"}, {"$set": {"importance": -0.0, "access_count": 1000}}
     )
-    assert store.list_notes(sort="access_count", limit=1).items[0]["note_id"] == "note_00000000ffff"
+    assert store.list_notes(sort="access_count", limit=1).items[0].note_id == "note_00000000ffff"
 
 
 def test_pages_are_complete_when_values_are_sparse_and_dense(store):

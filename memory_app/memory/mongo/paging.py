@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..documents import effective_importance, within
+from ..domain import Note
 from ..listing import (
     LIST_FIELDS,
     MAX_PAGE,
@@ -41,7 +42,7 @@ def page_notes(
     position = decode_cursor(cursor) if cursor else None
     chunk = limit + 1 if not flt.needs_decay else min(max_scan, max(limit * 4, 100)) + 1
     reader = WindowedReader(collection, build_query(flt, now), field, order, chunk)
-    items: list[dict[str, Any]] = []
+    items: list[Note] = []
     scanned = 0
     last: dict[str, Any] | None = None
     for doc in reader.after(position):
@@ -50,9 +51,9 @@ def page_notes(
             return NotesPage(items, encode_cursor(last.get(field), last["note_id"]), scanned)
         scanned += 1
         last = doc
-        doc["effective_importance"] = effective_importance(doc, now)
-        if within(doc["effective_importance"], flt.min_effective, flt.max_effective):
-            items.append(doc)
+        value = effective_importance(doc, now)
+        if within(value, flt.min_effective, flt.max_effective):
+            items.append(Note.from_document(doc).annotated(effective_importance=value))
     return NotesPage(items, None, scanned)
 
 
