@@ -15,6 +15,7 @@ from memory_app import selectors, services
 from memory_app.job_params import DedupScanParams
 from memory_app.jobs import job_start
 from memory_app.memory import InvalidNote
+from memory_app.memory.archive import ArchivedNote
 from memory_app.memory.domain import Note
 from memory_app.memory.listing import NoteFilter
 from memory_app.models import MaintenanceRun, ReviewPair
@@ -165,11 +166,11 @@ def note_patch(request: HttpRequest, note_id: str, body: NotePatchIn) -> Note:
         section=body.section,
         importance=body.importance,
     )
-    return selectors.note_get(note_id=str(doc["note_id"]))
+    return selectors.note_get(note_id=doc.note_id)
 
 
 @router.delete("/notes/{note_id}", response=ArchiveLineOut)
-def note_delete(request: HttpRequest, note_id: str) -> dict[str, Any]:
+def note_delete(request: HttpRequest, note_id: str) -> ArchivedNote:
     """Archive the note (archive.jsonl first, then MongoDB); undo it from the audit log."""
     require_role(request, CURATOR)
     return services.note_archive(actor=Actor.from_request(request), note_id=note_id)
@@ -241,7 +242,7 @@ def archive_restore(request: HttpRequest, note_id: str, body: RestoreIn) -> Note
     doc = services.note_restore(
         actor=Actor.from_request(request), note_id=note_id, new_id=body.new_id
     )
-    return selectors.note_get(note_id=str(doc["note_id"]))
+    return selectors.note_get(note_id=doc.note_id)
 
 
 @router.post("/archive/purge", response=PurgeOut, tags=["archive"])

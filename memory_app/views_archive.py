@@ -46,7 +46,7 @@ def archive_restore(request: HttpRequest, note_id: str) -> HttpResponse:
         return render(request, "memory_app/archive_restore.html", {"preview": preview})
     new_id = request.POST.get("new_id") or None
     try:
-        doc = services.note_restore(
+        note = services.note_restore(
             actor=Actor.from_request(request), note_id=note_id, new_id=new_id
         )
     except RestoreConflict as e:
@@ -55,8 +55,8 @@ def archive_restore(request: HttpRequest, note_id: str) -> HttpResponse:
         )
     except NoteNotFound as e:  # purged or undone while it was being restored
         return render(request, "memory_app/not_found.html", {"error": e}, status=404)
-    messages.success(request, f"Restored {doc['note_id']}, re-embedded, with its provenance.")
-    return redirect("memory_app:note_detail", note_id=doc["note_id"])
+    messages.success(request, f"Restored {note.note_id}, re-embedded, with its provenance.")
+    return redirect("memory_app:note_detail", note_id=note.note_id)
 
 
 @require_POST

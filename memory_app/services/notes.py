@@ -11,6 +11,7 @@ import numpy as np
 from memory_app.memory import InvalidNote, NoteNotFound
 from memory_app.memory.archive import ArchivedNote, ArchiveManager
 from memory_app.memory.constants import SECTIONS
+from memory_app.memory.domain import Note
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.listing import NoteFilter
 from memory_app.memory.mongo import MERGED_IDS_FIELD
@@ -39,42 +40,51 @@ def note_edit(
     section: str | None = None,
     importance: float | None = None,
     batch_id: uuid.UUID | None = None,
-) -> dict[str, Any]:
+) -> Note:
     """Change content, section or importance of a note loaded at ``expected_updated_at``.
     An edit on a stale copy raises :class:`StaleWrite` (with the current version). A new
     content is re-embedded. The update is a compare-and-set on ``updated_at``."""
     store = notes_store()
-    doc = store.get_full_note(note_id)
-    if doc is None:
+    note = store.note(note_id)
+    if note is None:
         raise NoteNotFound(note_id)
-    if not same_time(doc.get("updated_at"), expected_updated_at):
-        raise StaleWrite(note_id, doc)
+    if not same_time(note.updated_at, expected_updated_at):
+        raise StaleWrite(note_id, note.to_document())
     changes: dict[str, Any] = {}
-    if content is not None and content.strip() != doc.get("content"):
+    if content is not None and content.strip() != note.content:
         if not content.strip():
             raise InvalidNote("content", "must not be empty")
         changes["content"] = content.strip()
         changes["embedding"] = _embed(changes["content"])
-    if section is not None and section != doc.get("section"):
+    if section is not None and section != note.section:
         if section not in SECTIONS:
             raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
         changes["section"] = section
-    if importance is not None and importance != doc.get("importance"):
+    if importance is not None and importance != note.importance:
         validate_importance(importance)
         changes["importance"] = float(importance)
     if not changes:
-        return doc
-    before = {k: doc.get(k) for k in (*changes, "updated_at")}
+        return note
+    stored = note.to_document()
+    before = {k: stored.get(k) for k in (*changes, "updated_at")}
     event = audit_begin(actor, "note.edit", "note", note_id, before, batch_id)
 
     def write() -> dict[str, Any]:
-        now = store.update_if_unchanged(note_id, doc["updated_at"], changes)
+        now = store.update_if_unchanged(note_id, note.updated_at, changes)
         if now is None:
             raise StaleWrite(note_id, store.get_full_note(note_id))
         return {"note_id": note_id, **changes, "updated_at": now}
 
     audited(event, write)
-    return store.get_full_note(note_id) or {}
+    return _current(note_id)
+
+
+def _current(note_id: str) -> Note:
+    """The note as it is now, after a write of ours (gone meanwhile: NoteNotFound)."""
+    note = notes_store().note(note_id)
+    if note is None:
+        raise NoteNotFound(note_id)
+    return note
 
 
 def note_archive(
@@ -83,37 +93,38 @@ def note_archive(
     note_id: str,
     reason: str = MANUAL_ARCHIVE_REASON,
     batch_id: uuid.UUID | None = None,
-) -> dict[str, Any]:
+) -> ArchivedNote:
     """Archive a note (the line is written and fsynced before the note is deleted)."""
     store = notes_store()
-    doc = store.get_full_note(note_id)
-    if doc is None:
+    note = store.note(note_id)
+    if note is None:
         raise NoteNotFound(note_id)
+    doc = note.to_document()
     line = ArchivedNote.from_document(doc, reason)
     event = audit_begin(actor, "note.archive", "note", note_id, doc, batch_id)
 
     def write() -> dict[str, Any]:
         manager = archive_manager()
-        entry = _line_of_an_interrupted_try(manager, doc, reason)
+        entry = _line_of_an_interrupted_try(manager, note, reason)
         if entry is None:
             manager.append([line])
             entry = line
-        if not store.delete_if_unchanged(note_id, doc["updated_at"]):
+        if not store.delete_if_unchanged(note_id, note.updated_at):
             if entry is line:
                 manager.drop([line])
             raise StaleWrite(note_id, store.get_full_note(note_id))
         return entry.to_entry()
 
-    return dict(audited(event, write))
+    return ArchivedNote.from_entry(audited(event, write))
 
 
 def _line_of_an_interrupted_try(
-    manager: ArchiveManager, doc: dict[str, Any], reason: str
+    manager: ArchiveManager, note: Note, reason: str
 ) -> ArchivedNote | None:
     """The archive line an earlier try wrote for this very note before it died (same id,
     reason and text, not restored), so a retry does not write a second one."""
-    found = manager.find_line(str(doc["note_id"]))
-    if found is None or found.reason != reason or found.content != doc.get("content"):
+    found = manager.find_line(note.note_id)
+    if found is None or found.reason != reason or found.content != note.content:
         return None
     return found
 
@@ -125,7 +136,7 @@ def note_restore(
     new_id: str | None = None,
     boost_importance: float = 0.1,
     batch_id: uuid.UUID | None = None,
-) -> dict[str, Any]:
+) -> Note:
     """Restore an archived note (re-embedded, provenance back). RestoreConflict when the
     id exists, naming a new id to restore under."""
     manager = archive_manager()
@@ -139,7 +150,7 @@ def note_restore(
         doc = manager.restore(archived, boost_importance, new_id=new_id)
         return notes_store().get_full_note(doc["note_id"]) or {}
 
-    return dict(audited(event, write))
+    return _current(str(audited(event, write)["note_id"]))
 
 
 def pair_merge(
@@ -152,7 +163,7 @@ def pair_merge(
     similarity: float | None = None,
     use_llm: bool = False,
     batch_id: uuid.UUID | None = None,
-) -> dict[str, Any]:
+) -> Note:
     """Merge two notes the contract's way (or with a curator's text); crash-safe order.
     ``use_llm`` (without a curator's text) asks the configured LLM (QQ_LLM_URL) for the
     merged text and, when it does not answer, keeps the simple merge, as the agent does."""
@@ -192,7 +203,8 @@ def pair_merge(
         dedup.apply_merge(plan, archive_manager())
         return store.get_full_note(plan.primary_id) or {}
 
-    return dict(audited(event, write))
+    audited(event, write)
+    return _current(plan.primary_id)
 
 
 def cosine(a: dict[str, Any], b: dict[str, Any]) -> float:

@@ -74,8 +74,8 @@ def test_edit_changes_the_note_re_embeds_and_is_audited():
         content="Lumen uses Postgres",
         importance=0.8,
     )
-    assert edited["content"] == "Lumen uses Postgres" and edited["importance"] == 0.8
-    assert edited["embedding"] == [float(x) for x in EMB.embed(["Lumen uses Postgres"])[0]]
+    assert edited.content == "Lumen uses Postgres" and edited.importance == 0.8
+    assert edited.embedding == [float(x) for x in EMB.embed(["Lumen uses Postgres"])[0]]
     event = AuditEvent.objects.get()
     assert (event.actor, event.action, event.target_id, event.status) == (
         "user:cora-curator",
@@ -151,7 +151,7 @@ def test_archive_and_undo_give_back_the_exact_note_and_archive_file():
     plant("note_0000000000a1", "Lumen uses MongoDB", source={"source_type": "file"})
     before, file_before = snapshot(), archive_text()
     line = note_archive(actor=CORA, note_id="note_0000000000a1")
-    assert line["reason"] == "manual"
+    assert line.reason == "manual"
     assert notes_store().get_full_note("note_0000000000a1") is None
     assert json.loads(archive_text())["note_id"] == "note_0000000000a1"
     audit_undo(actor=CORA, event_id=AuditEvent.objects.get().pk)
@@ -164,7 +164,7 @@ def test_restore_and_undo():
     note_archive(actor=CORA, note_id="note_0000000000a1")
     file_archived = archive_text()
     restored = note_restore(actor=CORA, note_id="note_0000000000a1")
-    assert restored["metadata"]["restored_from_archive"] is True
+    assert restored.metadata["restored_from_archive"] is True
     audit_undo(actor=CORA, event_id=AuditEvent.objects.get(action="note.restore").pk)
     assert notes_store().get_full_note("note_0000000000a1") is None
     assert archive_text() == file_archived
@@ -198,8 +198,8 @@ def test_merge_and_undo_give_back_both_notes_and_the_archive_file():
     )
     before, file_before = snapshot(), archive_text()
     merged = pair_merge(actor=CORA, note_a_id="note_0000000000a1", note_b_id="note_0000000000a2")
-    assert merged["note_id"] == "note_0000000000a1" and merged["access_count"] == 2
-    assert merged["source_history"] == [{"source_id": "s1"}, {"source_id": "s2"}]
+    assert merged.note_id == "note_0000000000a1" and merged.access_count == 2
+    assert merged.source_history == [{"source_id": "s1"}, {"source_id": "s2"}]
     notes_store().increment_access("note_0000000000a1")  # the agent reads it meanwhile
     audit_undo(actor=CORA, event_id=AuditEvent.objects.get(action="pair.merge").pk)
     after = snapshot()
@@ -220,9 +220,9 @@ def test_merge_with_a_curators_text_and_chosen_primary():
         primary_id="note_0000000000a2",
         content="Lumen stores notes in MongoDB",
     )
-    assert merged["note_id"] == "note_0000000000a2"
-    assert merged["content"] == "Lumen stores notes in MongoDB"
-    assert merged["embedding"] == [float(x) for x in EMB.embed([merged["content"]])[0]]
+    assert merged.note_id == "note_0000000000a2"
+    assert merged.content == "Lumen stores notes in MongoDB"
+    assert merged.embedding == [float(x) for x in EMB.embed([merged.content])[0]]
 
 
 def test_merge_of_a_missing_note_is_not_found_and_writes_nothing():

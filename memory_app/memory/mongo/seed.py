@@ -10,6 +10,7 @@ from pymongo import ASCENDING, DESCENDING, UpdateOne
 
 from ..constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE
 from ..documents import utcnow_naive, validate_importance, validate_note_fields
+from ..domain import Note
 from ..listing import LIST_FIELDS
 from ..vectors import VectorIndex
 from .base import MongoBase
@@ -82,6 +83,11 @@ class MongoNotesStore(CuratorWrites, Reads, DecayScans, MongoBase):
     def get_full_note(self, note_id: str) -> dict[str, Any] | None:
         with self._guard():
             return self.collection.find_one({"note_id": str(note_id)}, FULL_FIELDS)
+
+    def note(self, note_id: str) -> Note | None:
+        """The whole note, typed (the seed's ``get_full_note`` as a :class:`Note`)."""
+        doc = self.get_full_note(note_id)
+        return None if doc is None else Note.from_document(doc)
 
     def delete_note(self, note_id: str) -> bool:
         with self._guard():
