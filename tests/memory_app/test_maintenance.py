@@ -39,7 +39,7 @@ def run(kind, dry_run=False, **params):
 
 
 @pytest.fixture
-def memory(stores):
+def memory(mongo, memory_dir):
     plant("note_0000000000a1", 0.9, 10)
     plant("note_0000000000a2", 0.03, 300)
     plant("note_0000000000a3", 0.6, 40, embedding=[])
@@ -176,7 +176,7 @@ def test_a_vector_index_rebuild_reaches_the_other_processes_indexes(memory):
     assert "note_0000000000a3" in other._where
 
 
-def test_graph_jobs_find_orphans_and_re_embed_entities(memory):
+def test_graph_jobs_find_orphans_and_re_embed_entities(memory, neo4j):
     from graph_app.stores import graph_store
 
     store = graph_store()

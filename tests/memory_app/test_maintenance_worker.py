@@ -84,7 +84,7 @@ def test_the_api_refuses_unknown_jobs_and_parameters_and_non_admins(admin_client
 
 
 @pytest.mark.django_db
-def test_the_page_lists_jobs_runs_and_the_default_schedule(admin_client_, viewer_client):
+def test_the_page_lists_jobs_runs_and_the_default_schedule(admin_client_, viewer_client, stores):
     schedules_ensure()
     admin_client_.post(reverse("memory_app:maintenance_start", args=["decay"]), {"dry_run": "on"})
     page = admin_client_.get(reverse("memory_app:maintenance")).content.decode()
@@ -100,7 +100,7 @@ def test_the_page_lists_jobs_runs_and_the_default_schedule(admin_client_, viewer
 
 
 @pytest.mark.django_db
-def test_a_schedule_is_edited_and_bad_cron_is_refused(admin_client_):
+def test_a_schedule_is_edited_and_bad_cron_is_refused(admin_client_, stores):
     from django_celery_beat.models import PeriodicTask
 
     schedules_ensure()
@@ -122,7 +122,7 @@ def test_a_schedule_is_edited_and_bad_cron_is_refused(admin_client_):
 
 
 @pytest.mark.django_db
-def test_a_command_runs_a_job_with_a_progress_bar_and_a_summary(capsys, stores):
+def test_a_command_runs_a_job_with_a_progress_bar_and_a_summary(capsys, mongo):
     plant("note_0000000000a1", 0.9, 10)
     call_command("decay_pass", "--dry-run")
     out = capsys.readouterr().out
@@ -132,7 +132,7 @@ def test_a_command_runs_a_job_with_a_progress_bar_and_a_summary(capsys, stores):
 
 
 @pytest.mark.django_db
-def test_a_run_is_undone_from_its_page(admin_client_, stores):
+def test_a_run_is_undone_from_its_page(admin_client_, mongo):
     from memory_app.services.maintenance import job_create, job_run
     from qqweb.actors import Actor
 

@@ -10,6 +10,8 @@ from memory_app.stores import notes_store
 from qqweb.actors import Actor
 from tests.helpers import add_note as add
 
+pytestmark = pytest.mark.usefixtures("stores")
+
 ADA = Actor("user", "ada-admin")
 
 
