@@ -46,9 +46,10 @@ def wait_for(run_id, seconds=60):
 def test_each_job_runs_in_the_worker(celery_worker, settings, admin_client_, job, params, check):
     settings.QQ_MONGO_DB = celery_worker["QQ_MONGO_DB"]  # the database the worker reads
     notes_store().clear_all()
-    plant("note_0000000000a1", 0.9, 10)
+    a1 = plant("note_0000000000a1", 0.9, 10)
     plant("note_0000000000a2", 0.03, 300, embedding=[])
-    plant("note_0000000000a3", 0.8, 12)  # same vector as a1: one near-duplicate pair
+    # other words, but the same vector as a1: one near-duplicate pair
+    plant("note_0000000000a3", 0.8, 12, embedding=a1["embedding"])
     response = admin_client_.post(
         f"/api/maintenance/{job}", json.dumps({"params": params}), content_type="application/json"
     )
