@@ -46,8 +46,10 @@ ROOT = Path(__file__).resolve().parent.parent
 _db_numbers = itertools.count(1)
 
 # Where a store's settings point while its fixture is not requested: nothing listens on
-# port 9 (discard) of the loopback, and nothing can be created under /dev/null, so every
-# read or write fails at once, naming the address.
+# port 9 (discard) of the loopback, and nothing can be created under /dev/null. A query or
+# a publish is refused (MongoDB after its 2 s server selection), a write to the memory
+# directory raises NotADirectoryError, and a read there finds nothing; each error names
+# the address, and the report then names the fixtures the test did not request.
 CLOSED = "127.0.0.1:9"
 NOT_REQUESTED = {
     "MONGODB_URI": f"mongodb://{CLOSED}/",
@@ -94,14 +96,15 @@ def unrequested_stores_are_unreachable(settings: Any) -> Iterator[None]:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """Say so when a test failed on a store it did not request."""
     report = yield
-    if report.failed and _NOT_REQUESTED_TRACE.search(report.longreprtext):
-        missing = [name for name in STORE_FIXTURES if name not in item.fixturenames]
+    missing = [name for name in STORE_FIXTURES if name not in item.fixturenames]
+    output = report.longreprtext + report.capstderr + report.caplog  # a 503 page logs why
+    if report.failed and missing and _NOT_REQUESTED_TRACE.search(output):
         report.sections.append(
             (
                 "stores this test did not request",
-                f"{', '.join(missing) or 'none'}: their settings point at {CLOSED} or "
-                "/dev/null. Request the fixture of each store the test touches "
-                "(mongo, memory_dir, neo4j, broker, or stores for all of them).",
+                f"The test did not request {', '.join(missing)}: those settings point at "
+                f"{CLOSED} or under /dev/null. Request the fixture of each store it "
+                "touches (mongo, memory_dir, neo4j, broker; stores for all four).",
             )
         )
     return report
