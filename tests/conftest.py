@@ -1,12 +1,29 @@
-"""Real services for every test: SecantusDB (MongoDB protocol), Neo4j, Redis, and a real
-Celery worker for the tests that ask for it. Each test gets its own MongoDB database,
-an empty graph and its own memory directory. Nothing is mocked and nothing skips: a
-service that cannot start fails the run with the reason."""
+"""Real services, started only for the tests that ask for them.
+
+Each store has its own fixture; a test (or a module, with ``pytestmark``) requests the
+ones it touches:
+
+- ``mongo``: SecantusDB (MongoDB protocol, in-process, started once per session) and a
+  fresh database for this test, with the agent's indexes.
+- ``memory_dir``: an empty memory directory (core.md, notes.md, archive.jsonl) in tmp.
+- ``neo4j``: Neo4j (started once per session by the launcher in scripts/) with an empty
+  graph for this test.
+- ``broker``: Redis (started once per session) as the Celery broker and result backend.
+- ``stores``: all four, for tests that use everything (pages, whose layout checks every
+  store, and the API).
+- ``celery_worker``: a real worker process on the same services, started once per session.
+
+A test that requests nothing starts nothing: every store setting then points where no
+store can answer (a closed port on loopback, a path under /dev/null), so a test that
+touches a store it did not request fails, and never reaches a developer's real database.
+Nothing is mocked and nothing skips: a service that cannot start fails the run with the
+reason (tests/services.py)."""
 
 from __future__ import annotations
 
 import itertools
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +44,73 @@ from tests.services import Neo4jService, start_celery_worker, start_redis, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 _db_numbers = itertools.count(1)
+
+# Where a store's settings point while its fixture is not requested: nothing listens on
+# port 9 (discard) of the loopback, and nothing can be created under /dev/null. A query or
+# a publish is refused (MongoDB after its 2 s server selection), a write to the memory
+# directory raises NotADirectoryError, and a read there finds nothing; each error names
+# the address, and the report then names the fixtures the test did not request.
+CLOSED = "127.0.0.1:9"
+NOT_REQUESTED = {
+    "MONGODB_URI": f"mongodb://{CLOSED}/",
+    "NEO4J_URI": f"bolt://{CLOSED}",
+    "MEMORY_DIR": Path("/dev/null/memory_dir-not-requested"),
+    "CELERY_BROKER_URL": f"redis://{CLOSED}/0",
+}
+STORE_FIXTURES = ("mongo", "memory_dir", "neo4j", "broker")
+_NOT_REQUESTED_TRACE = re.compile(r"127\.0\.0\.1:9\b|/dev/null/memory_dir-not-requested")
+
+
+def _celery_uses(url: str) -> None:
+    """Point the Celery app's broker and result backend at ``url``. The app read its
+    settings once and keeps its connection pool, producer pool and backend, so forget
+    those too: the next publish takes them from kombu's pools for the new URL."""
+    if celery_app.conf.broker_url == url and celery_app.conf.result_backend == url:
+        return
+    celery_app.conf.broker_url = url
+    celery_app.conf.result_backend = url
+    celery_app._pool = None
+    if "amqp" in celery_app.__dict__:
+        celery_app.amqp._producer_pool = None
+    celery_app._backend_cache = None
+    celery_app._local.__dict__.pop("backend", None)
+
+
+@pytest.fixture(autouse=True)
+def unrequested_stores_are_unreachable(settings: Any) -> Iterator[None]:
+    """Every test starts with settings that reach no store (see ``NOT_REQUESTED``) and the
+    deterministic hashing embedder; the store fixtures below point the settings at the
+    test services. Starts nothing."""
+    for name, value in NOT_REQUESTED.items():
+        setattr(settings, name, value)
+    settings.QQ_MONGO_DB = "qqtest_not_requested"
+    settings.QQ_EMBEDDING_BACKEND = "hashing"
+    settings.QQ_EMBEDDING_DIMENSION = 384
+    _celery_uses(NOT_REQUESTED["CELERY_BROKER_URL"])
+    forget_cached_health()
+    yield
+    forget_cached_health()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Say so when a test failed on a store it did not request."""
+    report = yield
+    missing = [name for name in STORE_FIXTURES if name not in item.fixturenames]
+    output = report.longreprtext + report.capstderr + report.caplog  # a 503 page logs why
+    if report.failed and missing and _NOT_REQUESTED_TRACE.search(output):
+        report.sections.append(
+            (
+                "stores this test did not request",
+                f"The test did not request {', '.join(missing)}: those settings point at "
+                f"{CLOSED} or under /dev/null. Request the fixture of each store it "
+                "touches (mongo, memory_dir, neo4j, broker; stores for all four).",
+            )
+        )
+    return report
+
+
+# --- the services, started once per session, on first request --------------------------
 
 
 @pytest.fixture(scope="session")
@@ -52,43 +136,69 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     stop(proc)
 
 
-@pytest.fixture(autouse=True)
-def stores(
-    settings: Any,
-    tmp_path: Path,
-    mongo_server: SecantusDBServer,
-    neo4j_uri: str,
-    redis_url: str,
-) -> Iterator[dict[str, Any]]:
-    """Point every store at the test services, with a fresh database / graph / memory dir."""
-    memory_dir = tmp_path / "memory"
-    memory_dir.mkdir()
+# --- one clean store per test -------------------------------------------------------------
+
+
+@pytest.fixture
+def mongo(
+    unrequested_stores_are_unreachable: None, settings: Any, mongo_server: SecantusDBServer
+) -> Iterator[str]:
+    """A fresh MongoDB database for this test, with the agent's indexes; yields its name."""
     settings.MONGODB_URI = mongo_server.uri
-    settings.QQ_MONGO_DB = f"qqtest_{os.getpid()}_{next(_db_numbers)}"
-    settings.NEO4J_URI = neo4j_uri
-    settings.MEMORY_DIR = memory_dir
-    settings.QQ_EMBEDDING_BACKEND = "hashing"
-    settings.QQ_EMBEDDING_DIMENSION = 384
-    settings.CELERY_BROKER_URL = redis_url
-    celery_app.conf.broker_url = redis_url  # the app read its settings once already
-    celery_app.conf.result_backend = redis_url
+    settings.QQ_MONGO_DB = database = f"qqtest_{os.getpid()}_{next(_db_numbers)}"
+    client = mongo_client()  # the test may point the settings elsewhere
     forget_cached_health()
-    graph_store().delete_everything()
-    client, database = mongo_client(), settings.QQ_MONGO_DB
     notes_store().ensure_indexes()
-    yield {"memory_dir": memory_dir, "mongo_uri": mongo_server.uri, "neo4j_uri": neo4j_uri}
+    yield database
     forget_cached_health()
     client.drop_database(database)
 
 
+@pytest.fixture
+def memory_dir(unrequested_stores_are_unreachable: None, settings: Any, tmp_path: Path) -> Path:
+    """An empty memory directory for this test."""
+    path = tmp_path / "memory"
+    path.mkdir()
+    settings.MEMORY_DIR = path
+    forget_cached_health()
+    return path
+
+
+@pytest.fixture
+def neo4j(unrequested_stores_are_unreachable: None, settings: Any, neo4j_uri: str) -> str:
+    """An empty graph for this test; returns the Bolt URI."""
+    settings.NEO4J_URI = neo4j_uri
+    forget_cached_health()
+    graph_store().delete_everything()
+    return neo4j_uri
+
+
+@pytest.fixture
+def broker(unrequested_stores_are_unreachable: None, settings: Any, redis_url: str) -> str:
+    """Redis as the Celery broker and result backend; returns its URL."""
+    settings.CELERY_BROKER_URL = redis_url
+    _celery_uses(redis_url)
+    forget_cached_health()
+    return redis_url
+
+
+@pytest.fixture
+def stores(
+    mongo: str, memory_dir: Path, neo4j: str, broker: str, mongo_server: SecantusDBServer
+) -> dict[str, Any]:
+    """Every store, each clean: for tests that use them all."""
+    return {"memory_dir": memory_dir, "mongo_uri": mongo_server.uri, "neo4j_uri": neo4j}
+
+
 @pytest.fixture(scope="session")
-def celery_worker(
+def worker_process(
     tmp_path_factory: pytest.TempPathFactory,
     mongo_server: SecantusDBServer,
     neo4j_uri: str,
     redis_url: str,
 ) -> Iterator[dict[str, str]]:
-    """A real worker process on the real Redis broker, seeing the same stores."""
+    """A real worker process on the real Redis broker, seeing the same services; yields
+    its environment."""
     workdir = tmp_path_factory.mktemp("worker")
     memory_dir = workdir / "memory"
     memory_dir.mkdir()
@@ -103,11 +213,16 @@ def celery_worker(
         "QQ_EMBEDDING_BACKEND": "hashing",
         "DATABASE_URL": f"sqlite:///{django_settings.DATABASES['default']['TEST']['NAME']}",
     }
-    celery_app.conf.broker_url = redis_url
-    celery_app.conf.result_backend = redis_url
     proc = start_celery_worker(env, workdir)
     yield env
     stop(proc)
+
+
+@pytest.fixture
+def celery_worker(stores: dict[str, Any], worker_process: dict[str, str]) -> dict[str, str]:
+    """The worker, and every store for this test (the worker uses them all); returns the
+    worker's environment."""
+    return worker_process
 
 
 # --- personas ------------------------------------------------------------------------------

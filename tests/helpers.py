@@ -5,6 +5,7 @@ clients."""
 from __future__ import annotations
 
 import json
+import random
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -59,25 +60,48 @@ def json_server(
         server.shutdown()
 
 
+# Words for the contents of planted notes: each note gets a few of its own, so two planted
+# notes share a word or two at most and their vectors are far apart (cosine about 0.1).
+_TECH = ("lumen", "tidepool", "mongodb", "neo4j", "redis", "kafka", "grafana", "django")
+_WORK = ("vector", "search", "index", "shard", "replica", "backup", "restore", "deploy")
+_CODE = ("release", "rollback", "branch", "commit", "review", "merge", "ticket", "sprint")
+_DAYS = ("roadmap", "budget", "invoice", "meeting", "friday", "monday", "morning", "evening")
+_HOME = ("coffee", "bicycle", "garden", "kitchen", "guitar", "novel", "podcast", "holiday")
+_AWAY = ("train", "airport", "hotel", "museum", "concert", "football", "marathon", "lisbon")
+_FOOD = ("recipe", "pasta", "curry", "salad", "printer", "laptop", "keyboard", "monitor")
+_MISC = ("router", "battery", "solar", "weather", "winter", "spring", "priya", "dana")
+WORDS = (*_TECH, *_WORK, *_CODE, *_DAYS, *_HOME, *_AWAY, *_FOOD, *_MISC)
+
+
+def note_content(note_id: str, words: int = 8) -> str:
+    """A sentence of its own for ``note_id``: the same id always gives the same words."""
+    chosen = random.Random(note_id).sample(WORDS, words)
+    return " ".join(chosen).capitalize() + "."
+
+
 def plant_note(
     note_id: str,
     importance: float = 0.5,
     days_old: int = 0,
     embedding: list[float] | None = None,
     now: Any = None,
+    content: str | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
     """A document exactly as the agent writes it, created ``days_old`` days ago and never
-    read (embedding: 384 x 0.1 unless given)."""
+    read. Its content is ``note_content(note_id)`` unless given, embedded with the test
+    embedder unless ``embedding`` is given: planted notes are not near-duplicates of each
+    other unless a test plants them so."""
     from datetime import timedelta
 
     from memory_app.memory.mongo_store import utcnow_naive
 
     now = now or utcnow_naive()
+    content = note_content(note_id) if content is None else content
     doc = {
         "note_id": note_id,
-        "content": f"content of {note_id}",
-        "embedding": [0.1] * 384 if embedding is None else embedding,
+        "content": content,
+        "embedding": vector(content) if embedding is None else embedding,
         "section": "Key Topics",
         "metadata": {},
         "importance": importance,

@@ -1,5 +1,9 @@
+import pytest
+
 from graph_app.stores import graph_store
 from qqweb.clients import neo4j_driver
+
+pytestmark = pytest.mark.usefixtures("neo4j")
 
 
 def test_the_launcher_serves_neo4j_community_5_26_over_bolt():

@@ -9,6 +9,8 @@ from memory_app.stores import notes_store
 from qqweb.audit.models import AuditEvent
 from tests.helpers import add_note as add
 
+pytestmark = pytest.mark.usefixtures("mongo", "memory_dir")
+
 
 @pytest.fixture
 def notes():

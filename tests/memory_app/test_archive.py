@@ -64,6 +64,8 @@ from memory_app.memory import NoteNotFound, RestoreConflict  # noqa: E402
 from memory_app.memory.mongo_store import utcnow_naive  # noqa: E402
 from memory_app.stores import archive_manager, notes_store  # noqa: E402
 
+with_stores = pytest.mark.usefixtures("mongo", "memory_dir")
+
 
 def plant(note_id="note_0000000000aa", **fields):
     now = utcnow_naive()
@@ -87,6 +89,7 @@ def plant(note_id="note_0000000000aa", **fields):
     return doc
 
 
+@with_stores
 def test_archive_note_writes_the_line_before_deleting():
     plant()
     manager = archive_manager()
@@ -98,6 +101,7 @@ def test_archive_note_writes_the_line_before_deleting():
     assert "embedding" not in line
 
 
+@with_stores
 def test_an_archive_interrupted_before_the_delete_completes_without_a_second_line():
     doc = plant()
     manager = archive_manager()
@@ -107,6 +111,7 @@ def test_an_archive_interrupted_before_the_delete_completes_without_a_second_lin
     assert len(manager.archive_file.read_text().splitlines()) == 1
 
 
+@with_stores
 def test_a_note_the_agent_changed_meanwhile_is_not_deleted():
     doc = plant()
     notes_store().update_importance("note_0000000000aa", 0.9)  # the agent writes
@@ -114,6 +119,7 @@ def test_a_note_the_agent_changed_meanwhile_is_not_deleted():
     assert notes_store().get_full_note("note_0000000000aa")["importance"] == 0.9
 
 
+@with_stores
 def test_archive_low_importance_uses_the_decayed_value_in_the_reason():
     plant("note_0000000000aa", importance=0.01, created_at=utcnow_naive() - timedelta(days=200))
     plant("note_0000000000bb", importance=0.9, created_at=utcnow_naive())
@@ -124,6 +130,7 @@ def test_archive_low_importance_uses_the_decayed_value_in_the_reason():
     assert line["reason"] == "importance_decay_0.000"
 
 
+@with_stores
 def test_restore_re_embeds_and_brings_back_the_provenance():
     plant()
     manager = archive_manager()
@@ -141,6 +148,7 @@ def test_restore_re_embeds_and_brings_back_the_provenance():
     assert datetime.fromisoformat(entry["restored_at"]).tzinfo is None
 
 
+@with_stores
 def test_restore_refuses_to_overwrite_an_existing_id_and_offers_a_new_one():
     plant()
     manager = archive_manager()
@@ -155,6 +163,7 @@ def test_restore_refuses_to_overwrite_an_existing_id_and_offers_a_new_one():
     assert restored["metadata"]["restored_from_note_id"] == "note_0000000000aa"
 
 
+@with_stores
 def test_restoring_what_is_not_archived_is_not_found():
     with pytest.raises(NoteNotFound):
         archive_manager().restore_note("note_0000000000zz")

@@ -10,6 +10,8 @@ from memory_app.memory.archive import local_naive_iso
 from memory_app.stores import archive_manager, notes_store
 from qqweb.audit.models import AuditEvent
 
+pytestmark = pytest.mark.usefixtures("stores")
+
 
 def line(note_id, content, days_ago=1, **extra):
     return {

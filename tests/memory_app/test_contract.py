@@ -3,10 +3,14 @@
 import json
 from datetime import datetime
 
+import pytest
+
 from memory_app.memory import ArchiveManager
 from memory_app.memory.listing import NoteFilter
 from memory_app.selectors import embedder_status
 from memory_app.stores import archive_manager, notes_store
+
+pytestmark = pytest.mark.usefixtures("mongo")
 
 CREATED = datetime(2026, 3, 4, 5, 6, 7, 123000)
 
@@ -117,8 +121,8 @@ def test_the_embedder_check_says_plainly_when_dimensions_differ(settings):
     assert embedder_status().ok
 
 
-def test_an_archive_with_garbage_between_good_lines(stores):
-    path = stores["memory_dir"] / "archive.jsonl"
+def test_an_archive_with_garbage_between_good_lines(memory_dir):
+    path = memory_dir / "archive.jsonl"
     good = {
         "note_id": "note_0123456789ab",
         "content": "x",
@@ -137,7 +141,7 @@ def test_an_archive_with_garbage_between_good_lines(stores):
         + json.dumps({**good, "note_id": "0123456789abcdef"})
         + "\n"
     )
-    read = ArchiveManager(stores["memory_dir"]).read()
+    read = ArchiveManager(memory_dir).read()
     assert [e["note_id"] for e in read.entries] == ["note_0123456789ab", "0123456789abcdef"]
     assert [b.number for b in read.bad_lines] == [2, 3]
     archive_manager().purge_old_archives(10_000)

@@ -8,6 +8,8 @@ from django.urls import reverse
 from memory_app.stores import core_notes, notes_store, working_notes
 from qqweb.audit.models import AuditEvent
 
+pytestmark = pytest.mark.usefixtures("stores")
+
 
 def add(note_id, content, importance, reads):
     notes_store().upsert_note(note_id, content, [], "People & Entities", importance=importance)

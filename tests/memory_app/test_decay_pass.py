@@ -2,9 +2,13 @@
 
 from datetime import timedelta
 
+import pytest
+
 from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.stores import notes_store
 from tests.helpers import plant_note
+
+pytestmark = pytest.mark.usefixtures("mongo")
 
 NOW = utcnow_naive()
 

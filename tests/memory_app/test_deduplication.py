@@ -9,6 +9,8 @@ from memory_app.memory.archive import archive_line_for
 from memory_app.memory.deduplication import MERGED_IDS_FIELD
 from memory_app.stores import archive_manager, deduplicator, notes_store
 
+pytestmark = pytest.mark.usefixtures("mongo", "memory_dir")
+
 EMB = HashingEmbedder(384)
 
 
@@ -58,7 +60,7 @@ def test_exact_duplicates_ignore_case_and_spacing():
     assert deduplicator().find_exact_duplicates(["A  b", "c", "a b"]) == [("A  b", "a b")]
 
 
-def test_merge_writes_the_simple_merge_and_archives_the_secondary(twins, stores):
+def test_merge_writes_the_simple_merge_and_archives_the_secondary(twins, memory_dir):
     dedup = deduplicator()
     pair = dedup.find_similar()[0]
     plan = dedup.plan(pair.note_a, pair.note_b, pair.similarity)
@@ -72,7 +74,7 @@ def test_merge_writes_the_simple_merge_and_archives_the_secondary(twins, stores)
         "source_type": "conversation",
         "source_id": "session:2",
     }
-    line = json.loads((stores["memory_dir"] / "archive.jsonl").read_text().splitlines()[-1])
+    line = json.loads((memory_dir / "archive.jsonl").read_text().splitlines()[-1])
     assert line["note_id"] == "note_00000000000b"
     assert line["reason"].startswith("Consolidated with note_00000000000a (similarity: 0.")
 
@@ -88,7 +90,7 @@ def test_an_access_bumped_by_the_agent_during_a_merge_is_kept(twins):
 
 @pytest.mark.parametrize("crash_after", ["primary_updated", "secondary_archived"])
 def test_a_merge_interrupted_after_any_step_loses_nothing_and_completes_on_retry(
-    twins, stores, crash_after
+    twins, memory_dir, crash_after
 ):
     dedup = deduplicator()
     store = notes_store()
@@ -114,9 +116,7 @@ def test_a_merge_interrupted_after_any_step_loses_nothing_and_completes_on_retry
     primary = store.get_full_note(plan.primary_id)
     assert primary["access_count"] == 5  # not incremented twice
     assert primary["source_history"] == [plan.pushed_source]  # pushed once
-    lines = [
-        json.loads(x) for x in (stores["memory_dir"] / "archive.jsonl").read_text().splitlines()
-    ]
+    lines = [json.loads(x) for x in (memory_dir / "archive.jsonl").read_text().splitlines()]
     assert [x["note_id"] for x in lines] == [plan.secondary_id]  # archived once
     assert store.get_full_note(plan.secondary_id) is None
     assert dedup.apply_merge(plan, archive)  # and once more: still nothing twice

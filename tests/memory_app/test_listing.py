@@ -9,6 +9,8 @@ from memory_app.memory.listing import NoteFilter
 from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.stores import notes_store
 
+pytestmark = pytest.mark.usefixtures("mongo")
+
 NOW = utcnow_naive()
 
 

@@ -16,6 +16,7 @@ from qqweb.actors import Actor
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import batch_undo
 from tests.helpers import plant_note as plant
+from tests.helpers import vector
 from tests.services import free_port
 
 ADA = Actor("user", "ada-admin")
@@ -40,16 +41,24 @@ def run(kind, dry_run=False, **params):
 
 
 @pytest.fixture
-def memory(stores):
-    plant("note_0000000000a1", 0.9, 10)
-    plant("note_0000000000a2", 0.03, 300)
-    plant("note_0000000000a3", 0.6, 40, embedding=[])
+def memory(mongo, memory_dir):
+    """Three notes with words of their own (a3 has no embedding); returns them by id."""
+    return {
+        doc["note_id"]: doc
+        for doc in [
+            plant("note_0000000000a1", 0.9, 10),
+            plant("note_0000000000a2", 0.03, 300),
+            plant("note_0000000000a3", 0.6, 40, embedding=[]),
+        ]
+    }
 
 
 @pytest.mark.parametrize(
     "kind", ["decay", "archival", "archive_purge", "reembed", "dedup_scan", "promotion_scan"]
 )
 def test_a_dry_run_reports_and_changes_nothing(memory, kind):
+    # other words, but the same vector as a1: the dedup scan has a pair to report
+    plant("note_0000000000a4", 0.5, 10, embedding=memory["note_0000000000a1"]["embedding"])
     before, file_before = snapshot(), archive_text()
     job = run(kind, dry_run=True)
     assert job.status == "done" and job.stats
@@ -82,12 +91,18 @@ def test_archival_uses_the_agents_reason_and_undo_restores_notes_and_file(memory
 
 
 def test_reembed_fills_missing_embeddings_only_and_can_be_undone(memory):
+    # a1 keeps a vector an older model gave it, not the current embedder's: re-embedding
+    # every note would replace it, filling the missing ones must not.
+    older = vector("what an older embedding model made of note a1")
+    notes_store().collection.update_one(
+        {"note_id": "note_0000000000a1"}, {"$set": {"embedding": older}}
+    )
     before = snapshot()
     job = run("reembed")
     assert job.stats["candidates"] == 1
     doc = notes_store().get_full_note("note_0000000000a3")
     assert len(doc["embedding"]) == 384
-    assert notes_store().get_full_note("note_0000000000a1")["embedding"] == [0.1] * 384
+    assert notes_store().get_full_note("note_0000000000a1")["embedding"] == older
     batch_undo(actor=ADA, batch_id=job.batch_id)
     assert snapshot() == before
 
@@ -145,7 +160,8 @@ def test_an_unknown_job_is_refused():
 
 
 def test_auto_consolidation_waits_for_the_note_limit_then_merges_and_undoes(memory, settings):
-    plant("note_0000000000a4", 0.5, 10)  # the same vector as a1: a near-duplicate
+    # other words, but the same vector as a1: a near-duplicate
+    plant("note_0000000000a4", 0.5, 10, embedding=memory["note_0000000000a1"]["embedding"])
     assert "not more than 100" in run("auto_consolidation").stats["skipped"]
     before, file_before = snapshot(), archive_text()
     job = run("auto_consolidation", force=True)
@@ -179,7 +195,7 @@ def test_a_vector_index_rebuild_reaches_the_other_processes_indexes(memory):
     assert "note_0000000000a3" in other._where
 
 
-def test_graph_jobs_find_orphans_and_re_embed_entities(memory):
+def test_graph_jobs_find_orphans_and_re_embed_entities(memory, neo4j):
     from graph_app.stores import graph_store
 
     store = graph_store()

@@ -46,9 +46,10 @@ def wait_for(run_id, seconds=60):
 def test_each_job_runs_in_the_worker(celery_worker, settings, admin_client_, job, params, check):
     settings.QQ_MONGO_DB = celery_worker["QQ_MONGO_DB"]  # the database the worker reads
     notes_store().clear_all()
-    plant("note_0000000000a1", 0.9, 10)
+    a1 = plant("note_0000000000a1", 0.9, 10)
     plant("note_0000000000a2", 0.03, 300, embedding=[])
-    plant("note_0000000000a3", 0.8, 12)  # same vector as a1: one near-duplicate pair
+    # other words, but the same vector as a1: one near-duplicate pair
+    plant("note_0000000000a3", 0.8, 12, embedding=a1["embedding"])
     response = admin_client_.post(
         f"/api/maintenance/{job}", json.dumps({"params": params}), content_type="application/json"
     )
@@ -84,7 +85,7 @@ def test_the_api_refuses_unknown_jobs_and_parameters_and_non_admins(admin_client
 
 
 @pytest.mark.django_db
-def test_the_page_lists_jobs_runs_and_the_default_schedule(admin_client_, viewer_client):
+def test_the_page_lists_jobs_runs_and_the_default_schedule(admin_client_, viewer_client, stores):
     schedules_ensure()
     admin_client_.post(reverse("memory_app:maintenance_start", args=["decay"]), {"dry_run": "on"})
     page = admin_client_.get(reverse("memory_app:maintenance")).content.decode()
@@ -100,7 +101,7 @@ def test_the_page_lists_jobs_runs_and_the_default_schedule(admin_client_, viewer
 
 
 @pytest.mark.django_db
-def test_a_schedule_is_edited_and_bad_cron_is_refused(admin_client_):
+def test_a_schedule_is_edited_and_bad_cron_is_refused(admin_client_, stores):
     from django_celery_beat.models import PeriodicTask
 
     schedules_ensure()
@@ -122,7 +123,7 @@ def test_a_schedule_is_edited_and_bad_cron_is_refused(admin_client_):
 
 
 @pytest.mark.django_db
-def test_a_command_runs_a_job_with_a_progress_bar_and_a_summary(capsys, stores):
+def test_a_command_runs_a_job_with_a_progress_bar_and_a_summary(capsys, mongo):
     plant("note_0000000000a1", 0.9, 10)
     call_command("decay_pass", "--dry-run")
     out = capsys.readouterr().out
@@ -132,7 +133,7 @@ def test_a_command_runs_a_job_with_a_progress_bar_and_a_summary(capsys, stores):
 
 
 @pytest.mark.django_db
-def test_a_run_is_undone_from_its_page(admin_client_, stores):
+def test_a_run_is_undone_from_its_page(admin_client_, mongo):
     from memory_app.services.maintenance import job_create, job_run
     from qqweb.actors import Actor
 

@@ -5,6 +5,8 @@ import pytest
 from memory_app.memory import InvalidNote
 from memory_app.stores import notes_store
 
+pytestmark = pytest.mark.usefixtures("mongo")
+
 
 def test_ensure_indexes_creates_the_agents_indexes():
     store = notes_store()

@@ -2,12 +2,15 @@
 
 import re
 
+import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
 from graph_app.stores import graph_store
 from memory_app.stores import notes_store
 from tests.services import free_port
+
+pytestmark = pytest.mark.usefixtures("stores")
 
 
 def _card(page: str, card_id: str) -> str:

@@ -30,7 +30,7 @@ def plant(note_id, importance, days_old, **extra):
     )
 
 
-def test_the_histogram_counts_stored_importance_and_decay_moves_the_overlays_down():
+def test_the_histogram_counts_stored_importance_and_decay_moves_the_overlays_down(mongo):
     plant("note_0000000000a1", 0.95, 0, source={"source_type": "file", "file_path": "/a.py"})
     plant("note_0000000000a2", 0.45, 0, source={"source_type": "conversation"})
     plant("note_0000000000a3", 0.02, 200)
@@ -51,7 +51,7 @@ def test_chart_geometry_scales_bars_to_the_tallest_series():
     assert chart.bars[1].height == 2 * chart.bars[0].height
 
 
-def test_the_overview_page_draws_the_histogram_and_the_what_if(viewer_client):
+def test_the_overview_page_draws_the_histogram_and_the_what_if(viewer_client, stores):
     plant("note_0000000000a1", 0.02, 200)
     plant("note_0000000000a2", 0.9, 0)
     html = viewer_client.get(reverse("memory_app:overview") + "?threshold=0.5").content.decode()
@@ -59,7 +59,7 @@ def test_the_overview_page_draws_the_histogram_and_the_what_if(viewer_client):
     assert "<strong>1</strong> of 2 notes would be archived" in html
 
 
-def test_a_bad_threshold_falls_back_to_the_setting(viewer_client):
+def test_a_bad_threshold_falls_back_to_the_setting(viewer_client, stores):
     plant("note_0000000000a1", 0.9, 0)
     html = viewer_client.get(reverse("memory_app:overview") + "?threshold=abc").content.decode()
     assert "effective importance below 0.05" in html

@@ -11,6 +11,8 @@ from memory_app.stores import core_notes
 from tests.helpers import add_note as add
 from tests.services import free_port
 
+pytestmark = pytest.mark.usefixtures("stores")
+
 
 @pytest.fixture
 def memory(stores):

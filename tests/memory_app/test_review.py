@@ -11,6 +11,8 @@ from qqweb.actors import Actor
 from qqweb.audit.models import AuditEvent
 from tests.helpers import add_note as add
 
+pytestmark = pytest.mark.usefixtures("stores")
+
 ADA = Actor("user", "ada-admin")
 
 

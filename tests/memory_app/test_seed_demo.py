@@ -15,9 +15,9 @@ from qqweb.clients import neo4j_driver
 
 
 @pytest.fixture
-def seeded(stores):
+def seeded(mongo, memory_dir, neo4j):
     call_command("seed_demo")
-    return stores
+    return {"memory_dir": memory_dir}
 
 
 def test_notes_follow_the_agents_document_schema(seeded):

@@ -62,7 +62,7 @@ def archive_text():
     return path.read_text() if path.exists() else ""
 
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("mongo", "memory_dir")]
 
 
 def test_edit_changes_the_note_re_embeds_and_is_audited():

@@ -10,6 +10,8 @@ from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.memory.vectors import VectorIndex
 from memory_app.stores import notes_store
 
+pytestmark = pytest.mark.usefixtures("mongo")
+
 EMB = HashingEmbedder(384)
 
 

@@ -9,6 +9,8 @@ from memory_app.stores import core_notes, notes_store
 from qqweb.audit.models import AuditEvent
 from tests.helpers import add_note as add
 
+pytestmark = pytest.mark.usefixtures("stores")
+
 
 @pytest.fixture
 def notes():

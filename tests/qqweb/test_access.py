@@ -32,7 +32,7 @@ def test_every_page_sends_anonymous_visitors_to_the_login(name):
 
 
 @pytest.mark.django_db
-def test_healthz_needs_no_login_and_shows_no_data():
+def test_healthz_needs_no_login_and_shows_no_data(stores):
     response = Client().get("/healthz")
     assert response.status_code == 200
     body = response.json()
@@ -42,7 +42,7 @@ def test_healthz_needs_no_login_and_shows_no_data():
 
 
 @pytest.mark.parametrize("name", [p for p in PAGES if p != "api_tokens"])
-def test_a_viewer_can_open_every_section(viewer_client, name):
+def test_a_viewer_can_open_every_section(viewer_client, stores, name):
     assert viewer_client.get(reverse(name)).status_code == 200
 
 
@@ -52,13 +52,13 @@ def test_a_user_without_a_role_is_forbidden(outsider):
     assert client.get(reverse("memory_app:overview")).status_code == 403
 
 
-def test_only_admins_manage_api_tokens(viewer_client, curator_client, admin_client_):
+def test_only_admins_manage_api_tokens(viewer_client, curator_client, admin_client_, stores):
     assert viewer_client.get(reverse("api_tokens")).status_code == 403
     assert curator_client.get(reverse("api_tokens")).status_code == 403
     assert admin_client_.get(reverse("api_tokens")).status_code == 200
 
 
-def test_an_admin_creates_a_token_that_is_shown_once(admin_client_, viewer):
+def test_an_admin_creates_a_token_that_is_shown_once(admin_client_, viewer, stores):
     response = admin_client_.post(reverse("api_tokens"), {"name": "nightly", "user": viewer.pk})
     assert response.status_code == 200
     token = ApiToken.objects.get(name="nightly")

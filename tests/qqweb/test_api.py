@@ -5,7 +5,7 @@ from memory_app.stores import notes_store
 from tests.services import free_port
 
 
-def test_overview_endpoint_returns_counts_from_the_stores(viewer_client):
+def test_overview_endpoint_returns_counts_from_the_stores(viewer_client, stores):
     call_command("seed_demo")
     body = viewer_client.get("/api/overview").json()
     assert body["notes_total"] == notes_store().count()
@@ -16,7 +16,7 @@ def test_overview_endpoint_returns_counts_from_the_stores(viewer_client):
     assert body["errors"] == {}
 
 
-def test_graph_stats_endpoint_counts_labels_and_types(viewer_client):
+def test_graph_stats_endpoint_counts_labels_and_types(viewer_client, stores):
     call_command("seed_demo")
     body = viewer_client.get("/api/graph/stats").json()
     assert {row["name"]: row["count"] for row in body["by_label"]} == graph_store().count_by_label()

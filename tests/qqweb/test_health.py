@@ -1,8 +1,11 @@
+import pytest
 from django.test import Client
 from django.urls import reverse
 from secantus import SecantusDBServer
 
 from tests.services import free_port
+
+pytestmark = pytest.mark.usefixtures("stores")
 
 
 def test_healthz_shows_a_stopped_mongodb_as_down(db, settings, tmp_path):
