@@ -35,7 +35,7 @@ from django.test import Client
 from secantus import SecantusDBServer
 
 from graph_app.stores import graph_store
-from memory_app.stores import notes_store
+from memory_app.stores import notes_store, vector_indexes_close
 from qqweb.celery import app as celery_app
 from qqweb.clients import mongo_client
 from qqweb.health import forget_cached_health
@@ -151,6 +151,7 @@ def mongo(
     notes_store().ensure_indexes()
     yield database
     forget_cached_health()
+    vector_indexes_close()  # stop the search indexes' change-stream threads of this test
     client.drop_database(database)
 
 

@@ -114,3 +114,24 @@ def plant_note(
     }
     notes_store().collection.insert_one(dict(doc))
     return doc
+
+
+def agent_archive_line(note_id: str, days_ago: int, **extra: Any) -> dict[str, Any]:
+    """An ``archive.jsonl`` line exactly as the agent writes one (naive local time),
+    archived ``days_ago`` days ago."""
+    from datetime import datetime, timedelta
+
+    from memory_app.memory.archive import local_naive_iso
+
+    return {
+        "note_id": note_id,
+        "content": f"what {note_id} said",
+        "section": "Key Topics",
+        "importance": 0.02,
+        "reason": "low_importance",
+        "archived_at": local_naive_iso(datetime.now() - timedelta(days=days_ago)),
+        "original_created_at": None,
+        "access_count": 0,
+        "metadata": {},
+        **extra,
+    }

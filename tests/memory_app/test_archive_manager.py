@@ -3,27 +3,13 @@ a purge or an undo did to the file meanwhile."""
 
 import json
 from collections.abc import Callable
-from datetime import datetime, timedelta
 
 import pytest
 
 from memory_app.memory import ArchiveManager, HashingEmbedder, NoteNotFound
-from memory_app.memory.archive import ArchiveLineGone, local_naive_iso
+from memory_app.memory.archive import ArchiveLineGone
 from memory_app.stores import archive_manager, notes_store
-
-
-def agent_line(note_id: str, days_ago: int) -> dict:
-    return {
-        "note_id": note_id,
-        "content": f"what {note_id} said",
-        "section": "Key Topics",
-        "importance": 0.02,
-        "reason": "low_importance",
-        "archived_at": local_naive_iso(datetime.now() - timedelta(days=days_ago)),
-        "original_created_at": None,
-        "access_count": 0,
-        "metadata": {},
-    }
+from tests.helpers import agent_archive_line as agent_line
 
 
 @pytest.fixture

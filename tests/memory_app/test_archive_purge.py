@@ -3,7 +3,6 @@ steps, and the service's audit event holds exactly the lines it dropped."""
 
 import json
 import shutil
-from datetime import datetime, timedelta
 
 import pytest
 from django.db.models.signals import post_save
@@ -15,25 +14,11 @@ from memory_app.stores import archive_manager
 from qqweb.actors import Actor
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
+from tests.helpers import agent_archive_line as agent_line
 
 ADA = Actor("user", "ada-admin")
 
 pytestmark = pytest.mark.django_db
-
-
-def agent_line(note_id: str, days_ago: int, **extra) -> dict:
-    return {
-        "note_id": note_id,
-        "content": f"what {note_id} said",
-        "section": "Key Topics",
-        "importance": 0.02,
-        "reason": "low_importance",
-        "archived_at": local_naive_iso(datetime.now() - timedelta(days=days_ago)),
-        "original_created_at": None,
-        "access_count": 0,
-        "metadata": {},
-        **extra,
-    }
 
 
 @pytest.fixture
