@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.operation import Operation
 from ninja.security import APIKeyCookie, HttpBearer
 from ninja.security import django_auth as session_auth
 
@@ -60,7 +61,17 @@ class BearerTokenAuth(HttpBearer):
 
 _session: APIKeyCookie = session_auth
 
-api = NinjaAPI(
+
+class QQWebAPI(NinjaAPI):
+    def get_openapi_operation_id(self, operation: Operation) -> str:
+        """``<app>_api_<function>``, also when an app's API is a package of modules by
+        sub-domain: operation ids are what clients generate code from, so they do not
+        follow our module layout."""
+        app = operation.view_func.__module__.split(".")[0]
+        return f"{app}_api_{operation.view_func.__name__}"
+
+
+api = QQWebAPI(
     title="qqweb API",
     version="1",
     description="Browse and curate a qq agent's long-term memory.",

@@ -1,0 +1,58 @@
+"""archive.jsonl: browse, restore, purge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+
+from memory_app import selectors, services
+from memory_app.api.common import _counts, router
+from memory_app.memory.domain import Note
+from memory_app.schemas import (
+    ArchiveOut,
+    NoteOut,
+    PurgeIn,
+    PurgeOut,
+    RestoreIn,
+)
+from qqweb.actors import Actor
+from qqweb.auth import ADMIN, VIEWER, require_role
+
+
+@router.get("/archive", response=ArchiveOut, tags=["archive"])
+def archive_list(
+    request: HttpRequest, q: str = "", include_restored: bool = False, limit: int = 100
+) -> dict[str, Any]:
+    """archive.jsonl newest first, searched by content or id; unreadable lines listed."""
+    require_role(request, VIEWER)
+    view = selectors.archive_browse(query=q[:500], include_restored=include_restored, limit=limit)
+    return {
+        "items": [vars(n) for n in view.entries],
+        "total": view.total,
+        "restored": view.restored,
+        "by_reason": _counts(view.by_reason),
+        "unreadable_lines": [
+            {"line": b.number, "error": b.error, "raw": b.raw[:500]} for b in view.bad_lines
+        ],
+    }
+
+
+@router.post("/archive/{note_id}/restore", response=NoteOut, tags=["archive"])
+def archive_restore(request: HttpRequest, note_id: str, body: RestoreIn) -> Note:
+    """Restore (admin): re-embedded, provenance back. 409 with a ``suggested_id`` when the
+    id exists in MongoDB; send it back as ``new_id`` to restore under it."""
+    require_role(request, ADMIN)
+    doc = services.note_restore(
+        actor=Actor.from_request(request), note_id=note_id, new_id=body.new_id
+    )
+    return selectors.note_get(note_id=doc.note_id)
+
+
+@router.post("/archive/purge", response=PurgeOut, tags=["archive"])
+def archive_purge(request: HttpRequest, body: PurgeIn) -> dict[str, Any]:
+    """Drop lines older than ``days`` (admin). ``dry_run`` (the default) only counts."""
+    require_role(request, ADMIN)
+    return services.archive_purge(
+        actor=Actor.from_request(request), days=body.days, dry_run=body.dry_run
+    )

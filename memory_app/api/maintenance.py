@@ -1,0 +1,77 @@
+"""Maintenance runs: start a job (its parameters checked by its schema), poll a run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Status
+from ninja.errors import HttpError
+
+from memory_app.api.common import router
+from memory_app.jobs import job_start
+from memory_app.memory import InvalidNote
+from memory_app.models import MaintenanceRun
+from memory_app.schemas import (
+    JobIn,
+    RunOut,
+    job_in,
+)
+from memory_app.services.maintenance import JOBS, Job
+from qqweb.actors import Actor
+from qqweb.auth import ADMIN, VIEWER, require_role
+
+
+@router.get("/maintenance/runs/{run_id}", response=RunOut, tags=["maintenance"])
+def maintenance_run(request: HttpRequest, run_id: int) -> MaintenanceRun:
+    require_role(request, VIEWER)
+    run = MaintenanceRun.objects.filter(pk=run_id).first()
+    if run is None:
+        raise HttpError(404, f"there is no run {run_id}")
+    return run
+
+
+@router.get("/maintenance/runs", response=list[RunOut], tags=["maintenance"])
+def maintenance_runs(request: HttpRequest, kind: str = "", limit: int = 50) -> list[Any]:
+    require_role(request, VIEWER)
+    runs = MaintenanceRun.objects.all()
+    if kind:
+        runs = runs.filter(kind=kind)
+    return list(runs[: max(1, min(limit, 500))])
+
+
+def _maintenance_start(job: Job) -> None:
+    """``POST /maintenance/<kind>``, whose body's ``params`` is the job's own schema: a
+    bad or unknown parameter is a 422 naming it, before any run is created."""
+
+    def start(request: HttpRequest, body: JobIn) -> Status:
+        require_role(request, ADMIN)
+        run = job_start(
+            kind=job.kind,
+            actor=Actor.from_request(request),
+            dry_run=body.dry_run,
+            params=body.params,
+        )
+        return Status(202, run)
+
+    start.__annotations__["body"] = job_in(job.kind, job.params)  # ninja reads it from here
+    router.post(
+        f"/maintenance/{job.kind}",
+        response={202: RunOut},
+        tags=["maintenance"],
+        operation_id=f"maintenance_start_{job.kind}",
+        summary=f"Start: {job.title}",
+        description=f"{job.description} Runs in the worker (admin); ``dry_run`` reports "
+        "what it would do and changes nothing. Poll ``/api/maintenance/runs/{id}``.",
+    )(start)
+
+
+for _job in JOBS.values():
+    _maintenance_start(_job)
+
+
+@router.post("/maintenance/{job}", include_in_schema=False)
+def maintenance_start_unknown(request: HttpRequest, job: str) -> None:
+    """Every job has its own route above; this one names the jobs there are."""
+    require_role(request, ADMIN)
+    raise InvalidNote("job", f"must be one of {', '.join(JOBS)}")

@@ -1,0 +1,137 @@
+"""Notes: overview counts, the list, histogram, search, bulk, one note."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Query
+
+from memory_app import selectors, services
+from memory_app.api.common import _counts, _utc_naive, router
+from memory_app.memory.archive import ArchivedNote
+from memory_app.memory.domain import Note
+from memory_app.memory.listing import NoteFilter
+from memory_app.schemas import (
+    ArchiveLineOut,
+    BulkIn,
+    BulkOut,
+    HistogramOut,
+    MemoryOverviewOut,
+    NoteOut,
+    NotePatchIn,
+    NotesPageOut,
+    NotesQuery,
+    SearchIn,
+    SearchOut,
+)
+from qqweb.actors import Actor
+from qqweb.auth import CURATOR, VIEWER, require_role
+
+
+@router.get("/overview", response=MemoryOverviewOut)
+def overview(request: HttpRequest) -> dict[str, Any]:
+    """Notes by section, archive lines, core and working notes. A store that is down is
+    named in ``errors``; the other counts are still given."""
+    require_role(request, VIEWER)
+    data = selectors.memory_overview()
+    return {
+        "notes_total": data.notes_total,
+        "notes_by_section": _counts(data.notes_by_section),
+        "archive": data.archive,
+        "core_by_category": _counts(data.core_by_category),
+        "working_by_section": _counts(data.working_by_section),
+        "errors": data.errors,
+    }
+
+
+@router.get("/notes", response=NotesPageOut)
+def notes_list(request: HttpRequest, query: Query[NotesQuery]) -> dict[str, Any]:
+    """Filtered, sorted, keyset-paged notes (no embeddings). Pass ``next_cursor`` back as
+    ``cursor`` for the next page; it is null on the last one. Times are UTC."""
+    require_role(request, VIEWER)
+    page = selectors.notes_list(
+        flt=query.note_filter(),
+        sort=query.sort,
+        direction=query.direction,
+        cursor=query.cursor,
+        limit=query.limit,
+    )
+    return {"items": page.items, "next_cursor": page.next_cursor}
+
+
+@router.get("/notes/histogram", response=HistogramOut)
+def notes_histogram(
+    request: HttpRequest, bins: int = 10, section: str | None = None
+) -> dict[str, Any]:
+    """Stored importance in equal buckets over [0, 1], counted by the database."""
+    require_role(request, VIEWER)
+    NoteFilter(section=section)  # checks the section name
+    histogram = selectors.importance_histogram(bins=bins, section=section)
+    return {"edges": histogram.edges, "counts": histogram.counts}
+
+
+@router.post("/notes/search", response=SearchOut)
+def notes_search(request: HttpRequest, body: SearchIn) -> dict[str, Any]:
+    """Semantic search with the configured embedder; 422 when its dimension does not
+    match the stored vectors."""
+    require_role(request, VIEWER)
+    outcome = selectors.notes_search(
+        query=body.query, section=body.section, min_score=body.min_score, limit=body.limit
+    )
+    return {
+        "results": outcome.results,
+        "compared": outcome.compared,
+        "skipped_other_dimensions": outcome.skipped_other_dimensions,
+        "model": outcome.model,
+    }
+
+
+@router.post("/notes/bulk", response=BulkOut)
+def notes_bulk(request: HttpRequest, body: BulkIn) -> dict[str, Any]:
+    """Archive, set importance or move section for ``note_ids`` or every note matching
+    ``filter``; one batch id for the audit log (undo the whole batch there)."""
+    require_role(request, CURATOR)
+    result = services.notes_bulk(
+        actor=Actor.from_request(request),
+        action=body.action,
+        note_ids=body.note_ids,
+        flt=body.filter.note_filter() if body.filter else None,
+        importance=body.importance,
+        section=body.section,
+    )
+    return {
+        "batch_id": str(result.batch_id),
+        "action": result.action,
+        "done": result.done,
+        "failed": [{"note_id": i, "error": e} for i, e in result.failed],
+    }
+
+
+@router.get("/notes/{note_id}", response=NoteOut)
+def note_get(request: HttpRequest, note_id: str) -> Note:
+    require_role(request, VIEWER)
+    return selectors.note_get(note_id=note_id)
+
+
+@router.patch("/notes/{note_id}", response=NoteOut)
+def note_patch(request: HttpRequest, note_id: str, body: NotePatchIn) -> Note:
+    """Edit content (re-embedded), section or importance. 409 when the note changed after
+    ``expected_updated_at``."""
+    require_role(request, CURATOR)
+    doc = services.note_edit(
+        actor=Actor.from_request(request),
+        note_id=note_id,
+        expected_updated_at=_utc_naive(body.expected_updated_at),
+        content=body.content,
+        section=body.section,
+        importance=body.importance,
+    )
+    return selectors.note_get(note_id=doc.note_id)
+
+
+@router.delete("/notes/{note_id}", response=ArchiveLineOut)
+def note_delete(request: HttpRequest, note_id: str) -> ArchivedNote:
+    """Archive the note (archive.jsonl first, then MongoDB); undo it from the audit log."""
+    require_role(request, CURATOR)
+    return services.note_archive(actor=Actor.from_request(request), note_id=note_id)

@@ -1,0 +1,67 @@
+"""The near-duplicate review queue."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from ninja import Status
+
+from memory_app import selectors, services
+from memory_app.api.common import router
+from memory_app.job_params import DedupScanParams
+from memory_app.jobs import job_start
+from memory_app.memory import InvalidNote
+from memory_app.models import ReviewPair
+from memory_app.schemas import (
+    ReviewPairOut,
+    RunOut,
+    SuggestionIn,
+    SuggestionOut,
+    VerdictIn,
+)
+from qqweb.actors import Actor
+from qqweb.auth import ADMIN, CURATOR, VIEWER, require_role
+
+
+@router.get("/duplicates", response=list[ReviewPairOut], tags=["duplicates"])
+def duplicates_list(
+    request: HttpRequest, status: str = "pending", limit: int = 100
+) -> list[ReviewPair]:
+    """The review queue, most similar first."""
+    require_role(request, VIEWER)
+    if status not in dict(ReviewPair.STATUSES):
+        raise InvalidNote("status", "must be pending, merged, rejected or skipped")
+    return list(ReviewPair.objects.filter(status=status)[: max(1, min(limit, 1000))])
+
+
+@router.post("/duplicates/scan", response={202: RunOut}, tags=["duplicates"])
+def duplicates_scan(request: HttpRequest, body: DedupScanParams) -> Status:
+    """Start a dedup scan in the worker (admin); poll ``/api/maintenance/runs/{id}``."""
+    require_role(request, ADMIN)
+    run = job_start(kind="dedup_scan", actor=Actor.from_request(request), params=body)
+    return Status(202, run)
+
+
+@router.post("/duplicates/{pair_id}/verdict", response=ReviewPairOut, tags=["duplicates"])
+def duplicates_verdict(request: HttpRequest, pair_id: int, body: VerdictIn) -> ReviewPair:
+    """merge (into ``primary_id``, optionally with ``content``), not_duplicate
+    (remembered until a text changes) or skip."""
+    require_role(request, CURATOR)
+    return services.review_verdict(
+        actor=Actor.from_request(request),
+        pair_id=pair_id,
+        verdict=body.verdict,
+        primary_id=body.primary_id,
+        content=body.content,
+    )
+
+
+@router.post("/duplicates/{pair_id}/suggestion", response=SuggestionOut, tags=["duplicates"])
+def duplicates_suggestion(
+    request: HttpRequest, pair_id: int, body: SuggestionIn
+) -> selectors.MergeSuggestion:
+    """The merged text the configured LLM (``QQ_LLM_URL``) suggests for a pending pair
+    (kept ``primary_id``, or the agent's choice). Nothing is written: send it back as the
+    ``content`` of a merge verdict. 400 when no LLM is configured, 503 when it does not
+    answer."""
+    require_role(request, CURATOR)
+    return selectors.review_llm_text(pair_id=pair_id, primary_id=body.primary_id)
