@@ -45,6 +45,14 @@ from tests.services import Neo4jService, start_celery_worker, start_redis, stop
 ROOT = Path(__file__).resolve().parent.parent
 _db_numbers = itertools.count(1)
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Django's test database lives in ``var/`` (settings: QQ_TEST_DATABASE_PATH), which a
+    fresh clone does not have yet."""
+    test_db = django_settings.DATABASES["default"].get("TEST", {}).get("NAME")
+    Path(test_db or ROOT / "var" / "test.sqlite3").parent.mkdir(parents=True, exist_ok=True)
+
+
 # Where a store's settings point while its fixture is not requested: nothing listens on
 # port 9 (discard) of the loopback, and nothing can be created under /dev/null. A query or
 # a publish is refused (MongoDB after its 2 s server selection), a write to the memory
