@@ -3,10 +3,13 @@
 import json
 from datetime import datetime
 
-from memory_app.memory import ArchiveManager
+from memory_app.memory import ArchiveManager, HashingEmbedder
 from memory_app.memory.listing import NoteFilter
+from memory_app.models import ReviewPair
 from memory_app.selectors import embedder_status
+from memory_app.services import duplicates_scan, run_create
 from memory_app.stores import archive_manager, notes_store
+from qqweb.actors import Actor
 
 CREATED = datetime(2026, 3, 4, 5, 6, 7, 123000)
 
@@ -83,9 +86,9 @@ def test_every_agent_document_is_listed_with_naive_dates():
     }
     for note in page.items:
         assert note.created_at == CREATED and note.created_at.tzinfo is None
-    assert {
-        d.note_id for d in notes_store().list_notes(NoteFilter(no_embedding=True)).items
-    } == {"fedcba9876543210"}
+    assert {d.note_id for d in notes_store().list_notes(NoteFilter(no_embedding=True)).items} == {
+        "fedcba9876543210"
+    }
 
 
 def test_both_source_shapes_are_read_and_filterable():
@@ -142,3 +145,101 @@ def test_an_archive_with_garbage_between_good_lines(stores):
     assert [b.number for b in read.bad_lines] == [2, 3]
     archive_manager().purge_old_archives(10_000)
     assert "truncated" in path.read_text() and "[1, 2]" in path.read_text()
+
+
+# --- round trip: what qqweb writes, the agent reads the way it wrote it --------------------
+#
+# Data planted exactly as the contract says the agent writes it (varied decay_rate, 1024-d
+# vectors next to 384-d ones, a torn archive line, a per-agent notes file), then acted on
+# through qqweb's real services, pages and API.
+
+AGENT_1024 = HashingEmbedder(1024)  # stands in for the agent's 1024-d model
+AGENT_MODEL_HINT = "QQ_EMBEDDING_BACKEND=openai with TEI_URL"
+
+
+def vector_1024(text):
+    return [float(x) for x in AGENT_1024.embed([text])[0]]
+
+
+def api(client, method, url, body=None):
+    return getattr(client, method)(url, json.dumps(body or {}), content_type="application/json")
+
+
+def plant(*docs):
+    notes_store().collection.insert_many([dict(d) for d in docs])
+
+
+def scan_pairs():
+    run = run_create(kind="dedup_scan", actor=Actor("user", "ada-admin"))
+    duplicates_scan(run=run, threshold=0.85)
+    return ReviewPair.objects.get()
+
+
+def archive_line(note_id, **extra):
+    return {
+        "note_id": note_id,
+        "content": f"content of {note_id}",
+        "section": "Key Topics",
+        "importance": 0.02,
+        "reason": "low_importance",
+        "archived_at": "2026-10-01T10:00:00.123456",
+        "original_created_at": "2026-03-04T05:06:07.123000",
+        "access_count": 0,
+        "metadata": {},
+        **extra,
+    }
+
+
+# 6. the seed API where agent code calls it
+
+
+def test_upsert_on_an_existing_note_keeps_importance_and_decay_rate_and_pushes_the_source(
+    stores,
+):
+    plant(
+        agent_doc(
+            "note_0123456789ab",
+            "first",
+            [0.1] * 384,
+            importance=0.7,
+            decay_rate=0.05,
+            access_count=3,
+            source=PROVENANCE,
+            source_history=[PROVENANCE],
+        )
+    )
+    store = notes_store()
+    store.upsert_note("note_0123456789ab", "second", [0.2] * 384, "Important Facts")
+    doc = store.get_full_note("note_0123456789ab")
+    assert (doc["content"], doc["importance"], doc["decay_rate"]) == ("second", 0.7, 0.05)
+    assert (doc["access_count"], doc["created_at"]) == (3, CREATED)
+    assert doc["source_history"] == [PROVENANCE]
+
+    store.upsert_note("note_0123456789ab", "third", [0.2] * 384, "Key Topics", source=ANALYZER)
+    doc = store.get_full_note("note_0123456789ab")
+    assert doc["source"] == ANALYZER and doc["source_history"] == [PROVENANCE, ANALYZER]
+    store.upsert_note("note_0123456789ab", "fourth", [], "Key Topics", importance=0.2)
+    assert store.get_full_note("note_0123456789ab")["importance"] == 0.2
+
+
+def test_upsert_of_a_new_note_sets_its_source_without_history_and_takes_an_empty_section(
+    stores,
+):
+    store = notes_store()
+    store.upsert_note("note_0123456789ab", "restored by the agent", [], "", source=PROVENANCE)
+    doc = store.get_full_note("note_0123456789ab")
+    assert doc["source"] == PROVENANCE and "source_history" not in doc
+    assert (doc["importance"], doc["decay_rate"], doc["access_count"]) == (0.5, 0.01, 0)
+    assert doc["section"] is None and doc["last_accessed"] is None
+
+
+def test_get_note_returns_what_the_agents_archive_manager_reads(stores):
+    plant(
+        agent_doc(
+            "note_0123456789ab", "x", [0.1] * 384, source=PROVENANCE, source_history=[PROVENANCE]
+        )
+    )
+    note = notes_store().get_note("note_0123456789ab")
+    assert note == notes_store().get_full_note("note_0123456789ab")
+    assert note["source"] == PROVENANCE and note["source_history"] == [PROVENANCE]
+    assert note["created_at"] == CREATED and note["metadata"] == {}
