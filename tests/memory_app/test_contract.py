@@ -1,9 +1,11 @@
 """Documents and files planted exactly as the agent writes them are read correctly."""
 
+import fcntl
 import json
+import threading
 from datetime import datetime
 
-from memory_app.memory import ArchiveManager, HashingEmbedder
+from memory_app.memory import ArchiveManager, HashingEmbedder, NotesManager
 from memory_app.memory.listing import NoteFilter
 from memory_app.models import ReviewPair
 from memory_app.selectors import embedder_status
@@ -188,6 +190,32 @@ def archive_line(note_id, **extra):
         "metadata": {},
         **extra,
     }
+
+
+# 5. per-agent working notes lock their own lock file
+
+
+def test_per_agent_working_notes_lock_notes_agent_id_lock(stores):
+    memory_dir = stores["memory_dir"]
+    path = memory_dir / "notes.task_0001.md"
+    path.write_text(NotesManager(memory_dir).template())
+    manager = NotesManager(memory_dir, agent_id="task_0001")
+
+    with open(memory_dir / "notes.lock", "a") as shared_file:  # the main notes' lock
+        fcntl.flock(shared_file.fileno(), fcntl.LOCK_EX)
+        assert manager.add_note("Key Topics", "not blocked by notes.lock")
+
+    with open(memory_dir / "notes.task_0001.lock", "a") as agent_lock:  # the agent holds it
+        fcntl.flock(agent_lock.fileno(), fcntl.LOCK_EX)
+        writer = threading.Thread(target=manager.add_note, args=("Key Topics", "waits"))
+        writer.start()
+        writer.join(timeout=0.5)
+        assert writer.is_alive() and "waits" not in path.read_text()
+        fcntl.flock(agent_lock.fileno(), fcntl.LOCK_UN)
+    writer.join(timeout=5)
+    assert not writer.is_alive()
+    assert manager.items_by_section()["Key Topics"] == ["waits", "not blocked by notes.lock"]
+    assert not (memory_dir / "notes.md").exists()
 
 
 # 6. the seed API where agent code calls it
