@@ -5,13 +5,18 @@ import json
 import threading
 from datetime import datetime
 
+import pytest
+from django.urls import reverse
+
 from memory_app.memory import ArchiveManager, HashingEmbedder, NotesManager
 from memory_app.memory.listing import NoteFilter
 from memory_app.models import ReviewPair
 from memory_app.selectors import embedder_status
 from memory_app.services import duplicates_scan, run_create
+from memory_app.services.maintenance import job_create, job_run
 from memory_app.stores import archive_manager, notes_store
 from qqweb.actors import Actor
+from tests.helpers import vector
 
 CREATED = datetime(2026, 3, 4, 5, 6, 7, 123000)
 
@@ -190,6 +195,40 @@ def archive_line(note_id, **extra):
         "metadata": {},
         **extra,
     }
+
+
+# 1. one rule for the default primary: the page, the API and auto-consolidation
+
+
+@pytest.mark.parametrize("how", ["api", "auto_consolidation"])
+def test_a_merge_without_a_primary_keeps_the_higher_importance_note(curator_client, stores, how):
+    text = "Lumen stores its notes in MongoDB with vector search"
+    plant(
+        agent_doc("note_0000000000a1", text, vector(text), importance=0.4),
+        agent_doc("note_0000000000b2", text + " today", vector(text + " today"), importance=0.7),
+    )
+    pair = scan_pairs()
+    assert (pair.note_a, pair.note_b) == ("note_0000000000a1", "note_0000000000b2")
+    page = curator_client.get(reverse("memory_app:review")).content.decode()
+    assert 'value="note_0000000000b2" checked' in page  # the page pre-selects the agent's
+
+    if how == "api":
+        response = api(
+            curator_client, "post", f"/api/duplicates/{pair.pk}/verdict", {"verdict": "merge"}
+        )
+        assert response.status_code == 200 and response.json()["primary"] == "note_0000000000b2"
+    else:
+        run = job_create(
+            kind="auto_consolidation", actor=Actor("user", "ada-admin"), params={"force": True}
+        )
+        job_run(run=run)
+
+    assert notes_store().get_full_note("note_0000000000a1") is None
+    kept = notes_store().get_full_note("note_0000000000b2")
+    assert kept["importance"] == 0.75 and kept["content"] == text + " today"
+    [line] = archive_manager().read().notes
+    assert line.note_id == "note_0000000000a1"
+    assert line.reason.startswith("Consolidated with note_0000000000b2 (similarity: 0.")
 
 
 # 5. per-agent working notes lock their own lock file
