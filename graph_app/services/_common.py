@@ -11,7 +11,7 @@ from graph_app.knowledge import InvalidIdentifier, checked_rel_type
 from graph_app.knowledge.domain import RelationshipRef
 from graph_app.knowledge.errors import GraphRefusal, InvalidGraphValue
 from graph_app.knowledge.states import EntityState, RelationshipState, RelState
-from memory_app.memory import DimensionMismatch
+from memory_app.memory.embeddings import embed_keeping_dimension
 from qqweb.actors import Actor
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audit_begin
@@ -23,10 +23,10 @@ NAME_MAX = 300
 def _embedding_for(name: str, description: str, old: Any) -> list[float]:
     from qqweb.clients import embedder
 
-    vector = [float(x) for x in embedder().embed([f"{name}: {description}"])[0]]
-    if isinstance(old, list) and old and len(old) != len(vector):
-        raise DimensionMismatch(len(old), len(vector), "the configured model's vector")
-    return vector
+    stored = len(old) if isinstance(old, list) and old else None
+    return embed_keeping_dimension(
+        embedder(), f"{name}: {description}", stored, what=f"the entity {name!r}"
+    )
 
 
 def _clean_name(value: str, field_name: str = "name") -> str:

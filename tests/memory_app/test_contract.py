@@ -16,6 +16,7 @@ from memory_app.services import duplicates_scan, run_create
 from memory_app.services.maintenance import job_create, job_run
 from memory_app.stores import archive_manager, notes_store
 from qqweb.actors import Actor
+from qqweb.audit.models import AuditEvent
 from tests.helpers import vector
 
 CREATED = datetime(2026, 3, 4, 5, 6, 7, 123000)
@@ -229,6 +230,121 @@ def test_a_merge_without_a_primary_keeps_the_higher_importance_note(curator_clie
     [line] = archive_manager().read().notes
     assert line.note_id == "note_0000000000a1"
     assert line.reason.startswith("Consolidated with note_0000000000b2 (similarity: 0.")
+
+
+# 2. re-embedding keeps the stored dimension, or is refused with a 409
+
+
+def test_a_content_edit_of_a_1024d_note_with_the_384d_model_is_a_409(curator_client, stores):
+    plant(
+        agent_doc("note_0000000001a1", "Lumen runs on qwen", vector_1024("Lumen runs on qwen")),
+        agent_doc("note_0000000001b2", "a 384-d neighbour", vector("a 384-d neighbour")),
+    )
+    before = notes_store().get_full_note("note_0000000001a1")
+    response = api(
+        curator_client,
+        "patch",
+        "/api/notes/note_0000000001a1",
+        {"expected_updated_at": CREATED.isoformat(), "content": "Lumen runs on Qwen3"},
+    )
+    assert response.status_code == 409, response.content
+    error = response.json()["error"]
+    assert error["code"] == "embedding_dimension_conflict"
+    assert (error["stored_dimension"], error["model_dimension"]) == (1024, 384)
+    assert "1024-dimensional" in error["message"] and "384-dimensional" in error["message"]
+    assert AGENT_MODEL_HINT in error["message"]
+    assert notes_store().get_full_note("note_0000000001a1") == before
+    assert not AuditEvent.objects.exists()
+
+
+def test_with_the_agents_model_an_edit_keeps_each_notes_dimension(curator_client, settings, stores):
+    settings.QQ_EMBEDDING_DIMENSION = 1024
+    plant(
+        agent_doc("note_0000000001a1", "Lumen runs on qwen", vector_1024("Lumen runs on qwen")),
+        agent_doc("note_0000000001b2", "a 384-d neighbour", vector("a 384-d neighbour")),
+    )
+    edited = api(
+        curator_client,
+        "patch",
+        "/api/notes/note_0000000001a1",
+        {"expected_updated_at": CREATED.isoformat(), "content": "Lumen runs on Qwen3"},
+    )
+    assert edited.status_code == 200, edited.content
+    assert notes_store().get_full_note("note_0000000001a1")["embedding"] == pytest.approx(
+        vector_1024("Lumen runs on Qwen3"), abs=1e-6
+    )
+    refused = api(
+        curator_client,
+        "patch",
+        "/api/notes/note_0000000001b2",
+        {"expected_updated_at": CREATED.isoformat(), "content": "a 384-d neighbour, edited"},
+    )
+    assert refused.status_code == 409
+    assert refused.json()["error"]["stored_dimension"] == 384
+
+
+def test_a_note_without_a_vector_is_re_embedded_in_the_collections_dimension(
+    curator_client, stores
+):
+    plant(
+        agent_doc("note_0000000001a1", "qwen one", vector_1024("qwen one")),
+        agent_doc("note_0000000001a2", "qwen two", vector_1024("qwen two")),
+        agent_doc("note_0000000001b3", "minilm", vector("minilm")),
+        agent_doc("fedcba9876543210", "embedding failed", []),
+    )
+    response = api(
+        curator_client,
+        "patch",
+        "/api/notes/fedcba9876543210",
+        {"expected_updated_at": CREATED.isoformat(), "content": "embedding failed, fixed"},
+    )
+    assert response.status_code == 409
+    assert response.json()["error"]["stored_dimension"] == 1024
+    assert notes_store().get_full_note("fedcba9876543210")["embedding"] == []
+
+
+def test_a_merge_with_the_curators_text_keeps_the_primarys_dimension(curator_client, stores):
+    text = "Lumen stores its notes in MongoDB with vector search"
+    plant(
+        agent_doc("note_0000000002a1", text, vector_1024(text), importance=0.7),
+        agent_doc("note_0000000002b2", text + " today", vector_1024(text + " today")),
+    )
+    pair = scan_pairs()
+    url = f"/api/duplicates/{pair.pk}/verdict"
+    refused = api(
+        curator_client, "post", url, {"verdict": "merge", "content": "Lumen uses MongoDB"}
+    )
+    assert refused.status_code == 409
+    assert refused.json()["error"]["code"] == "embedding_dimension_conflict"
+    assert notes_store().get_full_note("note_0000000002b2") is not None
+    pair.refresh_from_db()
+    assert pair.status == "pending" and not AuditEvent.objects.exists()
+
+    simple = api(curator_client, "post", url, {"verdict": "merge"})  # no new text: no re-embed
+    assert simple.status_code == 200
+    assert len(notes_store().get_full_note("note_0000000002a1")["embedding"]) == 1024
+
+
+def test_a_restore_into_a_1024d_collection_needs_the_agents_model(admin_client_, settings, stores):
+    plant(
+        agent_doc("note_0000000003a1", "qwen one", vector_1024("qwen one")),
+        agent_doc("note_0000000003a2", "qwen two", vector_1024("qwen two")),
+    )
+    (stores["memory_dir"] / "archive.jsonl").write_text(
+        json.dumps(archive_line("note_0000000003c3")) + "\n"
+    )
+    url = "/api/archive/note_0000000003c3/restore"
+    refused = api(admin_client_, "post", url, {})
+    assert refused.status_code == 409
+    error = refused.json()["error"]
+    assert (error["stored_dimension"], error["model_dimension"]) == (1024, 384)
+    assert AGENT_MODEL_HINT in error["message"]
+    assert notes_store().get_full_note("note_0000000003c3") is None
+    assert not archive_manager().read().notes[0].restored
+
+    settings.QQ_EMBEDDING_DIMENSION = 1024
+    assert api(admin_client_, "post", url, {}).status_code == 200
+    assert len(notes_store().get_full_note("note_0000000003c3")["embedding"]) == 1024
 
 
 # 5. per-agent working notes lock their own lock file

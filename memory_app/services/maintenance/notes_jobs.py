@@ -15,7 +15,7 @@ from memory_app.job_params import (
     DedupScanParams,
     ReembedParams,
 )
-from memory_app.memory import InvalidNote, NoteNotFound
+from memory_app.memory import DimensionMismatch, InvalidNote, NoteNotFound
 from memory_app.memory.documents import utcnow_naive
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.importance import BASE_FIELD, DECAYED_FIELD
@@ -229,7 +229,7 @@ def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str,
         merge,
         threshold=threshold,
         dry_run=run.dry_run,
-        tolerate=(NoteNotFound, StaleWrite, InvalidNote),
+        tolerate=(NoteNotFound, StaleWrite, InvalidNote, DimensionMismatch),
         progress=progress,
     )
     progress(report.pairs_found, report.pairs_found)
