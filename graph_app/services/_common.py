@@ -4,7 +4,7 @@ event of an action and the undo wrapper."""
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from graph_app.knowledge import InvalidIdentifier, checked_rel_type
@@ -70,10 +70,12 @@ S = TypeVar("S", EntityState, RelationshipState)
 
 @dataclass
 class Updated(Generic[S]):
-    """A state after an action, and the audit event to undo it by (None: nothing to do)."""
+    """A state after an action (or, for a preview, as it would be), the audit event to
+    undo it by (None: nothing done), and what the curator must know about it."""
 
     state: S
     audit_id: int | None
+    warnings: list[str] = field(default_factory=list)
 
 
 def _ref(rel: RelState) -> RelationshipRef:

@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.urls import reverse
+
 from graph_app.stores import graph_store
+from qqweb.audit.models import AuditEvent
 from tests.graph_app.conftest import graph_dump, run_cypher
 
 MERGE_BODY = {
@@ -69,3 +72,81 @@ def test_our_provenance_writes_merge_evidences_on_both_keys_like_the_agent(graph
             ("Project", "Lumen"), "session:xyz", {}, rel_type="USES", rel_source=rel_source
         )
     assert evidences("Project", "Lumen", "session:xyz") == [("Lumen", "USES"), ("Priya", "USES")]
+
+
+# what the agent does with names: said in the previews, and seen among duplicates
+
+
+def test_the_rename_preview_says_the_agent_will_create_the_old_name_again(curator_client, graph):
+    before = graph_dump()
+    url = "/api/graph/entities/Project/Lumen?dry_run=true"
+    preview = _json(curator_client, "patch", url, {"name": "Lumen RAG"})
+    assert preview.status_code == 200, preview.content
+    body = preview.json()
+    assert (body["name"], body["aliases"], body["audit_id"]) == (
+        "Lumen RAG",
+        ["lumen-rag", "Lumen"],
+        None,
+    )
+    never_reads, replaces = body["warnings"]
+    assert "never reads aliases" in never_reads and "meets 'Lumen'" in never_reads
+    assert "replaces the whole alias list" in replaces
+    assert graph_dump() == before and not AuditEvent.objects.exists()
+
+    page = curator_client.get(
+        reverse("graph_app:edit", args=["Project", "Lumen"]),
+        {"name": "Lumen RAG", "description": "a retrieval service"},
+    ).content.decode()
+    assert "Rename" in page and "never reads aliases" in page and "lumen-rag, Lumen" in page
+    assert graph_dump() == before
+
+    taken = _json(
+        curator_client,
+        "patch",
+        "/api/graph/entities/Person/Person 01?dry_run=true",
+        {"name": "Person 02"},
+    )
+    assert taken.status_code == 409
+
+
+def test_the_merge_preview_says_the_agent_will_create_the_merged_name_again(curator_client, graph):
+    preview = _json(
+        curator_client, "post", "/api/graph/entities/merge", {**MERGE_BODY, "dry_run": True}
+    ).json()
+    assert any("meets 'Lumen'" in w and "never reads aliases" in w for w in preview["warnings"])
+    page = curator_client.get(
+        reverse("graph_app:merge"),
+        {
+            "source_label": "Software",
+            "source_name": "Lumen",
+            "target_label": "Project",
+            "target_name": "Lumen",
+        },
+    ).content.decode()
+    assert "replaces the whole alias list" in page
+
+
+def test_an_entity_the_agent_re_created_after_a_rename_comes_first_marked_merged_before(
+    curator_client, graph
+):
+    renamed = _json(
+        curator_client, "patch", "/api/graph/entities/Project/Lumen", {"name": "Lumen RAG"}
+    )
+    assert renamed.status_code == 200
+    # the agent meets "Lumen" again: its lookup by name finds nothing, so it creates one
+    run_cypher("CREATE (:Project {name: 'Lumen', description: 'a RAG API', mention_count: 1})")
+
+    first, *others = curator_client.get("/api/graph/duplicates").json()
+    assert (first["a"]["name"], first["b"]["name"], first["reason"]) == (
+        "Lumen RAG",
+        "Lumen",
+        "merged before",
+    )
+    assert first["a"]["label"] == first["b"]["label"] == "Project"
+    assert "'Lumen' is an alias of 'Lumen RAG'" in first["note"]
+    assert all(c["reason"] != "merged before" for c in others)
+
+    page = curator_client.get(reverse("graph_app:duplicates")).content.decode()
+    rows = page.split("<tbody>")[1]
+    assert rows.index("merged before") < rows.index("same name")
+    assert "is an alias of" in rows
