@@ -3,12 +3,13 @@
 import fcntl
 import json
 import threading
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 from django.urls import reverse
 
 from memory_app.memory import ArchiveManager, HashingEmbedder, NotesManager
+from memory_app.memory.documents import utcnow_naive
 from memory_app.memory.listing import NoteFilter
 from memory_app.models import ReviewPair
 from memory_app.selectors import embedder_status
@@ -426,3 +427,44 @@ def test_get_note_returns_what_the_agents_archive_manager_reads(stores):
     assert note == notes_store().get_full_note("note_0123456789ab")
     assert note["source"] == PROVENANCE and note["source_history"] == [PROVENANCE]
     assert note["created_at"] == CREATED and note["metadata"] == {}
+
+
+# the agent's own decay command against ours, over the rates its notes agent writes
+
+
+def test_the_decay_dry_run_counts_the_notes_the_agents_command_treats_differently(
+    admin_client_, stores
+):
+    days_ago = utcnow_naive() - timedelta(days=30, hours=1)
+    plant(
+        *(
+            agent_doc(note_id, "x", [], decay_rate=rate, created_at=days_ago, updated_at=days_ago)
+            for note_id, rate in (
+                ("note_000000000005", 0.005),
+                ("note_000000000010", 0.01),
+                ("note_000000000050", 0.05),
+            )
+        )
+    )
+    ada = Actor("user", "ada-admin")
+
+    def decay(dry_run):
+        run = job_create(kind="decay", actor=ada, dry_run=dry_run)
+        job_run(run=run)
+        run.refresh_from_db()
+        return run
+
+    first = decay(dry_run=True)
+    counts = ("agent_differs", "agent_differs_rate", "agent_differs_compounding")
+    assert [first.stats[k] for k in counts] == [2, 2, 0]  # the two rates that are not 0.01
+    page = admin_client_.get(reverse("memory_app:maintenance")).content.decode()
+    assert "the agent's command would give <strong>2</strong> of 3 notes" in page
+
+    decay(dry_run=False)
+    second = decay(dry_run=True)
+    # ours changes nothing now; the agent's would decay the decayed values again (the
+    # note at 0.05 is at 0 either way)
+    assert second.stats["changed"] == 0
+    assert [second.stats[k] for k in counts] == [2, 1, 2]
+    run_page = admin_client_.get(reverse("memory_app:maintenance_run", args=[second.pk]))
+    assert "<strong>2</strong> of 3 notes" in run_page.content.decode()

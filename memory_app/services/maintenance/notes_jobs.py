@@ -73,6 +73,11 @@ def decay_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
         "scanned": report.scanned,
         "changed": report.changed,
         "written": report.written,
+        # what the agent's own decay command (0.01 for every note, compounding) would
+        # write differently: the Maintenance page and the run page explain these
+        "agent_differs": report.agent_differs,
+        "agent_differs_rate": report.agent_differs_rate,
+        "agent_differs_compounding": report.agent_differs_compounding,
         "sample": [list(row) for row in report.sample],
     }
 
