@@ -348,6 +348,27 @@ def test_a_restore_into_a_1024d_collection_needs_the_agents_model(admin_client_,
     assert len(notes_store().get_full_note("note_0000000003c3")["embedding"]) == 1024
 
 
+# 3. an append after the agent's torn last line starts a line of its own
+
+
+def test_archiving_after_a_torn_agent_line_keeps_both_readable(curator_client, stores):
+    plant(agent_doc("note_0123456789ab", "archived by a curator", [0.1] * 384, source=PROVENANCE))
+    path = stores["memory_dir"] / "archive.jsonl"
+    whole = json.dumps(archive_line("note_00000000000a"))
+    torn = json.dumps(archive_line("note_00000000000b"))[:50]  # the agent's write, cut off
+    path.write_text(f"{whole}\n{torn}")
+
+    assert curator_client.delete("/api/notes/note_0123456789ab").status_code == 200
+
+    lines = path.read_text().split("\n")
+    assert lines[:2] == [whole, torn] and lines[-1] == ""
+    ours = json.loads(lines[2])  # the agent reads each line with json.loads
+    assert ours["note_id"] == "note_0123456789ab" and ours["source"] == PROVENANCE
+    read = archive_manager().read()
+    assert [n.note_id for n in read.notes] == ["note_00000000000a", "note_0123456789ab"]
+    assert [b.raw for b in read.bad_lines] == [torn]
+
+
 # 5. per-agent working notes lock their own lock file
 
 
