@@ -378,20 +378,28 @@ def test_per_agent_working_notes_lock_notes_agent_id_lock(stores):
     path.write_text(NotesManager(memory_dir).template())
     manager = NotesManager(memory_dir, agent_id="task_0001")
 
-    with open(memory_dir / "notes.lock", "a") as shared_file:  # the main notes' lock
-        fcntl.flock(shared_file.fileno(), fcntl.LOCK_EX)
-        assert manager.add_note("Key Topics", "not blocked by notes.lock")
+    def add_while_held(lock_name, item):
+        """Add ``item`` in a thread while this test holds ``lock_name`` as the agent
+        would; True when the add finished without waiting for the lock."""
+        with open(memory_dir / lock_name, "a") as held:
+            fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+            writer = threading.Thread(target=manager.add_note, args=("Key Topics", item))
+            writer.daemon = True
+            writer.start()
+            writer.join(timeout=1)
+            finished = not writer.is_alive()
+            written_under_the_lock = item in path.read_text()
+            fcntl.flock(held.fileno(), fcntl.LOCK_UN)
+        writer.join(timeout=5)
+        assert finished == written_under_the_lock
+        return finished
 
-    with open(memory_dir / "notes.task_0001.lock", "a") as agent_lock:  # the agent holds it
-        fcntl.flock(agent_lock.fileno(), fcntl.LOCK_EX)
-        writer = threading.Thread(target=manager.add_note, args=("Key Topics", "waits"))
-        writer.start()
-        writer.join(timeout=0.5)
-        assert writer.is_alive() and "waits" not in path.read_text()
-        fcntl.flock(agent_lock.fileno(), fcntl.LOCK_UN)
-    writer.join(timeout=5)
-    assert not writer.is_alive()
-    assert manager.items_by_section()["Key Topics"] == ["waits", "not blocked by notes.lock"]
+    assert add_while_held("notes.lock", "not blocked by notes.lock")
+    assert not add_while_held("notes.task_0001.lock", "waits for the agent")
+    assert manager.items_by_section()["Key Topics"] == [
+        "waits for the agent",
+        "not blocked by notes.lock",
+    ]
     assert not (memory_dir / "notes.md").exists()
 
 
