@@ -150,3 +150,19 @@ def test_an_entity_the_agent_re_created_after_a_rename_comes_first_marked_merged
     rows = page.split("<tbody>")[1]
     assert rows.index("merged before") < rows.index("same name")
     assert "is an alias of" in rows
+
+
+# re-embedding an entity keeps its stored dimension, as the notes' does
+
+
+def test_re_embedding_a_1024d_entity_with_the_384d_model_is_a_409(curator_client, graph):
+    run_cypher("MATCH (n:Project {name: 'Lumen'}) SET n.embedding = $v", v=[0.1] * 1024)
+    before = graph_dump()
+    response = _json(
+        curator_client, "patch", "/api/graph/entities/Project/Lumen", {"description": "a RAG API"}
+    )
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "embedding_dimension_conflict"
+    assert (error["stored_dimension"], error["model_dimension"]) == (1024, 384)
+    assert graph_dump() == before and not AuditEvent.objects.exists()
