@@ -135,22 +135,27 @@ def lookup(request: HttpRequest, name: str) -> EntityRef:
 # --- curation -----------------------------------------------------------------------------
 
 
-def _state_out(state: EntityState, audit_id: int | None = None) -> EntityStateOut:
+def _state_out(
+    state: EntityState, audit_id: int | None = None, warnings: list[str] | None = None
+) -> EntityStateOut:
     return EntityStateOut(
         label=state.label,
         name=state.name,
         aliases=list(state.props.get("aliases") or []),
         description=state.props.get("description"),
         audit_id=audit_id,
+        warnings=list(warnings or []),
     )
 
 
 @router.patch("/entities/{label}/{path:name}", response=EntityStateOut)
 def entity_patch(
-    request: HttpRequest, label: str, name: str, body: EntityPatchIn
+    request: HttpRequest, label: str, name: str, body: EntityPatchIn, dry_run: bool = False
 ) -> EntityStateOut:
     """Edit the description and/or rename (``name``; the old name becomes an alias, 409
-    when the label has that name already). Both re-embed ``"name: description"``."""
+    when the label has that name already). Both re-embed ``"name: description"``.
+    ``dry_run`` answers the entity as it would be and writes nothing; a rename's
+    ``warnings`` say what the agent does with the old name."""
     require_role(request, CURATOR)
     done = services.entity_update(
         actor=Actor.from_request(request),
@@ -158,8 +163,9 @@ def entity_patch(
         name=name,
         description=body.description,
         new_name=body.name,
+        dry_run=dry_run,
     )
-    return _state_out(done.state, done.audit_id)
+    return _state_out(done.state, done.audit_id, done.warnings)
 
 
 @router.post("/entities/merge", response=MergeOut)

@@ -118,6 +118,9 @@ class EntityStateOut(Schema):
     aliases: list[str]
     description: str | None
     audit_id: int | None = None
+    warnings: list[str] = Field(
+        default_factory=list, description="what the agent does with a renamed entity's old name"
+    )
 
 
 class MergeIn(Schema):
@@ -235,8 +238,9 @@ class CandidateEntityOut(Schema):
 class CandidateOut(Schema):
     a: CandidateEntityOut
     b: CandidateEntityOut
-    reason: str
+    reason: str = Field(description='"merged before", "same name" or "similar"')
     similarity: float | None
+    note: str | None = Field(None, description="why, for a pair merged before")
 
 
 class VerdictIn(Schema):

@@ -38,21 +38,28 @@ def _refused(request: HttpRequest, what: str, error: Exception) -> None:
     messages.error(request, f"{what}: {error}")
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @role_required(CURATOR)
 def entity_update(request: HttpRequest, label: str, name: str) -> HttpResponse:
-    new_name = request.POST.get("name", "").strip() or None
+    """GET: the preview of the edit or rename (the aliases after it, and what the agent
+    does with the old name). POST: the edit."""
+    data = request.POST if request.method == "POST" else request.GET
+    new_name = data.get("name", "").strip() or None
     try:
         done = services.entity_update(
             actor=Actor.from_request(request),
             label=label,
             name=name,
-            description=request.POST.get("description"),
+            description=data.get("description"),
             new_name=new_name,
+            dry_run=request.method == "GET",
         )
     except REFUSALS as e:
         _refused(request, "Not saved", e)
         return redirect(_entity_url(label, name))
+    if request.method == "GET":
+        context = {"label": label, "name": name, "plan": done}
+        return render(request, "graph_app/rename.html", context)
     if done.audit_id is None:
         messages.info(request, "Nothing changed.")
     else:

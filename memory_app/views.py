@@ -14,7 +14,13 @@ from django.views.decorators.http import require_GET, require_POST
 from graph_app.selectors import graph_overview
 from memory_app import selectors, services
 from memory_app.forms import BulkForm, NoteEditForm, NoteFilterForm, PromoteForm, SearchForm
-from memory_app.memory import InvalidNote, MemoryLibraryError, NoteNotFound, StoreUnavailable
+from memory_app.memory import (
+    DimensionMismatch,
+    InvalidNote,
+    MemoryLibraryError,
+    NoteNotFound,
+    StoreUnavailable,
+)
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.listing import NoteFilter
 from qqweb.actors import Actor
@@ -192,7 +198,7 @@ def note_edit(request: HttpRequest, note_id: str) -> HttpResponse:
             {"error": e, "mine": data, "current": e.current, "note_id": note_id},
             status=409,
         )
-    except (InvalidNote, NoteNotFound) as e:
+    except (InvalidNote, NoteNotFound, DimensionMismatch) as e:
         messages.error(request, f"Not saved: {e}")
         return redirect(url)
     messages.success(request, "Saved. The change is in the note's history, with undo.")

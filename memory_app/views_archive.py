@@ -9,7 +9,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memory_app import selectors, services
 from memory_app.job_params import MAX_DAYS
-from memory_app.memory import InvalidNote, NoteNotFound, RestoreConflict
+from memory_app.memory import (
+    EmbeddingDimensionConflict,
+    InvalidNote,
+    NoteNotFound,
+    RestoreConflict,
+)
 from qqweb.actors import Actor
 from qqweb.auth import ADMIN, VIEWER, has_role, role_required
 from qqweb.pages import render_page
@@ -49,7 +54,7 @@ def archive_restore(request: HttpRequest, note_id: str) -> HttpResponse:
         note = services.note_restore(
             actor=Actor.from_request(request), note_id=note_id, new_id=new_id
         )
-    except RestoreConflict as e:
+    except (RestoreConflict, EmbeddingDimensionConflict) as e:
         return render(
             request, "memory_app/archive_restore.html", {"preview": preview, "error": e}, status=409
         )

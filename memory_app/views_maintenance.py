@@ -13,7 +13,7 @@ from memory_app.forms import JobForm
 from memory_app.jobs import job_start
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun
-from memory_app.selectors.maintenance import maintenance_overview
+from memory_app.selectors.maintenance import decay_agent_comparison, maintenance_overview
 from memory_app.services.maintenance import JOBS, schedule_update
 from qqweb.actors import Actor
 from qqweb.audit.services import batch_undo
@@ -73,7 +73,10 @@ def maintenance_start(request: HttpRequest, kind: str) -> HttpResponse:
 @role_required(VIEWER)
 def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(MaintenanceRun, pk=run_id)
-    return render(request, "memory_app/maintenance_run.html", {"run": run})
+    comparison = decay_agent_comparison(run=run) if run.kind == "decay" else None
+    return render(
+        request, "memory_app/maintenance_run.html", {"run": run, "decay_comparison": comparison}
+    )
 
 
 @require_POST

@@ -35,6 +35,7 @@ from graph_app.knowledge.errors import (
 from memory_app.api import router as memory_router
 from memory_app.memory import (
     DimensionMismatch,
+    EmbeddingDimensionConflict,
     InvalidNote,
     NoteNotFound,
     RestoreConflict,
@@ -141,8 +142,23 @@ def _undo_refused(request: HttpRequest, exc: UndoRefused) -> HttpResponse:
 
 @api.exception_handler(DimensionMismatch)
 def _dimension(request: HttpRequest, exc: DimensionMismatch) -> HttpResponse:
+    """A query vector of another dimension than the stored ones (search): 422."""
     return _error(
         request, 422, "dimension_mismatch", str(exc), expected=exc.expected, actual=exc.actual
+    )
+
+
+@api.exception_handler(EmbeddingDimensionConflict)
+def _embedding_conflict(request: HttpRequest, exc: EmbeddingDimensionConflict) -> HttpResponse:
+    """A write would replace a stored vector with one of another dimension: 409, naming
+    both (``stored``, ``model``) and how to configure the agent's model."""
+    return _error(
+        request,
+        409,
+        "embedding_dimension_conflict",
+        str(exc),
+        stored_dimension=exc.expected,
+        model_dimension=exc.actual,
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any, LiteralString, TypeVar, cast
 from neo4j import Driver, ManagedTransaction
 
 from . import cypher_writes as cw
-from .domain import EntitySummary, SameNameGroup
+from .domain import EntitySummary, RecreatedName, SameNameGroup
 from .errors import (
     AmbiguousEntity,
     EntityChanged,
@@ -44,6 +44,15 @@ def _q(text: str) -> LiteralString:
 
 def _rows(tx: ManagedTransaction, text: str, **params: Any) -> list[dict[str, Any]]:
     return [record.data() for record in tx.run(_q(text), params)]
+
+
+def _summary_of(node: dict[str, Any]) -> EntitySummary:
+    return EntitySummary(
+        id=node["id"],
+        label=node["label"] or "",
+        name=node["name"],
+        mentions=int(node["mentions"] or 0),
+    )
 
 
 def read_node(tx: ManagedTransaction, element_id: str) -> EntityState | None:
@@ -137,18 +146,16 @@ class CurationMixin:
         """Entities whose names are equal ignoring case, most crowded groups first."""
         rows = self.curate(lambda tx: _rows(tx, cw.SAME_NAME_GROUPS, limit=int(limit)))
         return [
-            SameNameGroup(
-                key=row["key"],
-                entities=tuple(
-                    EntitySummary(
-                        id=n["id"],
-                        label=n["label"] or "",
-                        name=n["name"],
-                        mentions=int(n["mentions"] or 0),
-                    )
-                    for n in row["nodes"]
-                ),
-            )
+            SameNameGroup(key=row["key"], entities=tuple(_summary_of(n) for n in row["nodes"]))
+            for row in rows
+        ]
+
+    def recreated_names(self, limit: int = 200) -> list[RecreatedName]:
+        """Entities named like an alias of another entity of their label (see
+        :class:`RecreatedName`), most mentioned first."""
+        rows = self.curate(lambda tx: _rows(tx, cw.RECREATED_NAMES, limit=int(limit)))
+        return [
+            RecreatedName(holder=_summary_of(row["holder"]), entity=_summary_of(row["entity"]))
             for row in rows
         ]
 

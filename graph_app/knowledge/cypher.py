@@ -57,15 +57,15 @@ ON CREATE SET r += row.props
 RETURN count(r) AS n
 """
 
-# {label} is a checked label.
+# {label} is a checked label. EVIDENCES is merged on rel_source and rel_type, as the agent
+# merges it: one Source can evidence several relationships of one entity.
 MERGE_SOURCE_PROVENANCE = """
 MERGE (s:Source {{source_id: $source_id}})
 ON CREATE SET s += $props
 WITH s
 MATCH (e:{label} {{name: $name}})
 MERGE (e)-[:EXTRACTED_FROM]->(s)
-MERGE (s)-[ev:EVIDENCES {{rel_type: $rel_type}}]->(e)
-ON CREATE SET ev.rel_source = $rel_source
+MERGE (s)-[:EVIDENCES {{rel_source: $rel_source, rel_type: $rel_type}}]->(e)
 """
 
 # Entities whose name or an alias appears in $text (case-insensitive), most mentioned first,

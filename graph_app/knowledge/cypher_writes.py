@@ -100,6 +100,22 @@ ORDER BY size(nodes) DESC, key
 LIMIT $limit
 """
 
+# An entity whose name is an alias of another entity of the same label: the agent, which
+# never reads aliases, re-created it after a rename or a merge.
+RECREATED_NAMES = """
+MATCH (holder)
+WHERE NOT holder:Source AND holder.aliases IS NOT NULL
+UNWIND holder.aliases AS alias
+MATCH (n)
+WHERE n.name = alias AND n <> holder AND NOT n:Source AND labels(n)[0] = labels(holder)[0]
+RETURN {id: elementId(holder), label: labels(holder)[0], name: holder.name,
+        mentions: coalesce(holder.mention_count, 0)} AS holder,
+       {id: elementId(n), label: labels(n)[0], name: n.name,
+        mentions: coalesce(n.mention_count, 0)} AS entity
+ORDER BY entity.mentions DESC, entity.label, entity.name
+LIMIT $limit
+"""
+
 LABELS_IN_USE = "CALL db.labels() YIELD label RETURN label ORDER BY label"
 
 SHOW_INDEXES = """

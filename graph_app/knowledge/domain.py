@@ -285,6 +285,15 @@ class SameNameGroup:
 
 
 @dataclass(frozen=True)
+class RecreatedName:
+    """An entity (``entity``) named like an alias of another of its label (``holder``):
+    after a rename or a merge the agent, which never reads aliases, created it again."""
+
+    holder: EntitySummary
+    entity: EntitySummary
+
+
+@dataclass(frozen=True)
 class SuggestedIndex:
     """An index that makes our lookups fast, and whether it exists."""
 

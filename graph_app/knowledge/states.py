@@ -67,9 +67,15 @@ class RelState:
     props: dict[str, Any] = field(default_factory=dict)
 
     def merge_key(self, other_id: str | None = None) -> tuple[Any, ...]:
-        """The agent's identity of a relationship, (type, direction, other end), plus the
-        ``rel_type`` an ``EVIDENCES`` edge is about (a source evidences each type once)."""
-        extra = self.props.get("rel_type") if self.type == "EVIDENCES" else None
+        """The agent's identity of a relationship, (type, direction, other end), plus, for
+        an ``EVIDENCES`` edge, the ``rel_source`` and ``rel_type`` of the relationship it
+        evidences: the agent merges those edges on both, so one Source can evidence
+        several relationships of one entity."""
+        extra = (
+            (self.props.get("rel_source"), self.props.get("rel_type"))
+            if self.type == "EVIDENCES"
+            else None
+        )
         return (self.type, self.outgoing, other_id or self.other.id, extra)
 
     def to_json(self) -> dict[str, Any]:

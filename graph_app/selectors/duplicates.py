@@ -1,30 +1,40 @@
-"""Duplicate-entity candidates: the same name under several labels, or similar embeddings."""
+"""Duplicate-entity candidates: an entity the agent re-created under a name that is an
+alias of another, the same name under several labels, or similar embeddings."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graph_app.knowledge.agent_names import MERGED_BEFORE, merged_before_note
 from graph_app.knowledge.domain import EntityEmbedding, EntitySummary
 from graph_app.stores import graph_store
+
+REASON_ORDER = {MERGED_BEFORE: 0, "same name": 1, "similar": 2}
 
 
 @dataclass
 class DuplicateCandidate:
-    """Two entities that may be one: ``reason`` is ``"same name"`` or ``"similar"``
-    (``similarity``, the cosine of their embeddings, when they have comparable ones)."""
+    """Two entities that may be one: ``reason`` is ``"merged before"`` (``b`` is named
+    like an alias of ``a``, of the same label: the agent re-created it after a rename or
+    a merge; ``note`` says so), ``"same name"`` or ``"similar"`` (``similarity``, the
+    cosine of their embeddings, when they have comparable ones)."""
 
     a: EntitySummary
     b: EntitySummary
     reason: str
     similarity: float | None = None
+    note: str | None = None
 
 
 def duplicate_candidates(
     *, threshold: float | None = None, limit: int = 100
 ) -> list[DuplicateCandidate]:
-    """Pairs of entities that may be one thing: the same name (ignoring case) under
-    different labels, or ``"name: description"`` embeddings at least ``threshold``
-    similar (same dimension only). Pairs a curator called not duplicates are left out."""
+    """Pairs of entities that may be one thing, in this order: an entity named like an
+    alias of another of its label ("merged before": the agent, which never reads aliases,
+    re-created it after a rename or a merge; ``a`` holds the alias), the same name
+    (ignoring case) under different labels, or ``"name: description"`` embeddings at
+    least ``threshold`` similar (same dimension only). Pairs a curator called not
+    duplicates are left out."""
     import numpy as np
     from django.conf import settings
 
@@ -40,6 +50,10 @@ def duplicate_candidates(
 
     found: dict[tuple[str, str], DuplicateCandidate] = {}
     store = graph_store()
+    for found_again in store.recreated_names(limit=limit):
+        x, y = found_again.holder, found_again.entity
+        note = merged_before_note(y.name or "", x.name or "")
+        found.setdefault(key(x, y), DuplicateCandidate(x, y, MERGED_BEFORE, note=note))
     for group in store.same_name_groups(limit=limit):
         nodes = group.entities
         for i, x in enumerate(nodes):
@@ -61,6 +75,6 @@ def duplicate_candidates(
                 found[pair] = DuplicateCandidate(x, y, "similar", round(float(s), 4))
     ordered = sorted(
         (c for k, c in found.items() if k not in decided),
-        key=lambda c: (c.reason != "same name", -(c.similarity or 0)),
+        key=lambda c: (REASON_ORDER.get(c.reason, 3), -(c.similarity or 0)),
     )
     return ordered[:limit]

@@ -4,14 +4,14 @@ event of an action and the undo wrapper."""
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from graph_app.knowledge import InvalidIdentifier, checked_rel_type
 from graph_app.knowledge.domain import RelationshipRef
 from graph_app.knowledge.errors import GraphRefusal, InvalidGraphValue
 from graph_app.knowledge.states import EntityState, RelationshipState, RelState
-from memory_app.memory import DimensionMismatch
+from memory_app.memory.embeddings import embed_keeping_dimension
 from qqweb.actors import Actor
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audit_begin
@@ -23,10 +23,10 @@ NAME_MAX = 300
 def _embedding_for(name: str, description: str, old: Any) -> list[float]:
     from qqweb.clients import embedder
 
-    vector = [float(x) for x in embedder().embed([f"{name}: {description}"])[0]]
-    if isinstance(old, list) and old and len(old) != len(vector):
-        raise DimensionMismatch(len(old), len(vector), "the configured model's vector")
-    return vector
+    stored = len(old) if isinstance(old, list) and old else None
+    return embed_keeping_dimension(
+        embedder(), f"{name}: {description}", stored, what=f"the entity {name!r}"
+    )
 
 
 def _clean_name(value: str, field_name: str = "name") -> str:
@@ -70,10 +70,12 @@ S = TypeVar("S", EntityState, RelationshipState)
 
 @dataclass
 class Updated(Generic[S]):
-    """A state after an action, and the audit event to undo it by (None: nothing to do)."""
+    """A state after an action (or, for a preview, as it would be), the audit event to
+    undo it by (None: nothing done), and what the curator must know about it."""
 
     state: S
     audit_id: int | None
+    warnings: list[str] = field(default_factory=list)
 
 
 def _ref(rel: RelState) -> RelationshipRef:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from graph_app.knowledge.agent_names import forgotten_names_warnings
 from graph_app.knowledge.domain import EntityRef, RelationshipRef
-from graph_app.knowledge.errors import InvalidGraphValue
+from graph_app.knowledge.errors import InvalidGraphValue, NameTaken
 from graph_app.knowledge.states import EntityState, entity_key
 from graph_app.stores import graph_store
 from qqweb.actors import Actor
@@ -25,9 +26,12 @@ def entity_update(
     name: str,
     description: str | None = None,
     new_name: str | None = None,
+    dry_run: bool = False,
 ) -> Updated[EntityState]:
     """Edit the description and/or rename. A rename keeps the old name as an alias and is
-    refused when the label already has an entity of the new name."""
+    refused when the label already has an entity of the new name; its ``warnings`` say
+    what the agent does with the old name. ``dry_run`` returns the state as it would be,
+    with the warnings, and writes nothing."""
     store = graph_store()
     state = store.entity_state(label, name)
     props = dict(state.props)
@@ -44,13 +48,19 @@ def entity_update(
         props["description"] = description.strip()
     if props == state.props:
         return Updated(state, None)
+    renamed = props["name"] != state.name
+    warnings = forgotten_names_warnings([state.name], str(props["name"])) if renamed else []
+    if dry_run:
+        if renamed and store.get_entities(label, str(props["name"])):
+            raise NameTaken(label, str(props["name"]))  # as the write would
+        return Updated(EntityState(state.id, state.labels, props, state.rels), None, warnings)
     props["embedding"] = _embedding_for(
         str(props["name"]), str(props.get("description") or ""), state.props.get("embedding")
     )
-    action = "entity.rename" if props["name"] != state.name else "entity.edit"
+    action = "entity.rename" if renamed else "entity.edit"
     event = _audit(actor, action, entity_key(label, name), state.to_json())
     after = audited(event, lambda: store.write_entity_props(state, props).to_json())
-    return Updated(EntityState.from_json(after), event.pk)
+    return Updated(EntityState.from_json(after), event.pk, warnings)
 
 
 def _undo_entity_update(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:

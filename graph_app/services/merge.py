@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from graph_app.knowledge.agent_names import forgotten_names_warnings
 from graph_app.knowledge.domain import EntityRef, RelationshipRef
 from graph_app.knowledge.errors import InvalidGraphValue
 from graph_app.knowledge.merging import EntityMergePlan, plan_entity_merge
@@ -48,6 +49,7 @@ def _outcome(plan: EntityMergePlan) -> MergeOutcome:
             f"{len(plan.dropped)} relationship(s) between the two would become self-loops "
             "and are dropped (kept in the audit log, undo brings them back)"
         )
+    warnings.extend(forgotten_names_warnings([plan.source.name], plan.target.name))
     return MergeOutcome(
         source=EntityRef(plan.source.label, plan.source.name),
         target=EntityRef(plan.target.label, plan.target.name),

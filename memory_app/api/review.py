@@ -44,7 +44,9 @@ def duplicates_scan(request: HttpRequest, body: DedupScanParams) -> Status:
 @router.post("/duplicates/{pair_id}/verdict", response=ReviewPairOut, tags=["duplicates"])
 def duplicates_verdict(request: HttpRequest, pair_id: int, body: VerdictIn) -> ReviewPair:
     """merge (into ``primary_id``, optionally with ``content``), not_duplicate
-    (remembered until a text changes) or skip."""
+    (remembered until a text changes) or skip. Without ``primary_id`` the merge keeps the
+    agent's primary, the note of higher importance (ties: more reads, then older), as the
+    review page pre-selects and auto-consolidation does."""
     require_role(request, CURATOR)
     return services.review_verdict(
         actor=Actor.from_request(request),

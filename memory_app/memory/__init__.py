@@ -9,6 +9,7 @@ from .deduplication import ConsolidationReport, DuplicatePair, NoteDeduplicator
 from .embeddings import Embedder, HashingEmbedder, OpenAIEmbedder, SentenceTransformerEmbedder
 from .errors import (
     DimensionMismatch,
+    EmbeddingDimensionConflict,
     InvalidNote,
     MemoryLibraryError,
     NoteNotFound,
@@ -27,6 +28,7 @@ __all__ = [
     "DimensionMismatch",
     "DuplicatePair",
     "Embedder",
+    "EmbeddingDimensionConflict",
     "HashingEmbedder",
     "ImportanceScorer",
     "InvalidNote",

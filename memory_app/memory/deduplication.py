@@ -17,7 +17,8 @@ import numpy as np
 import requests
 
 from .dedup_math import MergePlan, choose_primary, plan_merge, similar_pairs
-from .errors import NoteNotFound, StoreUnavailable
+from .embeddings import embed_keeping_dimension, require_dimension
+from .errors import DimensionMismatch, NoteNotFound, StoreUnavailable
 from .importance import ScoredNote
 from .mongo.writes import MERGED_IDS_FIELD
 
@@ -175,6 +176,17 @@ class NoteDeduplicator:
             return None  # the simple merge is used instead
         return text or None
 
+    def check_reembed(self, plan: MergePlan, primary: dict[str, Any]) -> None:
+        """Refuse (``EmbeddingDimensionConflict``), before anything is written, a merge
+        whose new text the configured model would embed in another dimension than the
+        primary's vector (or the collection's, for a primary with none)."""
+        if plan.content_changed and self.embedder is not None:
+            require_dimension(
+                self.embedder,
+                self.store.reembed_dimension(primary),
+                what=f"note {plan.primary_id!r}",
+            )
+
     def apply_merge(self, plan: MergePlan, archive: ArchiveManager) -> bool:
         """Write a merge in crash-safe order; idempotent. Returns False when either note is
         gone and the merge was not already done."""
@@ -189,9 +201,12 @@ class NoteDeduplicator:
         if not already:
             fields = dict(plan.set_fields)
             if plan.content_changed and self.embedder is not None:
-                fields["embedding"] = [
-                    float(x) for x in self.embedder.embed([fields["content"]])[0]
-                ]
+                fields["embedding"] = embed_keeping_dimension(
+                    self.embedder,
+                    fields["content"],
+                    store.reembed_dimension(primary),
+                    what=f"note {plan.primary_id!r}",
+                )
             store.merge_into_primary(
                 plan.primary_id,
                 plan.secondary_id,
@@ -247,7 +262,9 @@ class NoteDeduplicator:
             plan = plan_merge(primary, secondary, similarity, content)
             return self.apply_merge(plan, archive_manager)
 
-        return self.consolidation_walk(merge, tolerate=(StoreUnavailable, NoteNotFound, OSError))
+        return self.consolidation_walk(
+            merge, tolerate=(StoreUnavailable, NoteNotFound, DimensionMismatch, OSError)
+        )
 
     def should_consolidate(self) -> bool:
         return self.store.count() > self.max_working_notes

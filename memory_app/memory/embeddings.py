@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import requests
 
-from .errors import StoreUnavailable
+from .errors import EmbeddingDimensionConflict, StoreUnavailable
 
 PACKAGED_MINILM_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
@@ -42,6 +42,28 @@ class Embedder(Protocol):
 def embed_one(embedder: Embedder, text: str) -> list[float]:
     """The agent stores embeddings as a list of floats: one text in, one list out."""
     return [float(x) for x in embedder.embed([text])[0]]
+
+
+def require_dimension(embedder: Embedder, stored: int | None, *, what: str) -> None:
+    """Refuse (:class:`EmbeddingDimensionConflict`) before anything is written when the
+    embedder's vectors would not have the ``stored`` dimension (None: nothing stored yet,
+    any model fits). The check a service makes before its audit event."""
+    if stored and embedder.dimension != stored:
+        raise EmbeddingDimensionConflict(
+            stored, embedder.dimension, what=what, model=embedder.model_name
+        )
+
+
+def embed_keeping_dimension(
+    embedder: Embedder, text: str, stored: int | None, *, what: str
+) -> list[float]:
+    """``text`` embedded for a vector that must keep the ``stored`` dimension (the note's
+    own, or the collection's dominant one for a note with none): a vector of another
+    dimension is refused, never written (the agent would lose the note from its search)."""
+    vector = embed_one(embedder, text)
+    if stored and len(vector) != stored:
+        raise EmbeddingDimensionConflict(stored, len(vector), what=what, model=embedder.model_name)
+    return vector
 
 
 class HashingEmbedder:

@@ -61,6 +61,28 @@ class DimensionMismatch(MemoryLibraryError):
         self.actual = actual
 
 
+class EmbeddingDimensionConflict(DimensionMismatch):
+    """Re-embedding would replace a stored vector with one of another dimension. The agent
+    compares vectors by truncating them to the shorter one (``zip``), so such a note would
+    silently drop out of its search. Refused (a 409); a query of the wrong dimension stays
+    a plain :class:`DimensionMismatch` (422)."""
+
+    def __init__(self, stored: int, produced: int, *, what: str, model: str = "") -> None:
+        model_text = f"the configured model {model!r}" if model else "the configured model"
+        MemoryLibraryError.__init__(
+            self,
+            f"{what} has {stored}-dimensional embeddings but {model_text} makes "
+            f"{produced}-dimensional vectors: a vector of another dimension drops out of the "
+            "agent's search (it truncates vectors to compare them), so nothing was changed. "
+            "Configure the agent's own model: QQ_EMBEDDING_BACKEND=openai with TEI_URL "
+            "pointing at the agent's embedding service (its /v1 endpoint) and "
+            "QQ_EMBEDDING_MODEL set to the model it serves",
+        )
+        self.expected = stored
+        self.actual = produced
+        self.what = what
+
+
 class StaleWrite(MemoryLibraryError):
     """An edit was made on a copy older than the note in the store."""
 

@@ -166,6 +166,50 @@ def decay_write_plan(doc: dict[str, Any], now: datetime) -> DecayWrite:
     return DecayWrite(str(doc["note_id"]), float(doc.get("importance", 0.5)), base, round(new, 6))
 
 
+# The agent's own decay command (and its archival and dedup) use this rate for every note,
+# whatever its stored ``decay_rate``, and decay the stored importance, so a second run
+# compounds. qqweb honours the stored rate and never compounds (see the module docstring).
+AGENT_DECAY_RATE = 0.01
+# Values closer than this are shown the same (three decimals): not a difference.
+AGENT_DIFFERENCE = 0.001
+
+
+@dataclass(frozen=True)
+class AgentDecayComparison:
+    """What the agent's own decay command would write for a note, against our pass:
+    ``differs`` when the two values differ; ``by_rate`` when the note's stored
+    ``decay_rate`` is not the agent's 0.01; ``by_compounding`` when its importance is
+    already a decayed value of ours, which the agent would decay again."""
+
+    agent_importance: float
+    differs: bool
+    by_rate: bool
+    by_compounding: bool
+
+
+def agent_decay_comparison(
+    doc: dict[str, Any], plan: DecayWrite, now: datetime
+) -> AgentDecayComparison:
+    note = ScoredNote.from_document(doc)
+    agent = round(
+        decayed_importance(
+            importance=note.importance,
+            access_count=note.access_count,
+            created_at=note.created_at,
+            last_accessed=note.last_accessed,
+            decay_rate=AGENT_DECAY_RATE,
+            now=now,
+        ),
+        6,
+    )
+    return AgentDecayComparison(
+        agent_importance=agent,
+        differs=abs(agent - plan.new_importance) >= AGENT_DIFFERENCE,
+        by_rate=abs(note.decay_rate - AGENT_DECAY_RATE) > 1e-12,
+        by_compounding=abs(plan.base - plan.expected_importance) > 1e-9,
+    )
+
+
 class ImportanceScorer:
     """The seed API (``qq.memory.importance.ImportanceScorer``) over the pure functions."""
 

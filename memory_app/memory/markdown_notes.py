@@ -204,7 +204,9 @@ class NotesManager(MarkdownNotesFile):
         if agent_id is not None:
             if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", agent_id):
                 raise InvalidNote("agent_id", "letters, digits, '-' and '_' only")
+            # the agent's sub-agents lock their own file: notes.<id>.md, notes.<id>.lock
             self.file_name = f"notes.{agent_id}.md"
+            self.lock_name = f"notes.{agent_id}.lock"
         super().__init__(memory_dir)
 
     def template(self) -> str:

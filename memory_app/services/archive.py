@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 
 from memory_app.job_params import MAX_DAYS
-from memory_app.memory import InvalidNote, NoteNotFound, RestoreConflict
+from memory_app.memory import DimensionMismatch, InvalidNote, NoteNotFound, RestoreConflict
 from memory_app.memory.archive import ArchivedNote
 from memory_app.services.notes import note_restore
 from memory_app.stores import archive_manager
@@ -75,7 +75,7 @@ def archive_restore_many(*, actor: Actor, note_ids: list[str]) -> BulkResult:
         try:
             note_restore(actor=actor, note_id=note_id, batch_id=result.batch_id)
             result.done.append(note_id)
-        except (NoteNotFound, RestoreConflict, InvalidNote) as e:
+        except (NoteNotFound, RestoreConflict, InvalidNote, DimensionMismatch) as e:
             result.failed.append((note_id, str(e)))
     return result
 

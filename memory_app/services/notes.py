@@ -12,6 +12,7 @@ from memory_app.memory import InvalidNote, NoteNotFound
 from memory_app.memory.archive import ArchivedNote, ArchiveManager
 from memory_app.memory.constants import SECTIONS
 from memory_app.memory.domain import Note
+from memory_app.memory.embeddings import embed_keeping_dimension
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.listing import NoteFilter
 from memory_app.memory.mongo import MERGED_IDS_FIELD
@@ -27,10 +28,6 @@ from qqweb.clients import embedder
 MANUAL_ARCHIVE_REASON = "manual"
 
 
-def _embed(text: str) -> list[float]:
-    return [float(x) for x in embedder().embed([text])[0]]
-
-
 def note_edit(
     *,
     actor: Actor,
@@ -43,7 +40,9 @@ def note_edit(
 ) -> Note:
     """Change content, section or importance of a note loaded at ``expected_updated_at``.
     An edit on a stale copy raises :class:`StaleWrite` (with the current version). A new
-    content is re-embedded. The update is a compare-and-set on ``updated_at``."""
+    content is re-embedded, only in the dimension of the note's vector (or the collection's
+    for a note with none): EmbeddingDimensionConflict otherwise. The update is a
+    compare-and-set on ``updated_at``."""
     store = notes_store()
     note = store.note(note_id)
     if note is None:
@@ -55,7 +54,12 @@ def note_edit(
         if not content.strip():
             raise InvalidNote("content", "must not be empty")
         changes["content"] = content.strip()
-        changes["embedding"] = _embed(changes["content"])
+        changes["embedding"] = embed_keeping_dimension(
+            embedder(),
+            changes["content"],
+            store.reembed_dimension(note.to_document()),
+            what=f"note {note_id!r}",
+        )
     if section is not None and section != note.section:
         if section not in SECTIONS:
             raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
@@ -138,11 +142,13 @@ def note_restore(
     batch_id: uuid.UUID | None = None,
 ) -> Note:
     """Restore an archived note (re-embedded, provenance back). RestoreConflict when the
-    id exists, naming a new id to restore under."""
+    id exists, naming a new id to restore under; EmbeddingDimensionConflict when the
+    configured model's vectors would not have the collection's dimension."""
     manager = archive_manager()
     archived = manager.find_line(note_id)
     if archived is None:
         raise NoteNotFound(note_id)
+    manager.check_embedder(new_id or note_id)
     event = audit_begin(actor, "note.restore", "archive", note_id, archived.to_entry(), batch_id)
 
     def write() -> dict[str, Any]:
@@ -188,6 +194,7 @@ def pair_merge(
         primary_id=primary_id,
     )
     primary, secondary = (a, b) if plan.primary_id == note_a_id else (b, a)
+    dedup.check_reembed(plan, primary)  # a new text must keep the primary's dimension
     before = {
         "primary": primary,
         "secondary": secondary,

@@ -81,7 +81,9 @@ def review_verdict(
     content: str | None = None,
 ) -> ReviewPair:
     """merge (into ``primary_id``, optionally with the curator's text), not_duplicate
-    (remembered), or skip (asked again later)."""
+    (remembered), or skip (asked again later). Without ``primary_id`` the merge keeps the
+    agent's primary (``NoteDeduplicator.ordered``: the higher importance), the one the
+    review page pre-selects and auto-consolidation keeps."""
     if verdict not in VERDICTS:
         raise InvalidNote("verdict", f"must be one of {', '.join(VERDICTS)}")
     pair = ReviewPair.objects.filter(pk=pair_id).first()
@@ -90,18 +92,17 @@ def review_verdict(
     if pair.status != ReviewPair.PENDING:
         raise InvalidNote("pair", f"this pair was {pair.status} already")
     if verdict == "merge":
-        primary = primary_id or pair.note_a
-        if primary not in (pair.note_a, pair.note_b):
+        if primary_id is not None and primary_id not in (pair.note_a, pair.note_b):
             raise InvalidNote("primary_id", "must be one of the two notes")
-        pair_merge(
+        merged = pair_merge(
             actor=actor,
             note_a_id=pair.note_a,
             note_b_id=pair.note_b,
-            primary_id=primary,
+            primary_id=primary_id or None,  # None: the agent's rule, decided by the merge
             content=content or None,
             similarity=pair.similarity,
         )
-        return _decide(pair, ReviewPair.MERGED, actor, primary)
+        return _decide(pair, ReviewPair.MERGED, actor, merged.note_id)
     if verdict == "skip":
         return _decide(pair, ReviewPair.SKIPPED, actor, "")
     event = audit_begin(

@@ -153,7 +153,8 @@ def test_restore_refuses_to_overwrite_an_existing_id_and_offers_a_new_one():
     plant()
     manager = archive_manager()
     manager.archive_note("note_0000000000aa", "low_importance")
-    plant(content="a different note the agent wrote since")
+    # of the configured model's dimension: a restore re-embeds only in the stored one
+    plant(content="a different note the agent wrote since", embedding=[0.1] * 384)
     with pytest.raises(RestoreConflict) as conflict:
         manager.restore_note("note_0000000000aa")
     assert notes_store().get_full_note("note_0000000000aa")["content"].startswith("a different")

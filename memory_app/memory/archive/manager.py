@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..documents import utcnow_naive
+from ..embeddings import embed_keeping_dimension, require_dimension
 from ..errors import InvalidNote, MemoryLibraryError, NoteNotFound
 from ..importance import ARCHIVE_THRESHOLD
 from .entries import ArchivedNote, local_naive_iso, new_note_id, reason_kind
@@ -147,7 +148,7 @@ class ArchiveManager:
             raise RestoreConflict(target, new_note_id())
         doc = existing
         if doc is None:
-            embedding = self._embed(archived.content)
+            embedding = self._embed(archived.content, target)
             doc = restored_document(archived, target, boost_importance, embedding, utcnow_naive())
             if not store.insert_agent_documents([doc]):  # the agent wrote that id meanwhile
                 raise RestoreConflict(target, new_note_id())
@@ -158,10 +159,26 @@ class ArchiveManager:
             raise ArchiveLineGone(archived.note_id, archived.archived_at, taken_back=taken_back)
         return doc
 
-    def _embed(self, text: str) -> list[float]:
+    def check_embedder(self, note_id: str) -> None:
+        """Refuse (``EmbeddingDimensionConflict``), before anything is written, a restore
+        whose re-embedding would not have the dimension of the vectors in the collection
+        (an archived line keeps no vector: the dominant dimension is the one to keep)."""
+        if self.embedder is not None:
+            require_dimension(
+                self.embedder, self._store().dominant_dimension(), what=self._what(note_id)
+            )
+
+    def _embed(self, text: str, note_id: str) -> list[float]:
+        """The restored note's vector, of the collection's dominant dimension (refused
+        otherwise: the agent would lose the note from its search)."""
         if self.embedder is None:
             return []
-        return [float(x) for x in self.embedder.embed([text])[0]]
+        stored = self._store().dominant_dimension()
+        return embed_keeping_dimension(self.embedder, text, stored, what=self._what(note_id))
+
+    @staticmethod
+    def _what(note_id: str) -> str:
+        return f"the notes collection (where {note_id!r} would be restored)"
 
     def _mark_restored(self, archived: ArchivedNote) -> bool:
         """Mark the line ``archived`` was read from restored, in one rewrite under the lock.

@@ -4,7 +4,7 @@ the vector index is fed with (rows, id versions, change events, its generation).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -79,6 +79,20 @@ class Reads(MongoBase):
         ]
         with self._guard():
             return {int(r["_id"]): int(r["n"]) for r in self.collection.aggregate(pipeline)}
+
+    def dominant_dimension(self) -> int | None:
+        """The dimension most stored vectors have (ties: the larger), None when no note
+        has a vector."""
+        dims = {d: n for d, n in self.stored_dimensions().items() if d}
+        return max(dims, key=lambda d: (dims[d], d)) if dims else None
+
+    def reembed_dimension(self, doc: Mapping[str, Any] | None) -> int | None:
+        """The dimension a new vector of ``doc`` must keep: its stored vector's, or the
+        collection's dominant one when it has none (None: any, nothing is stored)."""
+        vector = (doc or {}).get("embedding")
+        if isinstance(vector, list) and vector:
+            return len(vector)
+        return self.dominant_dimension()
 
     def collection_stats(self) -> dict[str, Any]:
         dims = self.stored_dimensions()

@@ -12,7 +12,13 @@ import numpy as np
 from pymongo import UpdateOne
 
 from ..documents import effective_importance
-from ..importance import BASE_FIELD, DECAYED_FIELD, DecayWrite, decay_write_plan
+from ..importance import (
+    BASE_FIELD,
+    DECAYED_FIELD,
+    DecayWrite,
+    agent_decay_comparison,
+    decay_write_plan,
+)
 from .base import MongoBase
 
 DECAY_FIELDS = {
@@ -36,6 +42,19 @@ class DecayReport:
     changed: int = 0  # notes whose importance the pass would change
     written: int = 0  # of those, written (a note the agent changed meanwhile is skipped)
     sample: list[tuple[str, float, float]] = field(default_factory=list)
+    # notes the agent's own decay command would write another value for (0.01 for every
+    # note, compounding), and of those, how many because of their stored decay_rate and
+    # how many because their importance is already decayed (the two can overlap)
+    agent_differs: int = 0
+    agent_differs_rate: int = 0
+    agent_differs_compounding: int = 0
+
+    def compare_with_agent(self, doc: dict[str, Any], plan: DecayWrite, now: datetime) -> None:
+        found = agent_decay_comparison(doc, plan, now)
+        if found.differs:
+            self.agent_differs += 1
+            self.agent_differs_rate += found.by_rate
+            self.agent_differs_compounding += found.by_compounding
 
 
 @dataclass(frozen=True)
@@ -52,16 +71,22 @@ class DecayScans(MongoBase):
     # --- decay that does not compound ---------------------------------------------------
 
     def decay_batches(
-        self, now: datetime, batch_size: int = 1000
+        self,
+        now: datetime,
+        batch_size: int = 1000,
+        observe: Callable[[dict[str, Any], DecayWrite], None] | None = None,
     ) -> Iterator[tuple[int, DecayBatch]]:
         """Walk every note once; yield ``(notes scanned so far, [(doc, plan), ...])`` for
-        the notes whose importance a decay pass would change, ``batch_size`` at a time."""
+        the notes whose importance a decay pass would change, ``batch_size`` at a time.
+        ``observe(doc, plan)`` sees every note, changed or not."""
         batch: DecayBatch = []
         scanned = 0
         with self._guard():
             for doc in self.collection.find({}, DECAY_FIELDS).batch_size(batch_size):
                 scanned += 1
                 plan = decay_write_plan(doc, now)
+                if observe is not None:
+                    observe(doc, plan)
                 if plan.changes:
                     batch.append((doc, plan))
                 if len(batch) >= batch_size:
@@ -80,9 +105,14 @@ class DecayScans(MongoBase):
     ) -> DecayReport:
         """The one decay pass (the seed's ``decay_pass`` and the audited job both run it):
         each batch of changed notes is written by ``write(batch, apply)`` (the job wraps
-        ``apply`` in an audit event) or, without one, applied as it is."""
+        ``apply`` in an audit event) or, without one, applied as it is. The report also
+        counts the notes the agent's own decay command would treat differently."""
         report = DecayReport()
-        for scanned, batch in self.decay_batches(now, batch_size):
+
+        def observe(doc: dict[str, Any], plan: DecayWrite) -> None:
+            report.compare_with_agent(doc, plan, now)
+
+        for scanned, batch in self.decay_batches(now, batch_size, observe):
             report.scanned = scanned
             report.changed += len(batch)
             report.sample.extend(

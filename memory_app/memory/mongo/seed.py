@@ -18,14 +18,6 @@ from .reads import Reads
 from .scans import DecayReport, DecayScans
 from .writes import CuratorWrites
 
-SUMMARY_FIELDS = {
-    "_id": 0,
-    "note_id": 1,
-    "content": 1,
-    "section": 1,
-    "importance": 1,
-    "access_count": 1,
-}
 FULL_FIELDS = {"_id": 0}
 
 
@@ -38,47 +30,72 @@ class MongoNotesStore(CuratorWrites, Reads, DecayScans, MongoBase):
         note_id: str,
         content: str,
         embedding: list[float],
-        section: str,
+        section: str | None = None,
         metadata: dict[str, Any] | None = None,
-        importance: float = DEFAULT_IMPORTANCE,
-        decay_rate: float = DEFAULT_DECAY_RATE,
+        importance: float | None = None,
+        decay_rate: float | None = None,
         source: dict[str, Any] | None = None,
     ) -> None:
+        """Insert or update a note the agent's way (agent code calls this).
+
+        On insert: ``importance`` / ``decay_rate`` default to 0.5 / 0.01, ``created_at``,
+        ``access_count`` 0 and ``last_accessed`` null are set, and ``source`` is set
+        without a ``source_history``. On an existing note: content, embedding, section,
+        metadata and ``updated_at`` are set; ``importance`` and ``decay_rate`` only when
+        passed (the agent keeps them otherwise); ``source`` is set and pushed onto
+        ``source_history``. ``section=""`` (the agent's restore passes it) is stored as
+        null, the contract's "no section". Targeted updates only: the agent's concurrent
+        ``$inc`` of ``access_count`` and ``$push`` of ``source_history`` are never lost."""
         validate_note_fields(
             note_id=note_id,
             content=content,
-            section=section,
-            importance=importance,
+            section=section or None,
+            importance=DEFAULT_IMPORTANCE if importance is None else importance,
             embedding=embedding,
         )
         now = utcnow_naive()
-        update: dict[str, Any] = {
-            "$set": {
-                "content": content,
-                "embedding": [float(x) for x in embedding],
-                "section": section,
-                "metadata": dict(metadata or {}),
-                "importance": float(importance),
-                "decay_rate": float(decay_rate),
-                "updated_at": now,
-            },
-            "$setOnInsert": {
-                "note_id": note_id,
-                "created_at": now,
-                "access_count": 0,
-                "last_accessed": None,
-            },
+        fields: dict[str, Any] = {
+            "content": content,
+            "embedding": [float(x) for x in embedding],
+            "section": section or None,
+            "metadata": dict(metadata or {}),
+            "updated_at": now,
         }
+        if importance is not None:
+            fields["importance"] = float(importance)
+        if decay_rate is not None:
+            fields["decay_rate"] = float(decay_rate)
         if source:
-            update["$set"]["source"] = dict(source)
+            fields["source"] = dict(source)
+        update: dict[str, Any] = {"$set": fields}
+        if source:
             update["$push"] = {"source_history": dict(source)}
+        inserted = {
+            **fields,
+            "note_id": note_id,
+            "importance": fields.get("importance", DEFAULT_IMPORTANCE),
+            "decay_rate": fields.get("decay_rate", DEFAULT_DECAY_RATE),
+            "created_at": now,
+            "access_count": 0,
+            "last_accessed": None,
+        }
         with self._guard():
-            self.collection.update_one({"note_id": note_id}, update, upsert=True)
+            # Update the note if it exists; else insert it, unless someone inserted it
+            # in between (the upsert then matches and changes nothing): update it then.
+            while self.collection.update_one({"note_id": note_id}, update).matched_count == 0:
+                created = self.collection.update_one(
+                    {"note_id": note_id}, {"$setOnInsert": inserted}, upsert=True
+                )
+                if created.upserted_id is not None:
+                    break
         self._notify([note_id])
 
     def get_note(self, note_id: str) -> dict[str, Any] | None:
+        """The whole document, as the agent's ``get_note`` returns it (its ArchiveManager
+        reads ``source``, ``source_history`` and ``created_at`` from it); Mongo's own
+        ``_id`` is left out."""
         with self._guard():
-            return self.collection.find_one({"note_id": str(note_id)}, SUMMARY_FIELDS)
+            return self.collection.find_one({"note_id": str(note_id)}, FULL_FIELDS)
 
     def get_full_note(self, note_id: str) -> dict[str, Any] | None:
         with self._guard():

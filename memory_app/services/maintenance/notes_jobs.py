@@ -15,7 +15,7 @@ from memory_app.job_params import (
     DedupScanParams,
     ReembedParams,
 )
-from memory_app.memory import InvalidNote, NoteNotFound
+from memory_app.memory import DimensionMismatch, InvalidNote, NoteNotFound
 from memory_app.memory.documents import utcnow_naive
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.importance import BASE_FIELD, DECAYED_FIELD
@@ -73,6 +73,11 @@ def decay_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
         "scanned": report.scanned,
         "changed": report.changed,
         "written": report.written,
+        # what the agent's own decay command (0.01 for every note, compounding) would
+        # write differently: the Maintenance page and the run page explain these
+        "agent_differs": report.agent_differs,
+        "agent_differs_rate": report.agent_differs_rate,
+        "agent_differs_compounding": report.agent_differs_compounding,
         "sample": [list(row) for row in report.sample],
     }
 
@@ -229,7 +234,7 @@ def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str,
         merge,
         threshold=threshold,
         dry_run=run.dry_run,
-        tolerate=(NoteNotFound, StaleWrite, InvalidNote),
+        tolerate=(NoteNotFound, StaleWrite, InvalidNote, DimensionMismatch),
         progress=progress,
     )
     progress(report.pairs_found, report.pairs_found)

@@ -29,8 +29,10 @@ JOBS: dict[str, Job] = {
         Job(
             "decay",
             "Decay pass",
-            "Write each note's effective importance back; never "
-            "compounds, respects the agent's own changes.",
+            "Write each note's effective importance back with its own decay_rate; never "
+            "compounds, respects the agent's own changes. The dry run also counts the notes "
+            "the agent's own decay command (0.01 for all, compounding) would treat "
+            "differently.",
             decay_job,
         ),
         Job(
