@@ -83,9 +83,9 @@ def test_every_agent_document_is_listed_with_naive_dates():
     }
     for note in page.items:
         assert note.created_at == CREATED and note.created_at.tzinfo is None
-    assert {
-        d.note_id for d in notes_store().list_notes(NoteFilter(no_embedding=True)).items
-    } == {"fedcba9876543210"}
+    assert {d.note_id for d in notes_store().list_notes(NoteFilter(no_embedding=True)).items} == {
+        "fedcba9876543210"
+    }
 
 
 def test_both_source_shapes_are_read_and_filterable():

@@ -73,9 +73,9 @@ def test_never_accessed_stale_no_embedding_and_text(store):
     assert {
         d.note_id for d in store.list_notes(NoteFilter(never_accessed=True), limit=50).items
     } == {f"note_{i:012x}" for i in range(25) if i % 3 == 0}
-    assert {
-        d.note_id for d in store.list_notes(NoteFilter(no_embedding=True), limit=50).items
-    } == {f"note_{i:012x}" for i in range(25) if i % 7 == 0}
+    assert {d.note_id for d in store.list_notes(NoteFilter(no_embedding=True), limit=50).items} == {
+        f"note_{i:012x}" for i in range(25) if i % 7 == 0
+    }
     assert {d.note_id for d in store.list_notes(NoteFilter(text="LUMEN"), limit=50).items} == {
         f"note_{i:012x}" for i in range(25) if i % 5 == 0
     }

@@ -113,9 +113,7 @@ def test_a_string_or_missing_timestamp_counts_as_older_than_every_date() -> None
     dated = fact("dated", unit(0), 0)
     stringly = fact("string", at_cosine(0.99), timestamp="2020-01-01")
     plan = cleanup_plan([dated, stringly])
-    assert [(d.anchor.content, d.deleted.content) for d in plan.deletions] == [
-        ("string", "dated")
-    ]
+    assert [(d.anchor.content, d.deleted.content) for d in plan.deletions] == [("string", "dated")]
     assert bson_sort_key(MISSING) < bson_sort_key(3) < bson_sort_key("a")
     assert bson_sort_key("a") < bson_sort_key(datetime(1900, 1, 1))
 
