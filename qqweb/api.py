@@ -32,6 +32,9 @@ from graph_app.knowledge.errors import (
     RelationshipNotFound,
 )
 from memory_app.api import router as memory_router
+from memory_app.facts import FactNotFound, FactsConfigError
+from memory_app.facts_app.api import router as facts_router
+from memory_app.facts_app.stores import FactsOff
 from memory_app.memory import (
     DimensionMismatch,
     InvalidNote,
@@ -170,6 +173,22 @@ def _invalid_identifier(request: HttpRequest, exc: InvalidIdentifier) -> HttpRes
     return _error(request, 400, "invalid", str(exc), field=exc.field)
 
 
+@api.exception_handler(FactNotFound)
+def _fact_not_found(request: HttpRequest, exc: FactNotFound) -> HttpResponse:
+    return _error(request, 404, "not_found", str(exc), fact_id=exc.fact_id)
+
+
+@api.exception_handler(FactsOff)
+def _facts_off(request: HttpRequest, exc: FactsOff) -> HttpResponse:
+    return _error(request, 404, "facts_off", str(exc))
+
+
+@api.exception_handler(FactsConfigError)
+def _facts_misconfigured(request: HttpRequest, exc: FactsConfigError) -> HttpResponse:
+    logger.error("facts store misconfigured: %s", exc)
+    return _error(request, 500, "misconfigured", str(exc))
+
+
 @api.exception_handler(PermissionDenied)
 def _forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
     return _error(request, 403, "forbidden", str(exc) or "you may not do this")
@@ -217,3 +236,4 @@ def me(request: HttpRequest) -> dict[str, Any]:
 
 api.add_router("/", memory_router)
 api.add_router("/graph", graph_router)
+api.add_router("/", facts_router)
