@@ -61,7 +61,7 @@ $PY manage.py migrate --noinput -v 0
 $PY manage.py bootstrap
 $PY manage.py ensure_indexes -v 0 >/dev/null
 $PY manage.py seed_demo
-$PY manage.py seed_facts_demo
+$PY manage.py seed_facts_demo || echo "Facts demo: skipped (see the message above)"
 
 .venv/bin/celery -A qqweb worker --pool=threads --concurrency=2 --loglevel=INFO \
   >var/log/celery-worker.log 2>&1 &

@@ -15,15 +15,16 @@ back the exact document.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from numbers import Real
+from functools import cached_property
 from typing import Any, Final
 
+import numpy as np
 from bson import ObjectId
+from bson.int64 import Int64
 
 from .constants import DIMENSION, FACT_TYPE
 
@@ -54,6 +55,9 @@ class EmbeddingState(StrEnum):
     INVALID = "invalid"  # breaks the agent's retrieval, add and cleanup (2.7)
 
 
+_NUMBER_TYPES = frozenset({float, int, Int64})
+
+
 def embedding_state(value: Any, dimension: int = DIMENSION) -> EmbeddingState:
     """How the agent's code fares with a stored ``content_embedding`` value."""
     if value is MISSING:
@@ -62,13 +66,14 @@ def embedding_state(value: Any, dimension: int = DIMENSION) -> EmbeddingState:
         return EmbeddingState.INVALID  # null, binary, a string, an object
     if not value:
         return EmbeddingState.EMPTY
-    if not all(isinstance(x, Real) and not isinstance(x, bool) for x in value):
+    if not set(map(type, value)) <= _NUMBER_TYPES:  # strings, booleans, nested lists
         return EmbeddingState.INVALID
     if len(value) != dimension:
         return EmbeddingState.INVALID
-    if not all(math.isfinite(x) for x in value):
+    array = np.asarray(value, dtype=np.float64)
+    if not np.isfinite(array).all():
         return EmbeddingState.INVALID
-    if not any(value):
+    if not array.any():
         return EmbeddingState.ZERO
     return EmbeddingState.OK
 
@@ -83,7 +88,7 @@ def embedding_problem(value: Any, dimension: int = DIMENSION) -> str:
         return "a binary vector (BSON binary / packed float32)"
     if not isinstance(value, list):
         return f"a {type(value).__name__}, not a list of numbers"
-    if not all(isinstance(x, Real) and not isinstance(x, bool) for x in value):
+    if not set(map(type, value)) <= _NUMBER_TYPES:
         return "a list holding values that are not numbers"
     if len(value) != dimension:
         return f"a vector of length {len(value)}, not {dimension}"
@@ -131,7 +136,7 @@ class Fact(_Stored):
 
     kind = "fact"
 
-    @property
+    @cached_property
     def embedding(self) -> EmbeddingState:
         return embedding_state(self.content_embedding)
 

@@ -10,6 +10,7 @@ import pytest
 from memory_app.facts.domain import MISSING
 from memory_app.facts.rules import add_check, bson_sort_key, cleanup_plan, cosine, retrieval_top
 
+from .agent_simulator import agent_cleanup
 from .vectors import at_cosine, exactly_095, fact, gram_vectors, unit
 
 CHAIN = [[1.0, 0.975, 0.941], [0.975, 1.0, 0.961], [0.941, 0.961, 1.0]]
@@ -162,3 +163,20 @@ def test_retrieval_is_the_top_3_with_no_floor_in_the_agents_shape() -> None:
 def test_retrieval_returns_nothing_when_one_vector_is_invalid() -> None:
     top = retrieval_top(unit(0), [fact("a", unit(0)), fact("b", ["x"] * 384)])
     assert top.injected == []
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_plan_equals_the_agents_pairwise_loop_on_clustered_data(seed: int) -> None:
+    """Clusters tight enough that many pairs sit around 0.95, chains included."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(12, 384))
+    vectors = centres[rng.integers(0, 12, 400)] + rng.normal(scale=0.23, size=(400, 384))
+    facts = [
+        fact(f"f{i}", [float(x) for x in v], minutes=int(rng.integers(0, 60)))
+        for i, v in enumerate(vectors)
+    ]
+    plan = cleanup_plan(facts, block_rows=64)
+    assert plan.deleted_ids == agent_cleanup(facts)
+    assert len(plan.deletions) > 20
