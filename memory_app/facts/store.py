@@ -229,6 +229,26 @@ class FactsStore:
 
     # --- writes --------------------------------------------------------------------------
 
+    def set_content_if_unchanged(
+        self, fact_id: str, expected_content: str, content: str, vector: list[float]
+    ) -> bool:
+        """The in-place edit of contract 4.2 rule 1: one ``update_one`` filtered on
+        ``_id``, ``type: "fact"`` and the content the curator saw, ``$set`` of only
+        ``content`` and ``content_embedding``, no upsert; ``_id``, ``timestamp`` and
+        ``metadata`` are kept. False when nothing matched (another curator edited it, or
+        the agent replaced or deleted it: the caller re-reads to say which)."""
+        if not isinstance(content, str):
+            raise InvalidNote("content", "must be a string")
+        check_vector(vector)
+        self._require_facts_layout()
+        with self._guard():
+            result = self.collection.update_one(
+                {"_id": parse_fact_id(fact_id), "type": FACT_TYPE, "content": expected_content},
+                {"$set": {"content": content, "content_embedding": vector}},
+                upsert=False,
+            )
+        return result.matched_count == 1
+
     def insert_into_empty(self, documents: Iterable[Mapping[str, Any]]) -> int:
         """Insert whole documents of the agent's shapes (demo data) into an EMPTY
         collection; refused, writing nothing, when it holds anything. Every fact is
@@ -245,6 +265,17 @@ class FactsStore:
             if docs:
                 self.collection.insert_many(docs, ordered=True)
         return len(docs)
+
+
+def check_vector(vector: Any) -> None:
+    """A ``content_embedding`` qqweb may write: a list of 384 finite Python floats. (That
+    it comes from all-MiniLM-L6-v2 is the caller's check: the store cannot see it.)"""
+    if not (
+        isinstance(vector, list)
+        and len(vector) == DIMENSION
+        and all(type(x) is float and math.isfinite(x) for x in vector)
+    ):
+        raise InvalidNote("content_embedding", f"must be a list of {DIMENSION} finite floats")
 
 
 def check_agent_document(doc: Mapping[str, Any]) -> None:
@@ -265,10 +296,4 @@ def check_agent_document(doc: Mapping[str, Any]) -> None:
     if not isinstance(doc.get("metadata"), dict):
         raise InvalidNote("metadata", "must be an object")
     if "content_embedding" in doc:
-        vector = doc["content_embedding"]
-        if not (
-            isinstance(vector, list)
-            and len(vector) == DIMENSION
-            and all(type(x) is float and math.isfinite(x) for x in vector)
-        ):
-            raise InvalidNote("content_embedding", f"must be a list of {DIMENSION} finite floats")
+        check_vector(doc["content_embedding"])

@@ -190,3 +190,45 @@ def test_the_facts_store_refuses_a_collection_of_unknown_documents(
     facts_store.collection.insert_one({"_id": ObjectId(), "name": "something else"})
     with pytest.raises(WrongLayout, match="unknown layout"):
         facts_store.insert_into_empty([agent_fact("x", 0)])
+
+
+def test_an_edit_in_place_keeps_id_timestamp_and_metadata(facts_store: FactsStore) -> None:
+    doc = {**agent_fact("The TTS port is 9000.", 0), "metadata": {"kept": True}}
+    facts_store.collection.insert_one(doc)
+    new_vector = unit(7)
+    assert facts_store.set_content_if_unchanged(
+        str(doc["_id"]), "The TTS port is 9000.", "The TTS port is 9100.", new_vector
+    )
+    after = facts_store.collection.find_one({"_id": doc["_id"]})
+    assert after == {**doc, "content": "The TTS port is 9100.", "content_embedding": new_vector}
+
+
+def test_an_edit_on_a_stale_copy_or_a_gone_fact_writes_nothing(
+    facts_store: FactsStore,
+) -> None:
+    doc = agent_fact("The TTS port is 9000.", 0)
+    facts_store.collection.insert_one(doc)
+    assert not facts_store.set_content_if_unchanged(str(doc["_id"]), "stale", "x", unit(1))
+    gone = str(ObjectId())
+    assert not facts_store.set_content_if_unchanged(gone, "The TTS port is 9000.", "x", unit(1))
+    assert facts_store.count() == 1  # no upsert
+    assert facts_store.collection.find_one({"_id": doc["_id"]}) == doc
+
+
+@pytest.mark.parametrize("vector", [None, [1] * 384, [0.1] * 1024, [float("nan")] * 384])
+def test_an_edit_refuses_a_vector_the_agent_cannot_use(
+    facts_store: FactsStore, vector: Any
+) -> None:
+    doc = agent_fact("x", 0)
+    facts_store.collection.insert_one(doc)
+    with pytest.raises(InvalidNote):
+        facts_store.set_content_if_unchanged(str(doc["_id"]), "x", "y", vector)
+    assert facts_store.collection.find_one({"_id": doc["_id"]}) == doc
+
+
+def test_an_edit_is_refused_on_a_qq_notes_collection(stores: dict[str, Any]) -> None:
+    add_note("n1", "A qq note.")
+    store = notes_store()
+    facts = FactsStore(store.client, *store.location)
+    with pytest.raises(WrongLayout):
+        facts.set_content_if_unchanged("n1", "A qq note.", "x", unit(0))
