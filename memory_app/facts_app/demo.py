@@ -94,13 +94,13 @@ def facts_demo_plan(*, seed: int = 7, now: datetime | None = None) -> list[dict[
     tie_time = days_ago(10, 50)
     for text in data.TIE:
         fact(text, tie_time)
-    for older, newer, _ in data.NEAR_MISSES:
+    for near_older, near_newer, _ in data.NEAR_MISSES:
         when = days_ago(20, 200)
-        if older:
-            fact(older, when - timedelta(days=9))
-        fact(newer, when)
-    for text, metadata in data.WITH_METADATA:
-        fact(text, days_ago(5, 200), metadata)
+        if near_older:
+            fact(near_older, when - timedelta(days=9))
+        fact(near_newer, when)
+    for synthetic, metadata in data.WITH_METADATA:
+        fact(synthetic, days_ago(5, 200), metadata)
 
     legacy_start = datetime(2025, 4, 20, 0, 25) - ICT
     for k, text in enumerate(data.LEGACY_FACTS):

@@ -6,6 +6,8 @@ The planted cases are listed here (the manifest), never marked in the data.
 
 from __future__ import annotations
 
+from typing import Any
+
 THEMES: dict[str, list[str]] = {
     "master": [
         "The master's name is Minh.",
@@ -316,7 +318,7 @@ EXACT_DUPLICATE = "The master's cat Mochi is three years old."
 TIE = ("The master's timezone is UTC+7.", "The master's time zone is UTC+7.")
 
 # 5. Near misses at 0.90-0.95: possible contradictions the agent keeps.
-NEAR_MISSES = [
+NEAR_MISSES: list[tuple[str | None, str, float]] = [
     (
         "The master's GTNH base is in the MV tier.",
         "The master's GTNH base is in the HV tier.",
@@ -344,7 +346,7 @@ LEGACY_FACTS = [
 ]
 
 # 7. Facts with non-empty metadata: synthetic (the agent's tools never pass metadata).
-WITH_METADATA = [
+WITH_METADATA: list[tuple[str, dict[str, Any]]] = [
     ("The master's favourite tea is oolong.", {"source": "synthetic-demo", "note": "rendering"}),
     ("The master's bike is a grey road bike.", {"tags": ["synthetic", "demo"]}),
     ("The master's old phone was a Galaxy S10.", {"synthetic": True, "confidence": 0.6}),
