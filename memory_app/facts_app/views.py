@@ -12,7 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from memory_app.facts import FactNotFound
+from memory_app.facts import FactNotFound, FactsConfigError
 from memory_app.facts.lint import agent_broken
 from memory_app.facts_app import selectors
 from memory_app.facts_app.stores import facts_enabled
@@ -32,6 +32,8 @@ def facts_on(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
             return view(request, *args, **kwargs)
         except StoreUnavailable as e:
             return render(request, "facts_app/unavailable.html", {"error": e}, status=503)
+        except FactsConfigError as e:  # also reported by `manage.py check` (facts.E001)
+            return render(request, "facts_app/unavailable.html", {"error": e}, status=500)
 
     return wrapper
 

@@ -110,3 +110,23 @@ def test_the_lint_page(facts_store: FactsStore, viewer_client: Client) -> None:
     assert "Something here breaks the agent." in page
     assert "a vector of length 1024, not 384" in page
     assert "index bad" in page
+
+
+def test_a_uri_without_a_database_says_so(
+    stores: dict[str, Any], settings: Any, viewer_client: Client
+) -> None:
+    settings.QQ_FACTS_MONGO_URI = stores["mongo_uri"]
+    settings.QQ_FACTS_MONGO_DB = ""
+    response = viewer_client.get("/facts/")
+    assert response.status_code == 500
+    assert "no database in its path" in response.content.decode()
+
+
+def test_a_store_that_is_down_gives_the_banner_page(
+    stores: dict[str, Any], settings: Any, viewer_client: Client
+) -> None:
+    settings.QQ_FACTS_MONGO_URI = "mongodb://127.0.0.1:9/lily"
+    settings.QQ_STORE_TIMEOUT_MS = 200
+    response = viewer_client.get("/facts/next-start/")
+    assert response.status_code == 503
+    assert "The facts store is unavailable" in response.content.decode()
