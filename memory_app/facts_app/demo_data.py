@@ -267,31 +267,34 @@ def templated_facts() -> list[str]:
 
 # --- planted cases (the manifest) ---------------------------------------------------------
 
-# 1. Value-changed pairs: (older, newer); the newer is the correct one. Cosines measured
-#    with all-MiniLM-L6-v2 (contract section 5).
+# 1. Value-changed pairs: (older, newer); the newer is the correct one. The third value is
+#    the float64 cosine measured here with all-MiniLM-L6-v2 for these exact sentences
+#    (the contract's figures are for its own wording; the birthday and colour pairs use it
+#    and match: 0.95005 and 0.9525).
 VALUE_CHANGED = [
-    ("Lily uses Gemini 2.0 Flash as her model.", "Lily uses Gemini 2.5 Flash as her model.", 0.983),
+    ("Lily uses Gemini 2.0 Flash as her model.", "Lily uses Gemini 2.5 Flash as her model.", 0.986),
     (
         "The TTS-Provider service runs on port 9000.",
         "The TTS-Provider service runs on port 9100.",
-        0.989,
+        0.960,
     ),
     (
         "The master's Discord ID is 284716395028371456.",
         "The master's Discord ID is 284716395028371457.",
-        0.9995,
+        0.9994,
     ),
     (
-        "The master's favourite colour is blue.",
-        "The master's favourite colour is dark blue.",
+        "The user's favorite color is blue.",
+        "The user's favorite color is dark blue.",
         0.9525,
     ),
-    ("The master's birthday is March 3.", "The master's birthday is March 4.", 0.95005),
-    ("Lily should answer in Japanese.", "Lily should always answer in Japanese.", 0.985),
+    ("The user's birthday is March 3.", "The user's birthday is March 4.", 0.950055),
+    ("Lily should answer in Japanese.", "Lily should always answer in Japanese.", 0.975),
 ]
 
-# 2. The chain A ~ B 0.975, B ~ C 0.961, A ~ C 0.941, planted twice: A oldest (A and C
-#    kept, B deleted) and B oldest (only B kept).
+# 2. A chain, planted twice: A oldest (A and C kept, B deleted) and B oldest (only B
+#    kept). Measured here: Minecraft A ~ B 0.964, B ~ C 0.980, A ~ C 0.949 (the contract's
+#    wording: 0.975, 0.961, 0.941); the Terraria copy has the same shape.
 CHAINS = [
     (
         [
@@ -317,16 +320,20 @@ EXACT_DUPLICATE = "The master's cat Mochi is three years old."
 # 4. A >= 0.95 pair written in the same millisecond (the agent keeps either one).
 TIE = ("The master's timezone is UTC+7.", "The master's time zone is UTC+7.")
 
-# 5. Near misses at 0.90-0.95: possible contradictions the agent keeps.
+# 5. Near misses below 0.95 (0.85-0.95 here): possible contradictions the agent keeps.
 NEAR_MISSES: list[tuple[str | None, str, float]] = [
     (
         "The master's GTNH base is in the MV tier.",
         "The master's GTNH base is in the HV tier.",
-        0.923,
+        0.889,
     ),
-    ("The master is a backend developer.", "The master is a backend developer at a startup.", 0.90),
+    (
+        "The master is a backend developer.",
+        "The master is a backend developer at a startup.",
+        0.926,
+    ),
     # the older is the value-changed pair's "March 3", planted once
-    (None, "The master was born on March 3.", 0.892),
+    (None, "The user was born on March 3.", 0.892),
 ]
 
 # 6. Legacy data of 2025-04-20 (+0700): conversation turns, facts without an embedding.
