@@ -40,6 +40,7 @@ bench: install $(SECANTUSD_RS)
 	$(PY) bench/search_and_dedup.py
 	$(PY) bench/list_paging.py --server-bin $(SECANTUSD_RS)
 	$(PY) bench/jobs.py --server-bin $(SECANTUSD_RS)
+	$(PY) bench/facts_cleanup.py
 
 # The neighbourhood benchmark empties the graph it is given: it gets its own Neo4j.
 bench-graph: install

@@ -33,6 +33,9 @@ from graph_app.knowledge.errors import (
     RelationshipNotFound,
 )
 from memory_app.api import router as memory_router
+from memory_app.facts import FactNotFound, FactsConfigError
+from memory_app.facts_app.api import router as facts_router
+from memory_app.facts_app.stores import FactsOff
 from memory_app.memory import (
     DimensionMismatch,
     EmbeddingDimensionConflict,
@@ -68,7 +71,8 @@ class QQWebAPI(NinjaAPI):
         """``<app>_api_<function>``, also when an app's API is a package of modules by
         sub-domain: operation ids are what clients generate code from, so they do not
         follow our module layout."""
-        app = operation.view_func.__module__.split(".")[0]
+        parts = operation.view_func.__module__.split(".")
+        app = "_".join(parts[: parts.index("api")] if "api" in parts else parts[:1])
         return f"{app}_api_{operation.view_func.__name__}"
 
 
@@ -197,6 +201,22 @@ def _invalid_identifier(request: HttpRequest, exc: InvalidIdentifier) -> HttpRes
     return _error(request, 400, "invalid", str(exc), field=exc.field)
 
 
+@api.exception_handler(FactNotFound)
+def _fact_not_found(request: HttpRequest, exc: FactNotFound) -> HttpResponse:
+    return _error(request, 404, "not_found", str(exc), fact_id=exc.fact_id)
+
+
+@api.exception_handler(FactsOff)
+def _facts_off(request: HttpRequest, exc: FactsOff) -> HttpResponse:
+    return _error(request, 404, "facts_off", str(exc))
+
+
+@api.exception_handler(FactsConfigError)
+def _facts_misconfigured(request: HttpRequest, exc: FactsConfigError) -> HttpResponse:
+    logger.error("facts store misconfigured: %s", exc)
+    return _error(request, 500, "misconfigured", str(exc))
+
+
 @api.exception_handler(PermissionDenied)
 def _forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
     return _error(request, 403, "forbidden", str(exc) or "you may not do this")
@@ -244,3 +264,4 @@ def me(request: HttpRequest) -> dict[str, Any]:
 
 api.add_router("/", memory_router)
 api.add_router("/graph", graph_router)
+api.add_router("/", facts_router)

@@ -44,6 +44,23 @@ def mongo_client() -> MongoClient[dict[str, Any]]:
     )
 
 
+def facts_mongo_client() -> MongoClient[dict[str, Any]]:
+    """The client of the facts agent's MongoDB (``QQ_FACTS_MONGO_URI``), with the agent's
+    own ``tz_aware=False``."""
+    uri = settings.QQ_FACTS_MONGO_URI
+    timeout = settings.QQ_STORE_TIMEOUT_MS
+    return _cached(
+        ("facts-mongo", uri, timeout),
+        lambda: MongoClient(
+            uri,
+            serverSelectionTimeoutMS=timeout,
+            connectTimeoutMS=timeout,
+            tz_aware=False,
+            appname="qqweb-facts",
+        ),
+    )
+
+
 def neo4j_driver() -> Driver:
     uri, user, password = settings.NEO4J_URI, settings.NEO4J_USER, settings.NEO4J_PASSWORD
     timeout = settings.QQ_STORE_TIMEOUT_MS / 1000

@@ -7,6 +7,7 @@ from typing import Any
 from django.http import HttpRequest
 from django.urls import reverse
 
+from memory_app.facts_app.stores import facts_enabled
 from qqweb.auth import ADMIN, CURATOR, has_role, user_role
 from qqweb.health import cached_stores_health
 
@@ -38,6 +39,13 @@ def navigation(request: HttpRequest) -> dict[str, Any]:
         }
         for key, label, name in NAV
     ]
+    if facts_enabled():  # the second agent's facts: shown only when configured
+        url = reverse("facts_app:facts")
+        at = next(i for i, item in enumerate(items) if item["key"] == "graph")
+        items.insert(
+            at,
+            {"key": "facts", "label": "Facts", "url": url, "active": request.path.startswith(url)},
+        )
     statuses = cached_stores_health()
     return {
         "nav_items": items,

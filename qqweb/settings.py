@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "qqweb",
     "qqweb.audit",
     "memory_app",
+    "memory_app.facts_app",
     "graph_app",
 ]
 
@@ -157,6 +158,14 @@ QQ_MONGO_DB = envstr("QQ_MONGO_DB", "qq_memory")
 QQ_MONGO_COLLECTION = envstr("QQ_MONGO_COLLECTION", "notes")
 # How long a store may take to answer before it is reported down (milliseconds).
 QQ_STORE_TIMEOUT_MS = envint("QQ_STORE_TIMEOUT_MS", 2000)
+
+# --- The second agent's facts store (seed 004, facts-data-contract.md) -------------------
+# Unset URI: the facts pages are off and not in the navigation. The agent itself reads
+# MONGO_URI and takes the database from its path; QQ_FACTS_MONGO_DB overrides that here
+# (neither: a system check error). The agent's collection name is fixed: "memories".
+QQ_FACTS_MONGO_URI = envstr("QQ_FACTS_MONGO_URI", "")
+QQ_FACTS_MONGO_DB = envstr("QQ_FACTS_MONGO_DB", "")
+QQ_FACTS_COLLECTION = envstr("QQ_FACTS_COLLECTION", "memories")
 
 NEO4J_URI = envstr("NEO4J_URI", "bolt://localhost:7687")
 NEO4J_USER = envstr("NEO4J_USER", "neo4j")

@@ -9,6 +9,9 @@ cd "$root"
 mkdir -p var/log var/memory
 PY=.venv/bin/python
 pids=()
+# The second agent's facts (seed 004) live in the same SecantusDB, in database `lily` (in
+# the URI's path, as that agent's MONGO_URI has it), collection `memories`.
+export QQ_FACTS_MONGO_URI="${QQ_FACTS_MONGO_URI:-mongodb://127.0.0.1:27017/lily}"
 
 cleanup() {
   trap - EXIT INT TERM
@@ -58,6 +61,7 @@ $PY manage.py migrate --noinput -v 0
 $PY manage.py bootstrap
 $PY manage.py ensure_indexes -v 0 >/dev/null
 $PY manage.py seed_demo
+$PY manage.py seed_facts_demo || echo "Facts demo: skipped (see the message above)"
 
 .venv/bin/celery -A qqweb worker --pool=threads --concurrency=2 --loglevel=INFO \
   >var/log/celery-worker.log 2>&1 &

@@ -21,6 +21,7 @@ from pymongo.errors import (
 
 from ..constants import DEFAULT_COLLECTION, DEFAULT_DATABASE
 from ..errors import MemoryLibraryError, StoreError, StoreUnavailable
+from .layout_guard import LayoutGuardedCollection
 
 # Server error codes that mean "not reachable now, try again later" rather than "this
 # request is wrong": shutdown, step-down, network, time limits.
@@ -74,8 +75,9 @@ class MongoBase:
     @property
     def collection(self) -> Collection[dict[str, Any]]:
         """The raw collection. Only the store's own modules use it; tests that must plant
-        exactly what the agent writes use it as the agent would."""
-        return self.client[self._database_name][self._collection_name]
+        exactly what the agent writes use it as the agent would. Its writes and index
+        commands refuse a collection of the facts layout (``layout_guard.py``)."""
+        return LayoutGuardedCollection(self.client[self._database_name], self._collection_name)
 
     @property
     def name(self) -> str:

@@ -1,0 +1,24 @@
+from typing import Any
+
+from django.apps import AppConfig
+from django.core import checks
+
+
+class FactsAppConfig(AppConfig):
+    """The second agent's facts store (seed 004): pages under ``/facts/``, API under
+    ``/api/facts``. A Django app inside ``memory_app`` (the project's fixed top-level
+    packages) with its own layers contract, so the notes' layers stay as they are."""
+
+    name = "memory_app.facts_app"
+    label = "facts"
+    verbose_name = "Facts memory (second agent)"
+
+    def ready(self) -> None:
+        checks.register(facts_settings_check)
+
+
+def facts_settings_check(**kwargs: Any) -> list[checks.CheckMessage]:
+    from memory_app.facts_app.stores import facts_configuration_error
+
+    error = facts_configuration_error()
+    return [checks.Error(error, id="facts.E001")] if error else []

@@ -1,0 +1,184 @@
+"""Reads of the facts store for the pages and the API. Facts stores are small (the agent
+reads every fact at every turn), so the plan and the lint are computed over all facts on
+each call; the list itself is a keyset page read from MongoDB."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memory_app.facts import EmbeddingState, Fact, FactQuery, StoredDocument
+from memory_app.facts.constants import DUPLICATE_THRESHOLD, SIMILAR_THRESHOLD
+from memory_app.facts.lint import BREAKS, Finding, lint
+from memory_app.facts.rules import CleanupPlan, Deletion, cleanup_plan, nearest
+from memory_app.facts_app.stores import facts_store
+
+EMBEDDING_FILTERS = ("ok", "missing", "invalid")
+
+
+@dataclass(frozen=True)
+class FactRow:
+    doc: StoredDocument
+    kind: str  # fact, turn, foreign
+    text: str
+    embedding: str  # ok, missing, empty, zero, invalid; "" for non-facts
+    legacy: bool
+    deleted_at_next_start: bool
+    anchor_id: str = ""  # the older fact that deletes it
+
+    @property
+    def id(self) -> str:
+        return self.doc.hex_id
+
+    @property
+    def timestamp(self) -> Any:
+        return self.doc.timestamp
+
+
+@dataclass(frozen=True)
+class FactsListing:
+    rows: list[FactRow]
+    next_cursor: str | None
+    total: int
+    next_start_deletions: int
+    breaks: int  # lint findings that break the agent
+
+
+def _row(doc: StoredDocument, plan: CleanupPlan) -> FactRow:
+    deleting = {d.deleted.hex_id: d.anchor.hex_id for d in plan.deletions}
+    return FactRow(
+        doc=doc,
+        kind=doc.kind,
+        text=doc.text,
+        embedding=doc.embedding.value if isinstance(doc, Fact) else "",
+        legacy=doc.is_legacy,
+        deleted_at_next_start=doc.hex_id in deleting,
+        anchor_id=deleting.get(doc.hex_id, ""),
+    )
+
+
+def _matching_ids(
+    docs: list[StoredDocument], plan: CleanupPlan, embedding: str, next_start: bool
+) -> tuple[Any, ...] | None:
+    if not embedding and not next_start:
+        return None
+    deleted = plan.deleted_ids
+    keep = []
+    for doc in docs:
+        if next_start and doc.hex_id not in deleted:
+            continue
+        if embedding:
+            if not isinstance(doc, Fact):
+                continue
+            state = doc.embedding
+            ok = state is EmbeddingState.OK
+            if embedding == "ok" and not ok:
+                continue
+            if embedding == "missing" and state is not EmbeddingState.MISSING:
+                continue
+            if embedding == "invalid" and state in (EmbeddingState.OK, EmbeddingState.MISSING):
+                continue
+        keep.append(doc.id)
+    return tuple(keep)
+
+
+def facts_list(
+    *,
+    text: str = "",
+    embedding: str = "",
+    legacy: bool = False,
+    next_start: bool = False,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> FactsListing:
+    """A keyset page, newest first on ``(timestamp, _id)``. ``embedding``: ok (usable by
+    the agent), missing (legacy, unseen by it) or invalid (empty, zero or breaking);
+    ``next_start``: only the facts the agent deletes at its next start."""
+    store = facts_store()
+    docs = store.documents()
+    plan = cleanup_plan([d for d in docs if isinstance(d, Fact)])
+    ids = _matching_ids(docs, plan, embedding, next_start)
+    page = store.page(FactQuery(text=text, ids=ids, legacy=legacy), cursor=cursor, limit=limit)
+    findings = lint(docs, store.indexes())
+    return FactsListing(
+        rows=[_row(d, plan) for d in page.items],
+        next_cursor=page.next_cursor,
+        total=len(docs),
+        next_start_deletions=len(plan.deletions),
+        breaks=sum(1 for f in findings if f.severity == BREAKS),
+    )
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    fact: Fact
+    score: float
+    mark: str  # "duplicate" (>= 0.95: the agent treats it as one), "similar" (>= 0.85), ""
+
+
+@dataclass(frozen=True)
+class FactDetail:
+    doc: StoredDocument
+    id_time: datetime | None
+    dimension: int | None
+    norm: float | None
+    embedding: str
+    neighbours: list[Neighbour]
+    deleted_by: Deletion | None  # this fact goes at the next start
+    deletes: list[Deletion] = field(default_factory=list)  # facts this one deletes
+    findings: list[Finding] = field(default_factory=list)
+
+
+def _mark(score: float) -> str:
+    if score >= DUPLICATE_THRESHOLD:
+        return "duplicate"
+    if score >= SIMILAR_THRESHOLD:
+        return "similar"
+    return ""
+
+
+def fact_detail(fact_id: str, *, neighbours: int = 10) -> FactDetail:
+    store = facts_store()
+    doc = store.get(fact_id)
+    docs = store.documents()
+    facts = [d for d in docs if isinstance(d, Fact)]
+    dimension = norm = None
+    embedding = ""
+    near: list[Neighbour] = []
+    deleted_by = None
+    deletes: list[Deletion] = []
+    if isinstance(doc, Fact):
+        embedding = doc.embedding.value
+        vector = doc.content_embedding
+        if isinstance(vector, list):
+            dimension = len(vector)
+            if all(isinstance(x, int | float) for x in vector):
+                norm = math.sqrt(sum(float(x) * float(x) for x in vector))
+        near = [Neighbour(r.fact, r.score, _mark(r.score)) for r in nearest(doc, facts, neighbours)]
+        plan = cleanup_plan(facts)
+        deleted_by = next((d for d in plan.deletions if d.deleted.hex_id == doc.hex_id), None)
+        deletes = [d for d in plan.deletions if d.anchor.hex_id == doc.hex_id]
+    findings = [f for f in lint([doc], []) if f.target == doc.hex_id]
+    return FactDetail(
+        doc=doc,
+        id_time=doc.id_time,
+        dimension=dimension,
+        norm=norm,
+        embedding=embedding,
+        neighbours=near,
+        deleted_by=deleted_by,
+        deletes=deletes,
+        findings=findings,
+    )
+
+
+def next_start_plan() -> CleanupPlan:
+    """What the agent's next start hard-deletes, pair by pair (W3, exactly)."""
+    return cleanup_plan(facts_store().facts())
+
+
+def facts_lint() -> list[Finding]:
+    store = facts_store()
+    return lint(store.documents(), store.indexes())
