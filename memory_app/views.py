@@ -26,8 +26,8 @@ from memory_app.memory.listing import NoteFilter
 from qqweb.actors import Actor
 from qqweb.audit import selectors as audit_selectors
 from qqweb.audit import services as audit_services
-from qqweb.audit.errors import UndoRefused
-from qqweb.auth import CURATOR, VIEWER, has_role, role_required
+from qqweb.audit.errors import UndoForbidden, UndoRefused
+from qqweb.auth import CURATOR, VIEWER, has_role, role_required, user_role
 from qqweb.pages import render_page
 
 
@@ -154,6 +154,9 @@ def note_detail(request: HttpRequest, note_id: str) -> HttpResponse:
             "detail": detail,
             "note": detail.note,
             "can_curate": has_role(request.user, CURATOR),
+            "may_undo": audit_selectors.undoable_by(
+                events=detail.history, role=user_role(request.user)
+            ),
             "edit_form": NoteEditForm(
                 initial={
                     "expected_updated_at": (
@@ -255,16 +258,17 @@ def search(request: HttpRequest) -> HttpResponse:
 @role_required(VIEWER)
 def audit(request: HttpRequest) -> HttpResponse:
     filters = {k: request.GET.get(k, "")[:200] for k in ("actor", "action", "target")}
+    events = audit_selectors.audit_events(
+        actor=filters["actor"], action=filters["action"], target=filters["target"]
+    )
     return render_page(
         request,
         "memory_app/audit.html",
         "audit-table",
         {
-            "events": audit_selectors.audit_events(
-                actor=filters["actor"], action=filters["action"], target=filters["target"]
-            ),
+            "events": events,
             "filters": filters,
-            "can_curate": has_role(request.user, CURATOR),
+            "may_undo": audit_selectors.undoable_by(events=events, role=user_role(request.user)),
         },
     )
 
@@ -275,7 +279,7 @@ def audit_undo(request: HttpRequest, event_id: int) -> HttpResponse:
     try:
         audit_services.audit_undo(actor=Actor.from_request(request), event_id=event_id)
         messages.success(request, "Undone.")
-    except (UndoRefused, StoreUnavailable) as e:
+    except (UndoRefused, UndoForbidden, StoreUnavailable) as e:
         messages.error(request, str(e))
     return _back(request, reverse("memory_app:audit"))
 

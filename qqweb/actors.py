@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from qqweb.auth import user_role
 from qqweb.models import ApiToken
 
 
@@ -13,6 +14,9 @@ class Actor:
     kind: str  # "user", "token" or "job"
     name: str
     user_id: int | None = None
+    # The role the person or token acts with (qqweb.auth.ROLES), for the actions that
+    # check it themselves (undo needs the role its action needed); None for jobs.
+    role: str | None = None
 
     @property
     def label(self) -> str:
@@ -21,9 +25,11 @@ class Actor:
     @classmethod
     def from_request(cls, request: Any) -> Actor:
         token = getattr(request, "auth", None)
+        role = user_role(request.user)
         if isinstance(token, ApiToken):
-            return cls("token", f"{token.name} ({token.user.get_username()})", token.user_id)
-        return cls("user", request.user.get_username(), request.user.pk)
+            name = f"{token.name} ({token.user.get_username()})"
+            return cls("token", name, token.user_id, role)
+        return cls("user", request.user.get_username(), request.user.pk, role)
 
     @classmethod
     def job(cls, name: str) -> Actor:

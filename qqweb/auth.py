@@ -38,11 +38,15 @@ def user_role(user: Any) -> str | None:
     return None
 
 
-def has_role(user: Any, role: str) -> bool:
-    held = user_role(user)
-    if held is None:
+def role_at_least(held: str | None, role: str) -> bool:
+    """Does a holder of ``held`` (None: no role) have ``role`` or a higher one?"""
+    if held is None or held not in ROLES:
         return False
     return ROLES.index(held) >= ROLES.index(role)
+
+
+def has_role(user: Any, role: str) -> bool:
+    return role_at_least(user_role(user), role)
 
 
 def require_role(request: HttpRequest, role: str) -> None:

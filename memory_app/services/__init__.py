@@ -39,11 +39,30 @@ UNDO_HANDLERS = {
     for action, handler in module.UNDO_HANDLERS.items()
 }
 
+# The role each action needed, which its undo needs too: a curator's edits, archives,
+# merges, promotions and verdicts; everything else (restores, purges, maintenance runs, and
+# any action not listed here) an admin's.
+_CURATOR_ACTIONS = {
+    "note.edit",
+    "note.archive",
+    "pair.merge",
+    "pair.reject",
+    "core.promote",
+    "core.remove",
+    "working.remove",
+    "working.edit",
+    "promotion.reject",
+}
+UNDO_ROLES = {
+    action: "curator" if action in _CURATOR_ACTIONS else "admin" for action in UNDO_HANDLERS
+}
+
 __all__ = [
     "BULK_ACTIONS",
     "BULK_MAX",
     "MANUAL_ARCHIVE_REASON",
     "UNDO_HANDLERS",
+    "UNDO_ROLES",
     "VERDICTS",
     "archive_purge",
     "archive_restore_many",

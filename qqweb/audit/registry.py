@@ -14,15 +14,35 @@ from typing import Any
 UndoHandler = Callable[[Any, Any], Any]
 
 _handlers: dict[str, UndoHandler] = {}
+_roles: dict[str, str] = {}
+# The role names of qqweb.auth, spelled here: this module is imported while the apps load,
+# before qqweb.auth (which imports Django's auth middleware) can be.
+ADMIN = "admin"
+ROLES = ("viewer", "curator", "admin")
 
 
-def register_undo(action: str, handler: UndoHandler) -> None:
-    """Register ``handler`` as the undo of ``action``. Registering the same handler again
-    does nothing; another handler for an action that has one is a programming error."""
+def register_undo(action: str, handler: UndoHandler, role: str = ADMIN) -> None:
+    """Register ``handler`` as the undo of ``action``, which needs ``role`` to be undone:
+    the role the action itself needs (an action registered without one needs an admin).
+    Registering the same handler again does nothing; another handler for an action that
+    has one is a programming error."""
     existing = _handlers.get(action)
     if existing is not None and existing is not handler:
         raise ValueError(f"{action} has an undo handler already: {existing!r}")
+    if role not in ROLES:
+        raise ValueError(f"{action}: unknown role {role!r}")
+    if existing is not None and _roles[action] != role:
+        raise ValueError(f"{action} is undone with the {_roles[action]} role already")
     _handlers[action] = handler
+    _roles[action] = role
+
+
+def undo_role(action: str, actor_label: str) -> str:
+    """The role needed to undo ``action`` done by ``actor_label``: the role the action
+    needed. A maintenance job's changes (actor ``job:...``) were started by an admin."""
+    if actor_label.startswith("job:"):
+        return ADMIN
+    return _roles.get(action, ADMIN)
 
 
 def undo_handler(action: str) -> UndoHandler | None:

@@ -11,10 +11,11 @@ from typing import Any
 from django.utils import timezone
 
 from qqweb.actors import Actor
-from qqweb.audit.errors import UndoRefused
+from qqweb.audit.errors import UndoForbidden, UndoRefused
 from qqweb.audit.models import AuditEvent
-from qqweb.audit.registry import undo_handler
+from qqweb.audit.registry import undo_handler, undo_role
 from qqweb.audit.snapshots import from_json, to_json
+from qqweb.auth import role_at_least
 
 
 def audit_begin(
@@ -51,12 +52,24 @@ def audited(event: AuditEvent, work: Callable[[], Any]) -> Any:
     return after
 
 
+def undo_allowed(*, role: str | None, event: AuditEvent) -> bool:
+    """May someone acting with ``role`` undo ``event``? Only with the role it needed."""
+    return role_at_least(role, undo_role(event.action, event.actor))
+
+
+def _access_undo(actor: Actor, event: AuditEvent) -> None:
+    if not undo_allowed(role=actor.role, event=event):
+        raise UndoForbidden(event.action, undo_role(event.action, event.actor))
+
+
 def audit_undo(*, actor: Actor, event_id: int) -> AuditEvent:
-    """Undo one action by replaying its ``before``. Refused, with the reason, when it was
+    """Undo one action by replaying its ``before``. Forbidden (UndoForbidden, 403) unless
+    ``actor`` holds the role the action needed; refused, with the reason, when it was
     undone already, did not complete, or its target changed since."""
     event = AuditEvent.objects.filter(pk=event_id).first()
     if event is None:
         raise UndoRefused(f"there is no audit event {event_id}")
+    _access_undo(actor, event)
     if event.undone_at is not None:
         raise UndoRefused("this action was undone already")
     if event.status != AuditEvent.DONE:
@@ -85,11 +98,18 @@ class BulkResult:
 
 
 def batch_undo(*, actor: Actor, batch_id: uuid.UUID) -> tuple[int, list[str]]:
-    """Undo every action of a batch, newest first. Returns (undone, reasons refused)."""
+    """Undo every action of a batch, newest first. Returns (undone, reasons refused).
+    Forbidden as a whole, before anything is undone, when one of its actions needs a role
+    ``actor`` does not hold."""
+    events = list(
+        AuditEvent.objects.filter(
+            batch_id=batch_id, status=AuditEvent.DONE, undone_at__isnull=True, undo_of__isnull=True
+        ).order_by("-id")
+    )
+    for event in events:
+        _access_undo(actor, event)
     undone, refused = 0, []
-    for event in AuditEvent.objects.filter(
-        batch_id=batch_id, status=AuditEvent.DONE, undone_at__isnull=True, undo_of__isnull=True
-    ).order_by("-id"):
+    for event in events:
         try:
             audit_undo(actor=actor, event_id=event.pk)
             undone += 1

@@ -16,7 +16,7 @@ from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
 from tests.helpers import agent_archive_line as agent_line
 
-ADA = Actor("user", "ada-admin")
+ADA = Actor("user", "ada-admin", role="admin")
 
 pytestmark = pytest.mark.django_db
 

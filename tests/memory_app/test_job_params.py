@@ -19,7 +19,7 @@ from qqweb.api import api
 from tests.helpers import plant_note as plant
 
 pytestmark = pytest.mark.django_db
-ADA = Actor("user", "ada-admin")
+ADA = Actor("user", "ada-admin", role="admin")
 NO_PARAMS = [
     "decay",
     "promotion_scan",

@@ -19,7 +19,7 @@ from tests.helpers import plant_note as plant
 from tests.helpers import vector
 from tests.services import free_port
 
-ADA = Actor("user", "ada-admin")
+ADA = Actor("user", "ada-admin", role="admin")
 NOW = utcnow_naive()
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from tests.helpers import add_note as add
 
 pytestmark = pytest.mark.usefixtures("stores")
 
-ADA = Actor("user", "ada-admin")
+ADA = Actor("user", "ada-admin", role="admin")
 
 
 def scan(threshold=0.85):

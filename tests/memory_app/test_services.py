@@ -25,7 +25,8 @@ from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
 
 EMB = HashingEmbedder(384)
-CORA = Actor("user", "cora-curator")
+CORA = Actor("user", "cora-curator", role="curator")
+ADA = Actor("user", "ada-admin", role="admin")
 
 
 def plant(note_id, content, importance=0.5, **fields):
@@ -163,9 +164,9 @@ def test_restore_and_undo():
     plant("note_0000000000a1", "Lumen uses MongoDB")
     note_archive(actor=CORA, note_id="note_0000000000a1")
     file_archived = archive_text()
-    restored = note_restore(actor=CORA, note_id="note_0000000000a1")
+    restored = note_restore(actor=ADA, note_id="note_0000000000a1")
     assert restored.metadata["restored_from_archive"] is True
-    audit_undo(actor=CORA, event_id=AuditEvent.objects.get(action="note.restore").pk)
+    audit_undo(actor=ADA, event_id=AuditEvent.objects.get(action="note.restore").pk)
     assert notes_store().get_full_note("note_0000000000a1") is None
     assert archive_text() == file_archived
 

@@ -24,7 +24,8 @@ from tests.services import free_port
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("stores")]
 
-CORA = Actor("user", "cora-curator")
+CORA = Actor("user", "cora-curator", role="curator")
+ADA = Actor("user", "ada-admin", role="admin")
 LUMEN = "The Lumen beta ships to the first ten customers in February"
 
 
@@ -71,11 +72,11 @@ def test_undoing_a_reembed_puts_the_old_vector_back_in_search(settings):
         {"note_id": "note_0000000000a1"}, {"$set": {"embedding": []}}
     )
     assert "note_0000000000a1" not in found(LUMEN)
-    run = job_create(kind="reembed", actor=CORA)
+    run = job_create(kind="reembed", actor=ADA)
     run_job_task.apply(args=[run.pk])
     assert found(LUMEN)[0] == "note_0000000000a1"
 
-    audit_undo(actor=CORA, event_id=AuditEvent.objects.get(action="notes.reembed").pk)
+    audit_undo(actor=ADA, event_id=AuditEvent.objects.get(action="notes.reembed").pk)
 
     assert "note_0000000000a1" not in found(LUMEN)
 
