@@ -8,15 +8,20 @@ or 500 (``code: "internal"``, the traceback logged) for a store error that is a 
 from __future__ import annotations
 
 import logging
+from functools import wraps
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
+from django_ratelimit.core import get_usage, is_ratelimited
+from django_ratelimit.exceptions import Ratelimited
 from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.operation import Operation
-from ninja.security import APIKeyCookie, HttpBearer
-from ninja.security import django_auth as session_auth
+from ninja.security import APIKeyCookie, HttpBearer, SessionAuth
 
 from graph_app.api import router as graph_router
 from graph_app.knowledge import (
@@ -55,15 +60,88 @@ logger = logging.getLogger(__name__)
 
 
 class BearerTokenAuth(HttpBearer):
+    """``Authorization: Bearer qq_...``. Rate limited (django-ratelimit): each token to
+    ``QQ_API_TOKEN_RATE`` requests, each address to ``QQ_API_TOKEN_FAILURE_RATE`` unknown
+    or revoked tokens; past either, 429."""
+
     def authenticate(self, request: HttpRequest, token: str) -> Any:
+        if _failures_limited(request, count=False):
+            raise Ratelimited("too many requests with unknown or revoked tokens: wait a minute")
         api_token = api_token_authenticate(token)
         if api_token is None:
+            _failures_limited(request, count=True)
             return None
+        if is_ratelimited(
+            request,
+            group="qqweb-api-token",
+            key=lambda _group, _request: str(api_token.pk),
+            rate=settings.QQ_API_TOKEN_RATE,
+            increment=True,
+        ):
+            raise Ratelimited(f"this token is limited to {settings.QQ_API_TOKEN_RATE} requests")
         request.user = api_token.user
         return api_token
 
 
-_session: APIKeyCookie = session_auth
+def _failures_limited(request: HttpRequest, *, count: bool) -> bool:
+    """Has this address used up its failed tokens (checked before a token is looked up)?
+    ``count``: record one more failure."""
+    usage = get_usage(
+        request,
+        group="qqweb-api-token-failures",
+        key="ip",
+        rate=settings.QQ_API_TOKEN_FAILURE_RATE,
+        increment=count,
+    )
+    return usage is not None and usage["count"] >= usage["limit"]
+
+
+class SessionUnlessBearer(SessionAuth):
+    """The browser session (with Django's CSRF check on writes), but not for a request that
+    sends ``Authorization``: a script whose token is wrong or revoked gets 401, not a CSRF
+    refusal or someone's session."""
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if "authorization" in request.headers:
+            return None
+        return super().__call__(request)
+
+
+_session: APIKeyCookie = SessionUnlessBearer()
+
+
+def docs_login_required(view: Any) -> Any:
+    """``/api/openapi.json`` and ``/api/docs`` need a login like every page: a session
+    with a role or an API token. Without one, the document answers 401 JSON and the docs
+    page sends the browser to the login page."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        authorization = request.headers.get("authorization", "")
+        if authorization.lower().startswith("bearer "):
+            api_token = api_token_authenticate(authorization[7:].strip())
+            if api_token is not None:
+                request.user = api_token.user
+        if user_role(request.user) is not None:
+            return view(request, *args, **kwargs)
+        if request.user.is_authenticated:
+            return JsonResponse(
+                {"error": {"code": "forbidden", "message": "this needs the viewer role"}},
+                status=403,
+            )
+        if request.path.endswith(".json") or authorization:
+            return JsonResponse(
+                {
+                    "error": {
+                        "code": "unauthenticated",
+                        "message": "log in, or send 'Authorization: Bearer <API token>'",
+                    }
+                },
+                status=401,
+            )
+        return redirect_to_login(request.get_full_path())
+
+    return wrapper
 
 
 class QQWebAPI(NinjaAPI):
@@ -82,6 +160,7 @@ api = QQWebAPI(
     description="Browse and curate a qq agent's long-term memory.",
     auth=[BearerTokenAuth(), _session],
     urls_namespace="api",
+    docs_decorator=docs_login_required,
 )
 
 
@@ -215,6 +294,13 @@ def _facts_off(request: HttpRequest, exc: FactsOff) -> HttpResponse:
 def _facts_misconfigured(request: HttpRequest, exc: FactsConfigError) -> HttpResponse:
     logger.error("facts store misconfigured: %s", exc)
     return _error(request, 500, "misconfigured", str(exc))
+
+
+@api.exception_handler(Ratelimited)
+def _rate_limited(request: HttpRequest, exc: Ratelimited) -> HttpResponse:
+    response = _error(request, 429, "rate_limited", str(exc) or "too many requests")
+    response["Retry-After"] = "60"
+    return response
 
 
 @api.exception_handler(PermissionDenied)

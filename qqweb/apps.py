@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class QqwebConfig(AppConfig):
     name = "qqweb"
     verbose_name = "qqweb"
+
+    def ready(self) -> None:
+        from qqweb import security  # noqa: F401 - registers the deploy checks

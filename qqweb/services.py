@@ -10,7 +10,7 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 from django.utils import timezone
 
-from qqweb.auth import ROLES
+from qqweb.auth import ADMIN, ROLES, has_role
 from qqweb.models import ApiToken, hash_token
 
 
@@ -38,12 +38,26 @@ def admin_ensure(*, username: str, password: str = "") -> tuple[Any, str | None]
     return user, new_password
 
 
+def token_owner_allowed(*, creator: Any, owner: Any) -> bool:
+    """May ``creator`` mint a token that acts as ``owner``? For themselves, or for a user
+    who is neither an admin nor a superuser (a viewer, a curator, a script's own user);
+    never for another admin or a superuser, so no admin's actions are audited under
+    another admin's name. (The ``create_api_token`` command, run by whoever holds the
+    server's shell, has no creator and may mint for anyone.)"""
+    if creator is None or creator.pk == owner.pk:
+        return True
+    return not owner.is_superuser and not has_role(owner, ADMIN)
+
+
 @transaction.atomic
 def api_token_create(*, user: Any, name: str, created_by: Any = None) -> tuple[ApiToken, str]:
-    """Create a token; the raw key is returned once and never stored."""
+    """Create a token; the raw key is returned once and never stored. Refused (ValueError)
+    for an owner ``created_by`` may not mint for (:func:`token_owner_allowed`)."""
     name = name.strip()
     if not name:
         raise ValueError("name: a token needs a name")
+    if not token_owner_allowed(creator=created_by, owner=user):
+        raise ValueError("user: a token for an admin is created by that admin only")
     raw = ApiToken.new_raw_key()
     token = ApiToken.objects.create(
         user=user,

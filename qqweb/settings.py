@@ -54,12 +54,15 @@ def broker_transport_options(broker_url: str, visibility_timeout: int) -> dict[s
 # --- Django core -------------------------------------------------------------------------
 
 DEBUG = envbool("DEBUG", False)
-SECRET_KEY = envstr("SECRET_KEY", "qqweb-dev-only-secret-key-change-me-in-production")
+# Public, for development only: with DEBUG off the web server refuses to start with it
+# (qqweb/security.py, called by qqweb/wsgi.py; `check --deploy` reports qqweb.E001).
+DEV_SECRET_KEY = "qqweb-dev-only-secret-key-change-me-in-production"  # noqa: S105 - public
+SECRET_KEY = envstr("SECRET_KEY", DEV_SECRET_KEY)
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "qqweb.admin_site.QQAdminConfig",  # Django admin for the admin role (admin_site.py)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -68,6 +71,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "django_celery_beat",
+    "axes",
+    "django_ratelimit",
     "qqweb",
     "qqweb.audit",
     "memory_app",
@@ -86,6 +91,14 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "qqweb.auth.LoginRequiredMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks
+]
+
+# django-axes first: it counts failed logins and refuses a locked-out login before any
+# password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "qqweb.urls"
@@ -142,6 +155,61 @@ WHITENOISE_USE_FINDERS = True
 SESSION_COOKIE_HTTPONLY = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+
+# --- Security: HTTPS, login throttling, API token rate limits (README "Security") -------
+# QQ_HTTPS=1 when the site is served over HTTPS (production): secure session and CSRF
+# cookies, a redirect of plain HTTP to HTTPS (/healthz excepted, for health checks from
+# inside the network) and HSTS. Behind a proxy that terminates TLS, the proxy must set
+# QQ_TLS_PROXY_HEADER (default X-Forwarded-Proto: https) and strip it from clients;
+# set it empty when gunicorn itself terminates TLS.
+QQ_HTTPS = envbool("QQ_HTTPS", False)
+QQ_TLS_PROXY_HEADER = envstr("QQ_TLS_PROXY_HEADER", "X-Forwarded-Proto")
+if QQ_HTTPS:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    SECURE_HSTS_SECONDS = envint("QQ_HSTS_SECONDS", 31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("QQ_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = envbool("QQ_HSTS_PRELOAD", True)
+    if QQ_TLS_PROXY_HEADER:
+        SECURE_PROXY_SSL_HEADER = (
+            "HTTP_" + QQ_TLS_PROXY_HEADER.upper().replace("-", "_"),
+            "https",
+        )
+# The request header that holds the client's address when a proxy sets it (e.g. X-Real-IP);
+# empty: the connection's address. Login lockouts and rate limits count per address.
+QQ_CLIENT_IP_HEADER = envstr("QQ_CLIENT_IP_HEADER", "")
+
+# Login throttling (django-axes, counted in the database, so every process sees them): after
+# QQ_LOGIN_FAILURE_LIMIT wrong passwords for one username from one address, that pair is
+# refused (429) for QQ_LOGIN_COOLOFF_MINUTES, even with the right password.
+AXES_FAILURE_LIMIT = envint("QQ_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = envint("QQ_LOGIN_COOLOFF_MINUTES", 15) / 60  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "qqweb.security.client_ip"
+AXES_VERBOSE = False
+
+# API token rate limits (django-ratelimit, counted in the default cache): a token may make
+# QQ_API_TOKEN_RATE requests, and an address QQ_API_TOKEN_FAILURE_RATE unknown or revoked
+# tokens, before it is answered 429. The counts need a cache every process shares:
+# QQ_CACHE_URL (redis://...) in production; without it each process counts alone.
+QQ_API_TOKEN_RATE = envstr("QQ_API_TOKEN_RATE", "600/m")
+QQ_API_TOKEN_FAILURE_RATE = envstr("QQ_API_TOKEN_FAILURE_RATE", "20/m")
+QQ_CACHE_URL = envstr("QQ_CACHE_URL", "")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": QQ_CACHE_URL}
+        if QQ_CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+RATELIMIT_IP_META_KEY = "qqweb.security.client_ip"
+# django-ratelimit names only memcached and django-redis: Django's own Redis cache does
+# atomic increments too (W001), and the per-process memory cache is the choice of a
+# development server without QQ_CACHE_URL (E003).
+SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001", "django_ratelimit.E003"]
 
 LOGGING = {
     "version": 1,

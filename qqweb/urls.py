@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from qqweb import views
@@ -13,7 +14,20 @@ urlpatterns = [
     path("health/status", views.store_status, name="store_status"),
     path("tokens/", views.api_tokens, name="api_tokens"),
     path("tokens/<int:token_id>/revoke/", views.api_token_revoke_view, name="api_token_revoke"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    # Django's login, logout and password change; no password reset by e-mail (qqweb sends
+    # no mail: an admin sets a forgotten password in Django admin, README "Security").
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "accounts/password_change/",
+        auth_views.PasswordChangeView.as_view(),
+        name="password_change",
+    ),
+    path(
+        "accounts/password_change/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
     path("admin/", admin.site.urls),
     path("api/", api.urls),
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -44,7 +44,9 @@ def store_status(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @role_required(ADMIN)
 def api_tokens(request: HttpRequest) -> HttpResponse:
-    form = ApiTokenCreateForm(request.POST or None, initial={"user": request.user.pk})
+    form = ApiTokenCreateForm(
+        request.POST or None, initial={"user": request.user.pk}, creator=request.user
+    )
     new_key = None
     if request.method == "POST" and form.is_valid():
         token, new_key = api_token_create(
@@ -55,7 +57,7 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
         messages.success(
             request, f"Token “{token.name}” created. Copy it now: it is not shown again."
         )
-        form = ApiTokenCreateForm(initial={"user": request.user.pk})
+        form = ApiTokenCreateForm(initial={"user": request.user.pk}, creator=request.user)
     tokens = ApiToken.objects.select_related("user").all()
     return render(
         request, "qqweb/api_tokens.html", {"form": form, "tokens": tokens, "new_key": new_key}
@@ -65,7 +67,10 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
 @require_POST
 @role_required(ADMIN)
 def api_token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
-    token = api_token_revoke(token_id=token_id)
+    try:
+        token = api_token_revoke(token_id=token_id)
+    except ApiToken.DoesNotExist as e:
+        raise Http404("no such token") from e
     messages.success(request, f"Token “{token.name}” revoked.")
     return redirect("api_tokens")
 
