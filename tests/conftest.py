@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth.models import Group
+from django.core.cache import cache
 from django.test import Client
 from secantus import SecantusDBServer
 
@@ -98,6 +99,15 @@ def unrequested_stores_are_unreachable(settings: Any) -> Iterator[None]:
     forget_cached_health()
     yield
     forget_cached_health()
+
+
+@pytest.fixture(autouse=True)
+def fresh_rate_limits() -> Iterator[None]:
+    """API token rate limits count in the cache (a per-process memory cache here): every
+    test starts with none used."""
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.hookimpl(wrapper=True)

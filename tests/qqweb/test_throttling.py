@@ -2,19 +2,11 @@
 limited (django-ratelimit), and so are guesses of tokens."""
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
 from qqweb.services import api_token_create
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fresh_counts():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def login(client, password):
