@@ -1,6 +1,23 @@
-from django.urls import path
+from django.urls import path, register_converter
 
 from graph_app import views, views_curation
+
+
+class EntityNameConverter:
+    """An entity's name as the agent wrote it: any characters, "/" and line breaks
+    included (Django's ``path`` converter stops at a newline, so a name holding one could
+    not be linked to, and every page listing it failed)."""
+
+    regex = r"[\s\S]+"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(EntityNameConverter, "entity_name")
 
 app_name = "graph_app"
 
@@ -15,11 +32,11 @@ urlpatterns = [
     path("merge/", views_curation.entity_merge, name="merge"),
     path("relationships/", views_curation.relationship_change, name="relationship_change"),
     path(
-        "entities/<str:label>/<path:name>/neighbourhood/",
+        "entities/<str:label>/<entity_name:name>/neighbourhood/",
         views.neighbourhood,
         name="neighbourhood",
     ),
-    path("entities/<str:label>/<path:name>/edit/", views_curation.entity_update, name="edit"),
-    path("entities/<str:label>/<path:name>/delete/", views_curation.entity_delete, name="delete"),
-    path("entities/<str:label>/<path:name>/", views.entity, name="entity"),
+    path("entities/<str:label>/<entity_name:name>/edit/", views_curation.entity_update, name="edit"),
+    path("entities/<str:label>/<entity_name:name>/delete/", views_curation.entity_delete, name="delete"),
+    path("entities/<str:label>/<entity_name:name>/", views.entity, name="entity"),
 ]
