@@ -36,7 +36,13 @@ urlpatterns = [
         views.neighbourhood,
         name="neighbourhood",
     ),
-    path("entities/<str:label>/<entity_name:name>/edit/", views_curation.entity_update, name="edit"),
-    path("entities/<str:label>/<entity_name:name>/delete/", views_curation.entity_delete, name="delete"),
+    path(
+        "entities/<str:label>/<entity_name:name>/edit/", views_curation.entity_update, name="edit"
+    ),
+    path(
+        "entities/<str:label>/<entity_name:name>/delete/",
+        views_curation.entity_delete,
+        name="delete",
+    ),
     path("entities/<str:label>/<entity_name:name>/", views.entity, name="entity"),
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -116,6 +116,9 @@ def notes_bulk(request: HttpRequest) -> HttpResponse:
             "memory_app/_bulk_confirm.html",
             {"form": form, "count": count, "post": request.POST},
         )
+    # The list to go back to, made before anything is written: the posted query string,
+    # parsed and encoded again (a raw CR/LF would make the header, and the answer, fail).
+    back = reverse("memory_app:notes") + "?" + QueryDict(request.POST.get("query", "")).urlencode()
     try:
         result = services.notes_bulk(
             actor=Actor.from_request(request),
@@ -136,7 +139,7 @@ def notes_bulk(request: HttpRequest) -> HttpResponse:
         "audit log).",
     )
     response = HttpResponse(status=204)
-    response["HX-Redirect"] = reverse("memory_app:notes") + "?" + request.POST.get("query", "")
+    response["HX-Redirect"] = back
     return response
 
 

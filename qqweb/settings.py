@@ -126,7 +126,15 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["OPTIONS"] = {"timeout": 20}
+    # Under load (a dedup scan writing its pairs while people curate): WAL, so readers never
+    # wait for the writer; a 20 s busy timeout; and transactions that take the write lock
+    # when they begin (IMMEDIATE), so one never fails at once with "database is locked"
+    # when it turns from reading to writing while another writes.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
     # The test database is a file (not :memory:) so a Celery worker started by the tests
     # reads and writes the same rows.
     DATABASES["default"]["TEST"] = {

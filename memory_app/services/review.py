@@ -39,6 +39,8 @@ def duplicates_scan(
     existing = {
         (p.note_a, p.note_b): p for p in ReviewPair.objects.filter(note_a__in=ids, note_b__in=ids)
     }
+    new: list[ReviewPair] = []
+    changed: list[ReviewPair] = []
     for index, (x, y, similarity) in enumerate(rows, start=1):
         a, b = sorted((x, y))
         if a not in texts or b not in texts:
@@ -46,12 +48,14 @@ def duplicates_scan(
         hashes = content_hash(texts[a]), content_hash(texts[b])
         pair = existing.get((a, b))
         if pair is None:
-            ReviewPair.objects.create(
-                note_a=a,
-                note_b=b,
-                hash_a=hashes[0],
-                hash_b=hashes[1],
-                similarity=round(similarity, 4),
+            new.append(
+                ReviewPair(
+                    note_a=a,
+                    note_b=b,
+                    hash_a=hashes[0],
+                    hash_b=hashes[1],
+                    similarity=round(similarity, 4),
+                )
             )
             stats["queued"] += 1
         elif pair.status == ReviewPair.REJECTED and (pair.hash_a, pair.hash_b) == hashes:
@@ -59,17 +63,38 @@ def duplicates_scan(
         elif pair.status in (ReviewPair.REJECTED, ReviewPair.MERGED):
             pair.status, pair.hash_a, pair.hash_b = ReviewPair.PENDING, *hashes
             pair.similarity = round(similarity, 4)
-            pair.save(update_fields=["status", "hash_a", "hash_b", "similarity"])
+            changed.append(pair)
             stats["reopened"] += 1
         else:
             if pair.status == ReviewPair.SKIPPED:
                 pair.status = ReviewPair.PENDING
             pair.similarity = round(similarity, 4)
-            pair.save(update_fields=["status", "similarity"])
+            changed.append(pair)
             stats["already_queued"] += 1
         if progress and (index % 200 == 0 or index == len(rows)):
             progress(index, len(rows))
+    _write_in_batches(new, changed)
     return stats
+
+
+SCAN_WRITE_BATCH = 500
+
+
+def _write_in_batches(new: list[ReviewPair], changed: list[ReviewPair]) -> None:
+    """The scan's rows, a few hundred per short transaction: never one write per pair,
+    never one long transaction that holds the database (SQLite has one writer) while
+    people curate."""
+    for start in range(0, len(new), SCAN_WRITE_BATCH):
+        with transaction.atomic():
+            ReviewPair.objects.bulk_create(
+                new[start : start + SCAN_WRITE_BATCH], ignore_conflicts=True
+            )
+    for start in range(0, len(changed), SCAN_WRITE_BATCH):
+        with transaction.atomic():
+            ReviewPair.objects.bulk_update(
+                changed[start : start + SCAN_WRITE_BATCH],
+                ["status", "hash_a", "hash_b", "similarity"],
+            )
 
 
 def review_verdict(
