@@ -18,6 +18,7 @@ from ninja.operation import Operation
 from ninja.security import APIKeyCookie, HttpBearer
 from ninja.security import django_auth as session_auth
 
+from backup_app.api import router as backup_router
 from graph_app.api import router as graph_router
 from graph_app.knowledge import (
     EntityNotFound,
@@ -265,3 +266,4 @@ def me(request: HttpRequest) -> dict[str, Any]:
 api.add_router("/", memory_router)
 api.add_router("/graph", graph_router)
 api.add_router("/", facts_router)
+api.add_router("/backup", backup_router)
