@@ -19,6 +19,7 @@ from memory_app.memory import (
     NoteDeduplicator,
     NotesManager,
 )
+from memory_app.memory.backup_files import MemoryFiles
 from memory_app.memory.vectors import VectorIndex
 from qqweb.clients import embedder, mongo_client
 
@@ -88,3 +89,8 @@ def vector_indexes_close() -> None:
         for index in _indexes.values():
             index.close()
         _indexes.clear()
+
+
+def memory_files() -> MemoryFiles:
+    """The memory directory's files, for export and import."""
+    return MemoryFiles(settings.MEMORY_DIR)

@@ -23,6 +23,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.operation import Operation
 from ninja.security import APIKeyCookie, HttpBearer, SessionAuth
 
+from backup_app.api import router as backup_router
 from graph_app.api import router as graph_router
 from graph_app.knowledge import (
     EntityNotFound,
@@ -351,3 +352,4 @@ def me(request: HttpRequest) -> dict[str, Any]:
 api.add_router("/", memory_router)
 api.add_router("/graph", graph_router)
 api.add_router("/", facts_router)
+api.add_router("/backup", backup_router)

@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "memory_app",
     "memory_app.facts_app",
     "graph_app",
+    "backup_app",
 ]
 
 MIDDLEWARE = [
@@ -234,6 +235,8 @@ QQ_MONGO_DB = envstr("QQ_MONGO_DB", "qq_memory")
 QQ_MONGO_COLLECTION = envstr("QQ_MONGO_COLLECTION", "notes")
 # How long a store may take to answer before it is reported down (milliseconds).
 QQ_STORE_TIMEOUT_MS = envint("QQ_STORE_TIMEOUT_MS", 2000)
+# Exports are written here, and uploaded imports kept here (the Backup page lists them).
+QQ_BACKUP_DIR = Path(envstr("QQ_BACKUP_DIR", str(VAR_DIR / "backups"))).expanduser()
 
 # --- The second agent's facts store (seed 004, facts-data-contract.md) -------------------
 # Unset URI: the facts pages are off and not in the navigation. The agent itself reads

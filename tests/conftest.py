@@ -230,6 +230,7 @@ def worker_process(
         "CELERY_BROKER_URL": redis_url,
         "CELERY_RESULT_BACKEND": redis_url,
         "QQ_EMBEDDING_BACKEND": "hashing",
+        "QQ_BACKUP_DIR": str(workdir / "backups"),
         "DATABASE_URL": f"sqlite:///{django_settings.DATABASES['default']['TEST']['NAME']}",
     }
     proc = start_celery_worker(env, workdir)

@@ -14,6 +14,7 @@ from typing import Any, LiteralString, cast
 from neo4j import Driver, Query
 
 from . import cypher
+from .backup import BackupMixin
 from .curation import CurationMixin
 from .domain import (
     Entity,
@@ -31,7 +32,7 @@ from .indexes import IndexesMixin
 from .values import plain
 
 
-class GraphStore(CurationMixin, IndexesMixin):
+class GraphStore(BackupMixin, CurationMixin, IndexesMixin):
     def __init__(self, driver: Driver, database: str = "neo4j", timeout_s: float = 30.0) -> None:
         self._driver = driver
         self._database = database

@@ -25,10 +25,11 @@ from bson import ObjectId
 from bson.errors import InvalidId
 from pymongo import DESCENDING, MongoClient
 from pymongo.collection import Collection
-from pymongo.errors import PyMongoError
+from pymongo.errors import BulkWriteError, PyMongoError
 
 from memory_app.memory.errors import InvalidNote, MemoryLibraryError
 from memory_app.memory.layouts import Layout, LayoutVerdict, WrongLayout, sample_layout
+from memory_app.memory.mongo.backup import only_duplicates
 from memory_app.memory.mongo.base import classify
 
 from .constants import DEFAULT_COLLECTION, DIMENSION, FACT_TYPE
@@ -265,6 +266,45 @@ class FactsStore:
             if docs:
                 self.collection.insert_many(docs, ordered=True)
         return len(docs)
+
+    # --- export and import ----------------------------------------------------------------
+
+    def export_documents(self, batch_size: int = 500) -> Iterator[dict[str, Any]]:
+        """Every document exactly as stored (BSON types kept), in ``_id`` order, a batch at
+        a time."""
+        with self._guard():
+            cursor = self.collection.find({}, sort=[("_id", 1)], batch_size=batch_size)
+            try:
+                yield from cursor
+            finally:
+                cursor.close()
+
+    def is_empty(self) -> bool:
+        with self._guard():
+            return self.collection.find_one({}, {"_id": 1}) is None
+
+    def ids_present(self, ids: Iterable[Any]) -> set[Any]:
+        """Which of these ``_id`` values the collection holds already."""
+        with self._guard():
+            return {d["_id"] for d in self.collection.find({"_id": {"$in": list(ids)}}, {"_id": 1})}
+
+    def insert_exported(self, documents: Iterable[Mapping[str, Any]]) -> int:
+        """Insert exported documents back as they were read (a restore of this store's own
+        documents, so they are not checked against what qqweb may write: they are what
+        the agent wrote). A document whose ``_id`` is taken is left out, never replaced
+        (no upsert, contract 4.4). Returns how many were inserted."""
+        docs = [dict(d) for d in documents]
+        if not docs:
+            return 0
+        self._require_facts_layout()
+        try:
+            return len(self.collection.insert_many(docs, ordered=False).inserted_ids)
+        except BulkWriteError as e:
+            if not only_duplicates(e.details):
+                raise classify(e) from e
+            return int(e.details.get("nInserted", 0))
+        except PyMongoError as e:
+            raise classify(e) from e
 
 
 def check_vector(vector: Any) -> None:

@@ -13,6 +13,7 @@ from ..documents import utcnow_naive, validate_importance, validate_note_fields
 from ..domain import Note
 from ..listing import LIST_FIELDS
 from ..vectors import VectorIndex
+from .backup import BackupAccess
 from .base import MongoBase
 from .reads import Reads
 from .scans import DecayReport, DecayScans
@@ -21,7 +22,7 @@ from .writes import CuratorWrites
 FULL_FIELDS = {"_id": 0}
 
 
-class MongoNotesStore(CuratorWrites, Reads, DecayScans, MongoBase):
+class MongoNotesStore(BackupAccess, CuratorWrites, Reads, DecayScans, MongoBase):
     """The agent's ``notes`` collection. The seed API is below; the named reads, writes
     and walks the dashboard needs come from the mixins beside this module."""
 

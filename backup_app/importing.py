@@ -1,0 +1,227 @@
+"""Import an export (``ndjson.py``) into the stores.
+
+Every import reads the file twice. The first pass is the preview: it checks the whole
+file (header, version, each record, each file's line count and SHA-256, the end record)
+and counts what is already in the stores (notes by ``note_id``, entities by label and
+name, ``:Source`` nodes by ``source_id``, facts by ``_id``, memory files by content),
+writing nothing. The second pass writes, and only when the preview found no conflict or
+the caller accepted them: nothing already in a store is ever overwritten; a conflicting
+note, node or fact is left as it is and counted as skipped, a memory file that holds
+other content is kept (``archive.jsonl`` gets the lines it lacks).
+
+Into empty stores everything comes back exactly: documents with their ``_id`` and BSON
+types, files byte for byte, nodes and relationships with every property (nanosecond
+DateTimes included). Writes are batched and idempotent, so an import that died half-way
+is finished by running it again: what is there is skipped, not doubled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from backup_app import ndjson
+from backup_app.ndjson import ExportFormatError
+from graph_app.knowledge.backup import ExportedNode, ExportedRelationship, decode_props
+from graph_app.stores import graph_store
+from memory_app.facts_app.stores import facts_enabled, facts_store
+from memory_app.memory.backup_files import KEPT
+from memory_app.stores import memory_files, notes_store
+
+Progress = Callable[[int, int | None], None]
+BATCH = 500
+SAMPLE = 20
+
+
+@dataclass
+class ImportPreview:
+    """What an import of the file would do; ``conflicts`` counts what it would skip."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    notes_present: int = 0
+    notes_sample: list[str] = field(default_factory=list)
+    nodes_present: int = 0
+    nodes_sample: list[str] = field(default_factory=list)
+    facts_present: int = 0
+    facts_off: bool = False  # the file holds facts but no facts store is configured
+    files: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def files_kept(self) -> list[str]:
+        return [f["name"] for f in self.files if f["outcome"] == KEPT]
+
+    @property
+    def conflicts(self) -> int:
+        return self.notes_present + self.nodes_present + self.facts_present + len(self.files_kept)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "conflicts": self.conflicts, "files_kept": self.files_kept}
+
+
+@dataclass
+class ImportSummary:
+    preview: ImportPreview
+    inserted: dict[str, int] = field(default_factory=dict)
+    files: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"preview": self.preview.to_json(), "inserted": self.inserted, "files": self.files}
+
+
+class ImportConflicts(Exception):
+    """The stores already hold some of what the file holds; nothing was written."""
+
+    def __init__(self, preview: ImportPreview) -> None:
+        super().__init__(
+            f"the stores already hold {preview.conflicts} of the records in this file "
+            f"({preview.notes_present} notes, {preview.nodes_present} graph nodes, "
+            f"{preview.facts_present} facts, files {preview.files_kept}); an import keeps "
+            "them and skips those records: confirm to import the rest"
+        )
+        self.preview = preview
+
+
+class _Ticker:
+    def __init__(self, progress: Progress | None, total: int | None) -> None:
+        self.progress, self.total, self.done = progress, total, 0
+
+    def add(self, n: int) -> None:
+        self.done += n
+        if self.progress and n:
+            self.progress(self.done, self.total)
+
+
+def _file_lines(first: dict[str, Any], records: Iterator[dict[str, Any]]) -> Iterator[bytes]:
+    """The lines of the file ``first`` starts, checked against its ``file_end``."""
+    name, digest, count = first["name"], hashlib.sha256(), 0
+    record = first
+    while record["kind"] == "file_line":
+        if record.get("name") != name:
+            raise ExportFormatError(0, f"file {name!r} has no file_end before the next file")
+        line = ndjson.file_line_bytes(record)
+        digest.update(line)
+        count += 1
+        yield line
+        record = next(records)
+    if record["kind"] != "file_end" or record.get("name") != name:
+        raise ExportFormatError(0, f"file {name!r} is not closed by its file_end")
+    if record.get("lines") != count or record.get("sha256") != digest.hexdigest():
+        raise ExportFormatError(0, f"file {name!r} does not match its line count and SHA-256")
+
+
+def _grouped(records: Iterator[dict[str, Any]]) -> Iterator[tuple[str, Any]]:
+    """The records as (kind, batch) pairs: notes, facts, nodes and relationships in batches
+    of ``BATCH``, a file as ("file", (name, lines)), the end as ("end", counts)."""
+    batch: list[dict[str, Any]] = []
+    batch_kind = ""
+    for record in records:
+        kind = record["kind"]
+        if batch and kind != batch_kind:
+            yield batch_kind, batch
+            batch = []
+        if kind in ("note", "fact", "node", "relationship"):
+            batch_kind = kind
+            batch.append(record)
+            if len(batch) >= BATCH:
+                yield kind, batch
+                batch = []
+        elif kind == "file_line":
+            yield "file", (record["name"], _file_lines(record, records))
+        elif kind == "file_end":
+            yield "file", (record["name"], _file_lines(record, records))  # an empty file
+        elif kind == "end":
+            yield "end", record.get("counts", {})
+    if batch:
+        yield batch_kind, batch
+
+
+def _node(record: dict[str, Any]) -> ExportedNode:
+    return ExportedNode(str(record["id"]), tuple(record["labels"]), decode_props(record["props"]))
+
+
+def backup_preview(*, source: Path) -> ImportPreview:
+    """Check the whole file and count what the stores hold already; writes nothing."""
+    notes, files, graph = notes_store(), memory_files(), graph_store()
+    facts = facts_store() if facts_enabled() else None
+    preview = ImportPreview()
+    for kind, batch in _grouped(ndjson.read_records(source)):
+        if kind == "note":
+            present = notes.note_ids_present([str(r["document"].get("note_id")) for r in batch])
+            preview.notes_present += len(present)
+            preview.notes_sample += sorted(present)[: SAMPLE - len(preview.notes_sample)]
+        elif kind == "fact" and facts is not None:
+            preview.facts_present += len(
+                facts.ids_present([r["document"].get("_id") for r in batch])
+            )
+        elif kind == "fact":
+            preview.facts_off = True
+        elif kind == "node":
+            nodes = [_node(r) for r in batch]
+            present = set(graph.nodes_present(nodes))
+            preview.nodes_present += len(present)
+            preview.nodes_sample += [
+                f"{n.key[0]}:{n.key[2]}" for n in nodes if n.id in present and n.key
+            ][: SAMPLE - len(preview.nodes_sample)]
+        elif kind == "file":
+            name, lines = batch
+            preview.files.append(asdict(files.plan(name, lines)))
+        elif kind == "end":
+            preview.counts = {k: int(batch.get(k, 0)) for k in ndjson.COUNTED}
+    return preview
+
+
+def backup_import(
+    *, source: Path, accept_conflicts: bool = False, progress: Progress | None = None
+) -> ImportSummary:
+    """Preview, then write what is missing (see the module). Raises
+    :class:`ImportConflicts`, writing nothing, when the stores hold some of it already
+    and ``accept_conflicts`` is not set."""
+    preview = backup_preview(source=source)
+    if preview.conflicts and not accept_conflicts:
+        raise ImportConflicts(preview)
+    notes, files, graph = notes_store(), memory_files(), graph_store()
+    facts = facts_store() if facts_enabled() else None
+    merge_graph = graph.export_counts().nodes > 0
+    summary = ImportSummary(preview, {k: 0 for k in ("note", "node", "relationship", "fact")})
+    ticker = _Ticker(progress, sum(preview.counts.values()))
+    element_ids: dict[str, str] = {}  # export node id -> this graph's element id
+    for kind, batch in _grouped(ndjson.read_records(source)):
+        if kind == "note":
+            summary.inserted["note"] += notes.insert_exported([r["document"] for r in batch])
+        elif kind == "fact" and facts is not None:
+            summary.inserted["fact"] += facts.insert_exported([r["document"] for r in batch])
+        elif kind == "node":
+            nodes = [_node(r) for r in batch]
+            found = graph.nodes_present(nodes) if merge_graph else {}
+            created = graph.create_nodes([n for n in nodes if n.id not in found])
+            element_ids.update(found)
+            element_ids.update(created)
+            summary.inserted["node"] += len(created)
+        elif kind == "relationship":
+            rels = [_relationship(r, element_ids) for r in batch]
+            summary.inserted["relationship"] += graph.create_relationships(
+                rels, only_missing=merge_graph
+            )
+        elif kind == "file":
+            name, lines = batch
+            summary.files.append(asdict(files.import_file(name, lines)))
+            continue
+        else:
+            continue
+        ticker.add(len(batch))
+    if progress:
+        progress(ticker.total or 0, ticker.total)
+    return summary
+
+
+def _relationship(record: dict[str, Any], element_ids: dict[str, str]) -> ExportedRelationship:
+    try:
+        start, end = element_ids[str(record["start"])], element_ids[str(record["end"])]
+    except KeyError as e:
+        raise ExportFormatError(
+            0, f"a relationship names node {e.args[0]!r}, not in the file"
+        ) from e
+    return ExportedRelationship(start, str(record["type"]), end, decode_props(record["props"]))

@@ -1,0 +1,130 @@
+"""Backup runs: an export or an import is a ``MaintenanceRun`` (kind ``export`` or
+``import``) with its progress, run by the worker (``tasks.py``) or by a command in its
+own process. Files live in ``QQ_BACKUP_DIR`` under names this module makes, so a name
+from a request can never point elsewhere."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from backup_app.exporting import Progress, backup_export
+from backup_app.importing import ImportConflicts, backup_import, backup_preview
+from backup_app.ndjson import ExportFormatError
+from memory_app.memory import InvalidNote
+from memory_app.models import MaintenanceRun
+from memory_app.services.runs import (
+    run_create,
+    run_failed,
+    run_finished,
+    run_progress,
+    run_started,
+)
+from qqweb.actors import Actor
+
+EXPORT, IMPORT = "export", "import"
+_FILE_NAME = re.compile(r"(export|upload)-[0-9A-Za-z-]{1,64}\.ndjson")
+
+
+@dataclass(frozen=True)
+class BackupFile:
+    name: str
+    size: int
+    modified: datetime
+
+
+def backup_path(name: str) -> Path:
+    """The path of a backup file by its name; refuses any other name (422)."""
+    if not isinstance(name, str) or not _FILE_NAME.fullmatch(name):
+        raise InvalidNote("file", f"{name!r} is not a backup file name")
+    return Path(settings.QQ_BACKUP_DIR) / name
+
+
+def backup_files() -> list[BackupFile]:
+    directory = Path(settings.QQ_BACKUP_DIR)
+    if not directory.is_dir():
+        return []
+    found = [
+        BackupFile(p.name, p.stat().st_size, datetime.fromtimestamp(p.stat().st_mtime, UTC))
+        for p in directory.iterdir()
+        if _FILE_NAME.fullmatch(p.name)
+    ]
+    return sorted(found, key=lambda f: f.modified, reverse=True)
+
+
+def upload_save(*, chunks: Iterable[bytes]) -> str:
+    """Keep an uploaded export in the backup directory; returns its name."""
+    name = f"upload-{datetime.now(UTC):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}.ndjson"
+    path = backup_path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as handle:
+        for chunk in chunks:
+            handle.write(chunk)
+    return name
+
+
+def export_create(*, actor: Actor) -> MaintenanceRun:
+    name = f"export-{datetime.now(UTC):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}.ndjson"
+    return run_create(kind=EXPORT, actor=actor, params={"file": name})
+
+
+def import_create(
+    *, actor: Actor, file: str, dry_run: bool = False, accept_conflicts: bool = False
+) -> MaintenanceRun:
+    """An import (``dry_run``: its preview) of a file of the backup directory."""
+    if not backup_path(file).is_file():
+        raise InvalidNote("file", f"there is no backup file {file!r}")
+    params = {"file": file, "accept_conflicts": bool(accept_conflicts)}
+    return run_create(kind=IMPORT, actor=actor, params=params, dry_run=dry_run)
+
+
+def backup_run(*, run: MaintenanceRun, progress: Progress | None = None) -> dict[str, Any]:
+    """Run an export or an import run to its end; its stats say what it did. A refused
+    import (conflicts not accepted, a file that does not fit the format) fails the run
+    with the reason, its preview in the stats, nothing written."""
+
+    def tick(done: int, total: int | None) -> None:
+        run_progress(run, done, total)
+        if progress:
+            progress(done, total)
+
+    run_started(run)
+    path = backup_path(str(run.params["file"]))
+    try:
+        if run.kind == EXPORT:
+            summary = backup_export(destination=path, progress=tick)
+            stats: dict[str, Any] = {
+                "file": path.name,
+                "bytes": summary.bytes,
+                "counts": summary.counts,
+                "files": summary.files,
+            }
+        elif run.dry_run:
+            stats = {"preview": backup_preview(source=path).to_json()}
+        else:
+            result = backup_import(
+                source=path,
+                accept_conflicts=bool(run.params.get("accept_conflicts")),
+                progress=tick,
+            )
+            stats = result.to_json()
+    except ImportConflicts as e:
+        run.stats = {"preview": e.preview.to_json()}
+        run.save(update_fields=["stats"])
+        run_failed(run, str(e))
+        raise
+    except (ExportFormatError, InvalidNote) as e:
+        run_failed(run, str(e))
+        raise
+    except Exception as e:
+        run_failed(run, f"{type(e).__name__}: {e}")
+        raise
+    run_finished(run, stats)
+    return stats

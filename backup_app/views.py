@@ -1,0 +1,99 @@
+"""The Backup page (admin): export, download, upload, preview and import, with progress."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from django.contrib import messages
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.views.decorators.http import require_GET, require_POST
+
+from backup_app.services import (
+    EXPORT,
+    IMPORT,
+    backup_files,
+    backup_path,
+    export_create,
+    import_create,
+    upload_save,
+)
+from backup_app.tasks import backup_start
+from memory_app.facts_app.stores import facts_enabled
+from memory_app.memory import InvalidNote
+from memory_app.models import MaintenanceRun
+from qqweb.actors import Actor
+from qqweb.auth import ADMIN, role_required
+from qqweb.pages import render_page
+
+
+@require_GET
+@role_required(ADMIN)
+def backup(request: HttpRequest) -> HttpResponse:
+    runs = MaintenanceRun.objects.filter(kind__in=(EXPORT, IMPORT))[:20]
+    context = {"files": backup_files(), "runs": runs, "facts_enabled": facts_enabled()}
+    return render_page(request, "backup_app/backup.html", "backup-files", context)
+
+
+@require_POST
+@role_required(ADMIN)
+def export_start(request: HttpRequest) -> HttpResponse:
+    run = backup_start(export_create(actor=Actor.from_request(request)))
+    return redirect("backup_app:run", run_id=run.pk)
+
+
+@require_GET
+@role_required(ADMIN)
+def file_download(request: HttpRequest, name: str) -> HttpResponse:
+    try:
+        path = backup_path(name)
+    except InvalidNote as e:
+        raise Http404(str(e)) from e
+    if not path.is_file():
+        raise Http404(f"there is no backup file {name!r}")
+    response = FileResponse(
+        open(path, "rb"),  # noqa: SIM115 (FileResponse closes it)
+        as_attachment=True,
+        content_type="application/x-ndjson",
+    )
+    return cast(HttpResponse, response)  # streamed; role_required types views as HttpResponse
+
+
+@require_POST
+@role_required(ADMIN)
+def upload(request: HttpRequest) -> HttpResponse:
+    """Keep the uploaded file and start its preview (an import's dry run)."""
+    uploaded = request.FILES.get("file")
+    if uploaded is None:
+        messages.error(request, "Choose an export file to upload.")
+        return redirect("backup_app:backup")
+    name = upload_save(chunks=uploaded.chunks())
+    run = import_create(actor=Actor.from_request(request), file=name, dry_run=True)
+    return redirect("backup_app:run", run_id=backup_start(run).pk)
+
+
+@require_POST
+@role_required(ADMIN)
+def import_start(request: HttpRequest) -> HttpResponse:
+    """Preview (``dry_run=1``) or import a file of the backup directory."""
+    try:
+        run = import_create(
+            actor=Actor.from_request(request),
+            file=request.POST.get("file", ""),
+            dry_run=request.POST.get("dry_run") == "1",
+            accept_conflicts=request.POST.get("accept_conflicts") == "1",
+        )
+    except InvalidNote as e:
+        messages.error(request, str(e))
+        return redirect("backup_app:backup")
+    return redirect("backup_app:run", run_id=backup_start(run).pk)
+
+
+@require_GET
+@role_required(ADMIN)
+def run(request: HttpRequest, run_id: int) -> HttpResponse:
+    """A run with its progress; the ``run-status`` fragment polls itself while it runs."""
+    item = get_object_or_404(MaintenanceRun, pk=run_id, kind__in=(EXPORT, IMPORT))
+    preview = item.stats.get("preview") if isinstance(item.stats, dict) else None
+    context = {"run": item, "preview": preview}
+    return render_page(request, "backup_app/run.html", "run-status", context)
