@@ -60,8 +60,12 @@ class NotesQuery(Schema):
     stale_days: int | None = Field(None, ge=0, le=MAX_DAYS)
     no_embedding: bool = False
     text: SearchText | None = None
-    sort: str = Field("updated", description="updated, created, importance or access_count")
-    direction: str = Field("desc", description="asc or desc")
+    sort: str = Field(
+        "updated",
+        max_length=20,
+        description="importance, created, updated, last_accessed or access_count",
+    )
+    direction: str = Field("desc", max_length=4, description="asc or desc")
     cursor: Cursor | None = None
     limit: int = Field(50, ge=1, le=200)
 

@@ -27,7 +27,7 @@ from qqweb.actors import Actor
 from qqweb.services import api_token_create
 from tests.helpers import add_note
 
-FUZZ_EXAMPLES = 12
+FUZZ_EXAMPLES = 10
 
 CHECKS = [
     not_a_server_error,
