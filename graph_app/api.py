@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.http import HttpRequest
 from ninja import Router, Status
+from pydantic import Field
 
 from graph_app import selectors, services
 from graph_app.knowledge import GraphUnavailable
 from graph_app.knowledge.domain import EntityRef, OrphanEntity
-from graph_app.knowledge.errors import InvalidGraphValue
 from graph_app.knowledge.states import EntityState, RelationshipState
 from graph_app.schemas import (
-    CandidateOut,
     DeleteOut,
+    DuplicateEntitiesOut,
+    DuplicateEntitiesVerdictIn,
     EntitiesPageOut,
     EntityOut,
     EntityPatchIn,
@@ -30,7 +31,6 @@ from graph_app.schemas import (
     RelationshipEndOut,
     RelationshipOut,
     RelationshipPatchIn,
-    VerdictIn,
 )
 from graph_app.selectors import (
     DuplicateCandidate,
@@ -42,14 +42,19 @@ from graph_app.selectors import (
     graph_overview,
 )
 from graph_app.selectors import entities_search as search_entities
+from graph_app.selectors.neighbourhoods import NEIGHBOURHOOD_MAX
 from memory_app.schemas import CountOut
 from qqweb.actors import Actor
+from qqweb.api_types import Cursor, Limit200, Limit1000, Offset, Similarity, errors
 from qqweb.auth import CURATOR, VIEWER, require_role
+
+Label = Annotated[str, Field(max_length=64)]
+Name = Annotated[str, Field(max_length=300)]
 
 router = Router(tags=["graph"])
 
 
-@router.get("/stats", response=GraphStatsOut)
+@router.get("/stats", response={200: GraphStatsOut, **errors(503)})
 def stats(request: HttpRequest) -> GraphStatsOut:
     """Entities by label, relationships by type, ``:Source`` provenance nodes, orphans.
     503 when Neo4j is down."""
@@ -67,14 +72,16 @@ def stats(request: HttpRequest) -> GraphStatsOut:
     )
 
 
-@router.get("/entities", response=EntitiesPageOut)
+@router.get("/entities", response={200: EntitiesPageOut, **errors(503)})
 def entities(
     request: HttpRequest,
-    label: str = "",
-    q: str = "",
-    sort: str = "mentions",
-    cursor: str = "",
-    limit: int = 50,
+    label: Label = "",
+    q: Name = "",
+    sort: Annotated[str, Field(max_length=20, description="mentions, first_seen or last_seen")] = (
+        "mentions"
+    ),
+    cursor: Cursor = "",
+    limit: Limit200 = 50,
 ) -> EntitiesPage:
     """Entities (``:Source`` provenance left out) filtered by label and name/alias text,
     sorted by mentions, first_seen or last_seen, in keyset pages."""
@@ -86,10 +93,17 @@ def entities(
 
 # A node has only the keys of its kind (an entity no ``detail``, a source no ``mentions``).
 @router.get(
-    "/entities/{label}/{path:name}/neighbourhood", response=NeighbourhoodOut, exclude_unset=True
+    "/entities/{label}/{path:name}/neighbourhood",
+    response={200: NeighbourhoodOut, **errors(404, 503)},
+    exclude_unset=True,
 )
 def entity_neighbourhood(
-    request: HttpRequest, label: str, name: str, depth: int = 1, limit: int = 60, offset: int = 0
+    request: HttpRequest,
+    label: str,
+    name: str,
+    depth: Annotated[int, Field(ge=1, le=2)] = 1,
+    limit: Annotated[int, Field(ge=1, le=NEIGHBOURHOOD_MAX)] = 60,
+    offset: Offset = 0,
 ) -> dict[str, Any]:
     """Nodes and edges around an entity at depth 1 or 2, at most ``limit`` entities (most
     mentioned first; ``offset`` pages through the direct neighbours), with the centre's
@@ -99,7 +113,7 @@ def entity_neighbourhood(
     return found.as_json()
 
 
-@router.get("/entities/{label}/{path:name}", response=EntityOut)
+@router.get("/entities/{label}/{path:name}", response={200: EntityOut, **errors(404, 503)})
 def entity(request: HttpRequest, label: str, name: str) -> EntityDetail:
     """One entity by (label, name) with its relationships, provenance and the notes that
     name it."""
@@ -107,7 +121,7 @@ def entity(request: HttpRequest, label: str, name: str) -> EntityDetail:
     return entity_detail(label=label, name=name)
 
 
-@router.post("/entities/search", response=EntitySearchOut)
+@router.post("/entities/search", response={200: EntitySearchOut, **errors(503)})
 def entities_search(request: HttpRequest, body: EntitySearchIn) -> EntitySearch:
     """Semantic search over entities' ``"name: description"`` embeddings; 422 when the
     configured model's dimension matches none of them."""
@@ -118,15 +132,15 @@ def entities_search(request: HttpRequest, body: EntitySearchIn) -> EntitySearch:
 # --- neighbourhood, orphans, lookups ------------------------------------------------------
 
 
-@router.get("/orphans", response=list[OrphanOut])
-def orphans(request: HttpRequest, limit: int = 200) -> list[OrphanEntity]:
+@router.get("/orphans", response={200: list[OrphanOut], **errors(503)})
+def orphans(request: HttpRequest, limit: Limit1000 = 200) -> list[OrphanEntity]:
     """Entities with no relationship to another entity (provenance aside)."""
     require_role(request, VIEWER)
     return selectors.orphans(limit)
 
 
-@router.get("/lookup", response=LookupOut)
-def lookup(request: HttpRequest, name: str) -> EntityRef:
+@router.get("/lookup", response={200: LookupOut, **errors(404, 409, 503)})
+def lookup(request: HttpRequest, name: Name) -> EntityRef:
     """The entity a name alone means; 409 naming the labels when it is ambiguous."""
     require_role(request, VIEWER)
     return selectors.entity_lookup(name)
@@ -148,7 +162,9 @@ def _state_out(
     )
 
 
-@router.patch("/entities/{label}/{path:name}", response=EntityStateOut)
+@router.patch(
+    "/entities/{label}/{path:name}", response={200: EntityStateOut, **errors(404, 409, 503)}
+)
 def entity_patch(
     request: HttpRequest, label: str, name: str, body: EntityPatchIn, dry_run: bool = False
 ) -> EntityStateOut:
@@ -168,7 +184,7 @@ def entity_patch(
     return _state_out(done.state, done.audit_id, done.warnings)
 
 
-@router.post("/entities/merge", response=MergeOut)
+@router.post("/entities/merge", response={200: MergeOut, **errors(404, 409, 503)})
 def entity_merge(request: HttpRequest, body: MergeIn) -> services.MergeOutcome:
     """Merge ``source`` into ``target``. With ``dry_run`` nothing is written and the
     answer is the preview; without, the same plan is applied and audited."""
@@ -182,7 +198,7 @@ def entity_merge(request: HttpRequest, body: MergeIn) -> services.MergeOutcome:
     )
 
 
-@router.delete("/entities/{label}/{path:name}", response=DeleteOut)
+@router.delete("/entities/{label}/{path:name}", response={200: DeleteOut, **errors(404, 409, 503)})
 def entity_delete(
     request: HttpRequest, label: str, name: str, dry_run: bool = False
 ) -> services.DeleteOutcome:
@@ -205,7 +221,7 @@ def _relationship_out(done: services.Updated[RelationshipState]) -> Relationship
     )
 
 
-@router.patch("/relationships", response=RelationshipOut)
+@router.patch("/relationships", response={200: RelationshipOut, **errors(404, 409, 503)})
 def relationship_patch(request: HttpRequest, body: RelationshipPatchIn) -> RelationshipOut:
     """Edit ``(start)-[:type]->(end)``: description, evidence, notes (empty removes),
     confidence, or a ``new_type``."""
@@ -222,14 +238,14 @@ def relationship_patch(request: HttpRequest, body: RelationshipPatchIn) -> Relat
     return _relationship_out(done)
 
 
-@router.delete("/relationships", response=RelationshipOut)
+@router.delete("/relationships", response={200: RelationshipOut, **errors(404, 409, 503)})
 def relationship_delete(
     request: HttpRequest,
-    start_label: str,
-    start_name: str,
-    type: str,
-    end_label: str,
-    end_name: str,
+    start_label: Label,
+    start_name: Name,
+    type: Label,
+    end_label: Label,
+    end_name: Name,
 ) -> RelationshipOut:
     """Delete ``(start)-[:type]->(end)``; the answer is what was deleted."""
     require_role(request, CURATOR)
@@ -242,21 +258,23 @@ def relationship_delete(
     return _relationship_out(done)
 
 
-@router.get("/duplicates", response=list[CandidateOut])
+@router.get("/duplicates", response={200: list[DuplicateEntitiesOut], **errors(503)})
 def duplicates(
-    request: HttpRequest, threshold: float | None = None, limit: int = 100
+    request: HttpRequest, threshold: Similarity | None = None, limit: Limit1000 = 100
 ) -> list[DuplicateCandidate]:
     """Duplicate-entity candidates: same name under different labels, or similar
     embeddings; pairs called not duplicates are left out."""
     require_role(request, VIEWER)
-    if threshold is not None and not 0 < threshold <= 1:
-        raise InvalidGraphValue("threshold", "must be above 0 and at most 1")
     return selectors.duplicate_candidates(threshold=threshold, limit=limit)
 
 
 # exclude_unset: a 201 names the pair as it was sent (label, name), without ``mentions``.
-@router.post("/duplicates/verdict", response={200: MergeOut, 201: CandidateOut}, exclude_unset=True)
-def duplicates_verdict(request: HttpRequest, body: VerdictIn) -> Any:
+@router.post(
+    "/duplicates/verdict",
+    response={200: MergeOut, 201: DuplicateEntitiesOut, **errors(404, 409, 503)},
+    exclude_unset=True,
+)
+def duplicates_verdict(request: HttpRequest, body: DuplicateEntitiesVerdictIn) -> Any:
     """``merge`` (``keep`` says which survives; answers the merge) or ``not_duplicate``
     (remembered; 201)."""
     require_role(request, CURATOR)

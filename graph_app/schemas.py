@@ -84,7 +84,7 @@ class EntityOut(Schema):
 
 class EntitySearchIn(Schema):
     query: str = Field(..., min_length=1, max_length=2000)
-    label: str | None = None
+    label: str | None = Field(None, max_length=64)
     limit: int = Field(20, ge=1, le=100)
 
 
@@ -235,7 +235,7 @@ class CandidateEntityOut(Schema):
     mentions: int | None = None
 
 
-class CandidateOut(Schema):
+class DuplicateEntitiesOut(Schema):
     a: CandidateEntityOut
     b: CandidateEntityOut
     reason: str = Field(description='"merged before", "same name" or "similar"')
@@ -243,8 +243,10 @@ class CandidateOut(Schema):
     note: str | None = Field(None, description="why, for a pair merged before")
 
 
-class VerdictIn(Schema):
+class DuplicateEntitiesVerdictIn(Schema):
     a: EntityRefIn
     b: EntityRefIn
-    verdict: str = Field(..., description="merge or not_duplicate")
-    keep: str = Field("a", description="with merge: which of the two survives, a or b")
+    verdict: str = Field(..., description="merge or not_duplicate", max_length=20)
+    keep: str = Field(
+        "a", description="with merge: which of the two survives, a or b", max_length=1
+    )

@@ -11,10 +11,11 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from graph_app import selectors, services
+from graph_app.forms import MergeForm, RelationshipForm, form_errors
 from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentifier
 from graph_app.knowledge.errors import AmbiguousEntity, EntityChanged, GraphRefusal
 from memory_app.memory import DimensionMismatch
@@ -27,7 +28,12 @@ REFUSALS = (GraphRefusal, GraphUnavailable, DimensionMismatch)
 
 
 def _entity_url(label: str, name: str) -> str:
-    return reverse("graph_app:entity", args=[label, name])
+    """The entity's page; the entities list for a name no URL can hold (one with a line
+    break, written by the agent)."""
+    try:
+        return reverse("graph_app:entity", args=[label, name])
+    except NoReverseMatch:
+        return reverse("graph_app:entities")
 
 
 def _undo_note(audit_id: int | None) -> str:
@@ -71,11 +77,20 @@ def entity_update(request: HttpRequest, label: str, name: str) -> HttpResponse:
 @role_required(CURATOR)
 def entity_merge(request: HttpRequest) -> HttpResponse:
     """GET: the preview of merging ``source`` into ``target``. POST: the merge."""
-    data = request.POST if request.method == "POST" else request.GET
-    source = (data.get("source_label", ""), data.get("source_name", ""))
-    target = (data.get("target_label", ""), data.get("target_name", ""))
-    description = data.get("description") or None
-    context: dict[str, Any] = {"source": source, "target": target, "description": description}
+    form = MergeForm(request.POST if request.method == "POST" else request.GET)
+    if not form.is_valid():
+        refused = {"error": form_errors(form), "back": reverse("graph_app:duplicates")}
+        return render(request, "qqweb/refused.html", refused, status=400)
+    data = form.cleaned_data
+    source = (data["source_label"], data["source_name"])
+    target = (data["target_label"], data["target_name"])
+    description = data["description"] or None
+    context: dict[str, Any] = {
+        "source": source,
+        "target": target,
+        "target_url": _entity_url(*target),
+        "description": description,
+    }
     try:
         outcome = services.entity_merge(
             actor=Actor.from_request(request),
@@ -130,33 +145,29 @@ def entity_delete(request: HttpRequest, label: str, name: str) -> HttpResponse:
 @role_required(CURATOR)
 def relationship_change(request: HttpRequest) -> HttpResponse:
     """Edit (``action=edit``) or delete (``action=delete``) ``(start)-[:type]->(end)``."""
-    post = request.POST
-    start = (post.get("start_label", ""), post.get("start_name", ""))
-    end = (post.get("end_label", ""), post.get("end_name", ""))
-    back = _entity_url(*end) if post.get("back") == "end" else _entity_url(*start)
+    form = RelationshipForm(request.POST)
+    if not form.is_valid():
+        refused = {"error": form_errors(form), "back": reverse("graph_app:entities")}
+        return render(request, "qqweb/refused.html", refused, status=400)
+    data = form.cleaned_data
+    start = (data["start_label"], data["start_name"])
+    end = (data["end_label"], data["end_name"])
+    back = _entity_url(*end) if data["back"] == "end" else _entity_url(*start)
     actor = Actor.from_request(request)
     try:
-        if post.get("action") == "delete":
+        if data["action"] == "delete":
             done = services.relationship_delete(
-                actor=actor, start=start, rel_type=post.get("type", ""), end=end
+                actor=actor, start=start, rel_type=data["type"], end=end
             )
             messages.success(request, "Relationship deleted." + _undo_note(done.audit_id))
         else:
-            changes: dict[str, Any] = {
-                k: post[k] for k in services.RELATIONSHIP_TEXT_FIELDS if k in post
-            }
-            if post.get("confidence", "").strip():
-                try:
-                    changes["confidence"] = float(post["confidence"])
-                except ValueError:
-                    changes["confidence"] = post["confidence"]
             done = services.relationship_update(
                 actor=actor,
                 start=start,
-                rel_type=post.get("type", ""),
+                rel_type=data["type"],
                 end=end,
-                new_type=post.get("new_type", "").strip() or None,
-                changes=changes,
+                new_type=data["new_type"].strip() or None,
+                changes=form.changes(request.POST, services.RELATIONSHIP_TEXT_FIELDS),
             )
             messages.success(request, "Relationship saved." + _undo_note(done.audit_id))
     except (*REFUSALS, InvalidIdentifier) as e:

@@ -9,7 +9,7 @@ from django import forms
 from memory_app.job_params import InvalidJobParams, JobParams, params_validate
 from memory_app.memory import InvalidNote
 from memory_app.memory.constants import CORE_CATEGORIES, SECTIONS
-from memory_app.memory.listing import SORT_FIELDS, SOURCE_TYPES, NoteFilter
+from memory_app.memory.listing import MAX_STALE_DAYS, SORT_FIELDS, SOURCE_TYPES, NoteFilter
 
 SECTION_CHOICES = [("", "any section"), *[(s, s) for s in SECTIONS]]
 
@@ -32,7 +32,9 @@ class NoteFilterForm(forms.Form):
     )
     source_file = forms.CharField(required=False, max_length=500, label="Source file")
     never_accessed = forms.BooleanField(required=False)
-    stale_days = forms.IntegerField(required=False, min_value=0, label="Stale over (days)")
+    stale_days = forms.IntegerField(
+        required=False, min_value=0, max_value=MAX_STALE_DAYS, label="Stale over (days)"
+    )
     no_embedding = forms.BooleanField(required=False)
     sort = forms.ChoiceField(
         required=False, choices=[(k, k.replace("_", " ")) for k in SORT_FIELDS]
@@ -41,7 +43,7 @@ class NoteFilterForm(forms.Form):
         required=False,
         choices=[("desc", "high → low / new → old"), ("asc", "low → high / old → new")],
     )
-    cursor = forms.CharField(required=False, widget=forms.HiddenInput)
+    cursor = forms.CharField(required=False, max_length=512, widget=forms.HiddenInput)
 
     def note_filter(self) -> NoteFilter:
         data = self.cleaned_data

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
 from memory_app.job_params import JobParams
+from memory_app.memory import StoreUnavailable
 from memory_app.models import MaintenanceRun
 from memory_app.services.maintenance import job_create
 from memory_app.tasks import run_job_task
@@ -19,7 +25,43 @@ def job_start(
     dry_run: bool = False,
     params: Mapping[str, Any] | JobParams | None = None,
 ) -> MaintenanceRun:
+    """Create the run and queue it. When the broker does not take it (down, unreachable),
+    the run is marked failed with the reason, so it never waits in the list for a worker
+    that will not come, and :class:`StoreUnavailable` (503) says so."""
     run = job_create(kind=kind, actor=actor, dry_run=dry_run, params=params)
-    run.task_id = run_job_task.delay(run.pk).id
+    try:
+        run.task_id = run_job_task.delay(run.pk).id
+    except Exception as e:
+        run.status = MaintenanceRun.FAILED
+        run.error = f"the task broker did not take the job: {_cause(e)}"
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "error", "finished_at"])
+        if _is_outage(e):
+            raise StoreUnavailable("broker", str(_cause(e))) from e
+        raise
     run.save(update_fields=["task_id"])
     return run
+
+
+def _chain(error: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in seen and len(seen) < 20:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+def _is_outage(error: BaseException) -> bool:
+    """A broker (or result backend) that cannot be reached: kombu's OperationalError, an
+    OSError, or redis' ConnectionError / TimeoutError, anywhere in the chain (Celery wraps
+    a result backend's in a RuntimeError)."""
+    return any(
+        isinstance(e, OperationalError | OSError | RedisConnectionError | RedisTimeoutError)
+        for e in _chain(error)
+    )
+
+
+def _cause(error: BaseException) -> BaseException:
+    """The error that says what happened: the innermost one of the chain."""
+    return _chain(error)[-1]

@@ -1,13 +1,14 @@
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from ninja import Field, Schema
-from pydantic import ConfigDict, create_model
+from pydantic import ConfigDict, create_model, field_validator
 
-from memory_app.job_params import ArchivePurgeParams, JobParams, NoParams
+from memory_app.job_params import MAX_DAYS, ArchivePurgeParams, JobParams, NoParams
 from memory_app.memory.listing import NoteFilter
+from qqweb.api_types import Cursor, Fraction, SearchText, ShortText, UtcDateTime
 
 
 class CountOut(Schema):
@@ -32,9 +33,9 @@ class NoteOut(Schema):
     effective_importance: float | None = None
     decay_rate: float | None = None
     access_count: int = 0
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-    last_accessed: datetime | None = None
+    created_at: UtcDateTime | None = None
+    updated_at: UtcDateTime | None = None
+    last_accessed: UtcDateTime | None = None
     metadata: dict[str, Any] = {}
     source: dict[str, Any] | None = None
     source_history: list[dict[str, Any]] = []
@@ -48,20 +49,24 @@ class NotesPageOut(Schema):
 
 
 class NotesQuery(Schema):
-    section: str | None = None
-    min_importance: float | None = Field(None, ge=0, le=1)
-    max_importance: float | None = Field(None, ge=0, le=1)
-    min_effective: float | None = Field(None, ge=0, le=1)
-    max_effective: float | None = Field(None, ge=0, le=1)
-    source_type: str | None = None
-    source_file: str | None = None
+    section: ShortText | None = None
+    min_importance: Fraction | None = None
+    max_importance: Fraction | None = None
+    min_effective: Fraction | None = None
+    max_effective: Fraction | None = None
+    source_type: ShortText | None = None
+    source_file: ShortText | None = None
     never_accessed: bool = False
-    stale_days: int | None = Field(None, ge=0)
+    stale_days: int | None = Field(None, ge=0, le=MAX_DAYS)
     no_embedding: bool = False
-    text: str | None = Field(None, max_length=500)
-    sort: str = "updated"
-    direction: str = "desc"
-    cursor: str | None = None
+    text: SearchText | None = None
+    sort: str = Field(
+        "updated",
+        max_length=20,
+        description="importance, created, updated, last_accessed or access_count",
+    )
+    direction: str = Field("desc", max_length=4, description="asc or desc")
+    cursor: Cursor | None = None
     limit: int = Field(50, ge=1, le=200)
 
     def note_filter(self) -> NoteFilter:
@@ -74,8 +79,18 @@ class NotePatchIn(Schema):
         "is refused with 409"
     )
     content: str | None = Field(None, max_length=20_000)
-    section: str | None = None
-    importance: float | None = Field(None, ge=0, le=1)
+    section: ShortText | None = None
+    importance: Fraction | None = None
+
+    @field_validator("expected_updated_at")
+    @classmethod
+    def _in_utc(cls, value: datetime) -> datetime:
+        """A time with an offset, as UTC; one that has no UTC (year 1 at +14:00) is
+        refused here rather than failing the comparison later."""
+        try:
+            return value.astimezone(UTC) if value.tzinfo else value
+        except OverflowError as e:
+            raise ValueError("is out of the range of dates") from e
 
 
 class ArchiveLineOut(Schema):
@@ -89,8 +104,8 @@ class ArchiveLineOut(Schema):
 
 class SearchIn(Schema):
     query: str = Field(..., min_length=1, max_length=2000)
-    section: str | None = None
-    min_score: float | None = Field(None, ge=-1, le=1)
+    section: ShortText | None = None
+    min_score: float | None = Field(None, ge=-1, le=1, allow_inf_nan=False)
     limit: int = Field(20, ge=1, le=100)
 
 
@@ -107,11 +122,11 @@ class HistogramOut(Schema):
 
 
 class BulkIn(Schema):
-    action: str = Field(description="archive, set_importance or move_section")
-    note_ids: list[str] | None = Field(None, max_length=10_000)
+    action: str = Field(description="archive, set_importance or move_section", max_length=20)
+    note_ids: list[ShortText] | None = Field(None, max_length=10_000)
     filter: NotesQuery | None = None
-    importance: float | None = Field(None, ge=0, le=1)
-    section: str | None = None
+    importance: Fraction | None = None
+    section: ShortText | None = None
 
 
 class BulkOut(Schema):
@@ -123,7 +138,7 @@ class BulkOut(Schema):
 
 class AuditEventOut(Schema):
     id: int
-    created_at: datetime
+    created_at: UtcDateTime
     actor: str
     action: str
     target_type: str
@@ -133,8 +148,13 @@ class AuditEventOut(Schema):
     detail: str
     before: Any = None
     after: Any = None
-    undone_at: datetime | None = None
+    undone_at: UtcDateTime | None = None
     undo_of: int | None = None
+
+
+class BatchUndoOut(Schema):
+    undone: int = Field(description="how many actions were undone")
+    refused: list[str] = Field(description="each action that could not be, with the reason")
 
 
 class ArchivedNoteOut(Schema):
@@ -187,13 +207,13 @@ class CoreOut(Schema):
     working: dict[str, list[str]]
 
 
-class CandidateOut(NoteOut):
+class PromotionCandidateOut(NoteOut):
     suggested_category: str
 
 
 class PromoteIn(Schema):
-    note_id: str
-    category: str | None = Field(
+    note_id: ShortText
+    category: ShortText | None = Field(
         None,
         description="Identity, Projects, Relationships or "
         "System; suggested from the agent's patterns when left out",
@@ -225,7 +245,7 @@ class ReviewPairOut(Schema):
     note_b: str
     similarity: float
     status: str
-    found_at: datetime
+    found_at: UtcDateTime
     decided_by: str
     primary: str
 
@@ -240,13 +260,13 @@ class RunOut(Schema):
     total: int | None
     stats: dict[str, Any]
     error: str
-    created_at: datetime
-    finished_at: datetime | None
+    created_at: UtcDateTime
+    finished_at: UtcDateTime | None
 
 
-class VerdictIn(Schema):
-    verdict: str = Field(description="merge, not_duplicate or skip")
-    primary_id: str | None = None
+class ReviewVerdictIn(Schema):
+    verdict: str = Field(description="merge, not_duplicate or skip", max_length=20)
+    primary_id: ShortText | None = None
     content: str | None = Field(None, max_length=20_000)
 
 

@@ -1,8 +1,11 @@
 """The one NinjaAPI. Routers come from the apps; domain errors are mapped here, once.
 
 Auth: a bearer API token (``Authorization: Bearer qq_...``) or the browser session.
-Every error answers JSON ``{"error": {"code", "message", ...}}`` with a 4xx/503 status,
-or 500 (``code: "internal"``, the traceback logged) for a store error that is a bug.
+Every error answers JSON ``{"error": {"code", "message", ...}}`` (``qqweb.api_types.
+ErrorOut``, documented on every route with the statuses it answers) with a 4xx/503 status,
+or 500 (``code: "internal"``, the traceback logged) for a store error or any other bug,
+never Django's HTML page; a path under ``/api/`` that is no route answers the same JSON
+404 (``qqweb.urls``).
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django_ratelimit.core import get_usage, is_ratelimited
 from django_ratelimit.exceptions import Ratelimited
@@ -52,6 +55,7 @@ from memory_app.memory import (
     StoreUnavailable,
 )
 from memory_app.memory.errors import StaleWrite
+from qqweb.api_types import errors
 from qqweb.audit.errors import UndoRefused
 from qqweb.auth import user_role
 from qqweb.models import ApiToken
@@ -106,6 +110,13 @@ class SessionUnlessBearer(SessionAuth):
         if "authorization" in request.headers:
             return None
         return super().__call__(request)
+
+    def _get_key(self, request: HttpRequest) -> str | None:
+        # CSRF is checked only for a login: a request with no session is told 401 "log in
+        # or send a token", not 403 "CSRF check failed".
+        if not request.user.is_authenticated:
+            return None
+        return super()._get_key(request)
 
 
 _session: APIKeyCookie = SessionUnlessBearer()
@@ -336,13 +347,30 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     return _error(request, exc.status_code, "error", str(exc))
 
 
+@api.exception_handler(Http404)
+def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    return _error(request, 404, "not_found", str(exc) or "not found")
+
+
+@api.exception_handler(RequestDataTooBig)
+def _too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    return _error(request, 413, "too_large", str(exc))
+
+
+@api.exception_handler(Exception)
+def _internal(request: HttpRequest, exc: Exception) -> HttpResponse:
+    """Any other exception is a bug: 500 with the JSON error, the traceback logged."""
+    logger.error("unhandled error on %s %s", request.method, request.path, exc_info=exc)
+    return _error(request, 500, "internal", "internal error; the server logged it")
+
+
 class MeOut(Schema):
     username: str
     role: str | None
     via: str
 
 
-@api.get("/me", response=MeOut, tags=["account"])
+@api.get("/me", response={200: MeOut, **errors()}, tags=["account"])
 def me(request: HttpRequest) -> dict[str, Any]:
     """Who the request is authenticated as, and with which role."""
     via = "token" if isinstance(getattr(request, "auth", None), ApiToken) else "session"

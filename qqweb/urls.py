@@ -32,3 +32,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
 ]
+
+handler400 = views.error_400
+handler404 = views.error_404
+handler500 = views.error_500

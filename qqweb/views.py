@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.views import defaults
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from qqweb.auth import ADMIN, VIEWER, role_required
@@ -70,7 +71,7 @@ def api_token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
     try:
         token = api_token_revoke(token_id=token_id)
     except ApiToken.DoesNotExist as e:
-        raise Http404("no such token") from e
+        raise Http404(f"there is no token {token_id}") from e
     messages.success(request, f"Token “{token.name}” revoked.")
     return redirect("api_tokens")
 
@@ -80,3 +81,33 @@ def api_token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
 def section_pending(request: HttpRequest, title: str, summary: str) -> HttpResponse:
     """Sections of the navigation whose screens are not built yet say so plainly."""
     return render(request, "qqweb/section_pending.html", {"title": title, "summary": summary})
+
+
+# Django's error pages, except under /api/: the API answers in JSON, always, also for a
+# path that is no route, a body Django refused before the API saw it, or a crash.
+
+
+def _api_error(status: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def error_400(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return _api_error(400, "bad_request", str(exception) or "bad request")
+    return defaults.bad_request(request, exception)
+
+
+def error_404(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return _api_error(404, "not_found", f"no API route at {request.path}")
+    return defaults.page_not_found(request, exception)
+
+
+def error_500(request: HttpRequest) -> HttpResponse:
+    if _is_api(request):
+        return _api_error(500, "internal", "internal error; the server logged it")
+    return defaults.server_error(request)

@@ -296,3 +296,19 @@ def curator_client(curator: Any) -> Client:
 @pytest.fixture
 def admin_client_(admin_user: Any) -> Client:
     return _client_for(admin_user)
+
+
+@pytest.fixture
+def api_wsgi(db: None) -> Iterator[Any]:
+    """The whole Django application as a WSGI callable, for clients that speak WSGI
+    (schemathesis). Like Django's test client, it leaves the test's database connection
+    open between requests (the test runs in a transaction)."""
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.core.signals import request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    try:
+        yield WSGIHandler()
+    finally:
+        request_started.connect(close_old_connections)

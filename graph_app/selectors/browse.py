@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +32,15 @@ def _decode(cursor: str) -> tuple[Any, str]:
         key, element_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         if not isinstance(element_id, str) or not isinstance(key, int | float | str):
             raise ValueError("bad cursor")
-    except (ValueError, TypeError) as e:
+        if isinstance(key, bool) or len(element_id) > 200:
+            raise ValueError("bad cursor")
+        if isinstance(key, float) and not math.isfinite(key):
+            raise ValueError("not a finite number")
+        if isinstance(key, int) and not -(2**63) <= key < 2**63:
+            raise ValueError("more than 64 bits")  # Neo4j's integers are 64-bit
+        if isinstance(key, str) and len(key) > 64:
+            raise ValueError("bad cursor")
+    except (ValueError, TypeError, RecursionError) as e:
         raise InvalidIdentifier("cursor", cursor[:40]) from e
     return key, element_id
 

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 
 from graph_app.knowledge.agent_names import MERGED_BEFORE, merged_before_note
 from graph_app.knowledge.domain import EntityEmbedding, EntitySummary
+from graph_app.knowledge.errors import InvalidGraphValue
 from graph_app.stores import graph_store
 
 REASON_ORDER = {MERGED_BEFORE: 0, "same name": 1, "similar": 2}
+MAX_CANDIDATES = 1000
 
 
 @dataclass
@@ -43,6 +45,10 @@ def duplicate_candidates(
     from memory_app.memory.dedup_math import similar_pairs
 
     threshold = settings.QQ_GRAPH_DUPLICATE_THRESHOLD if threshold is None else threshold
+    if not 0 < threshold <= 1:  # also NaN
+        raise InvalidGraphValue("threshold", "must be above 0 and at most 1")
+    if not 1 <= limit <= MAX_CANDIDATES:
+        raise InvalidGraphValue("limit", f"must be from 1 to {MAX_CANDIDATES}")
     decided = set(EntityPairVerdict.objects.values_list("entity_a", "entity_b"))
 
     def key(x: EntitySummary, y: EntitySummary) -> tuple[str, str]:

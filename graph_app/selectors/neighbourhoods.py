@@ -11,6 +11,7 @@ from graph_app.stores import graph_store
 
 NEIGHBOURHOOD_MAX = 300
 SOURCES_SHOWN = 12
+MAX_OFFSET = 100_000  # the API declares the same bound (qqweb.api_types.Offset)
 
 
 @dataclass
@@ -56,8 +57,8 @@ def neighbourhood(
         raise InvalidGraphValue("depth", "must be 1 or 2")
     if not 1 <= limit <= NEIGHBOURHOOD_MAX:
         raise InvalidGraphValue("limit", f"must be from 1 to {NEIGHBOURHOOD_MAX}")
-    if offset < 0:
-        raise InvalidGraphValue("offset", "must not be negative")
+    if not 0 <= offset <= MAX_OFFSET:
+        raise InvalidGraphValue("offset", f"must be from 0 to {MAX_OFFSET}")
     store = graph_store()
     found = store.get_entities(label, name)
     if not found:

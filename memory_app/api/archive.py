@@ -17,16 +17,20 @@ from memory_app.schemas import (
     RestoreIn,
 )
 from qqweb.actors import Actor
+from qqweb.api_types import Limit1000, SearchText, errors
 from qqweb.auth import ADMIN, VIEWER, require_role
 
 
-@router.get("/archive", response=ArchiveOut, tags=["archive"])
+@router.get("/archive", response={200: ArchiveOut, **errors(503)}, tags=["archive"])
 def archive_list(
-    request: HttpRequest, q: str = "", include_restored: bool = False, limit: int = 100
+    request: HttpRequest,
+    q: SearchText = "",
+    include_restored: bool = False,
+    limit: Limit1000 = 100,
 ) -> dict[str, Any]:
     """archive.jsonl newest first, searched by content or id; unreadable lines listed."""
     require_role(request, VIEWER)
-    view = selectors.archive_browse(query=q[:500], include_restored=include_restored, limit=limit)
+    view = selectors.archive_browse(query=q, include_restored=include_restored, limit=limit)
     return {
         "items": [vars(n) for n in view.entries],
         "total": view.total,
@@ -38,7 +42,9 @@ def archive_list(
     }
 
 
-@router.post("/archive/{note_id}/restore", response=NoteOut, tags=["archive"])
+@router.post(
+    "/archive/{note_id}/restore", response={200: NoteOut, **errors(404, 409, 503)}, tags=["archive"]
+)
 def archive_restore(request: HttpRequest, note_id: str, body: RestoreIn) -> Note:
     """Restore (admin): re-embedded, provenance back. 409 with a ``suggested_id`` when the
     id exists in MongoDB; send it back as ``new_id`` to restore under it."""
@@ -49,7 +55,7 @@ def archive_restore(request: HttpRequest, note_id: str, body: RestoreIn) -> Note
     return selectors.note_get(note_id=doc.note_id)
 
 
-@router.post("/archive/purge", response=PurgeOut, tags=["archive"])
+@router.post("/archive/purge", response={200: PurgeOut, **errors(503)}, tags=["archive"])
 def archive_purge(request: HttpRequest, body: PurgeIn) -> dict[str, Any]:
     """Drop lines older than ``days`` (admin). ``dry_run`` (the default) only counts."""
     require_role(request, ADMIN)

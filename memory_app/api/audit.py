@@ -8,19 +8,22 @@ from typing import Any
 from django.http import HttpRequest
 
 from memory_app.api.common import router
-from memory_app.schemas import (
-    AuditEventOut,
-)
+from memory_app.schemas import AuditEventOut, BatchUndoOut
 from qqweb.actors import Actor
+from qqweb.api_types import Limit1000, ShortText, errors
 from qqweb.audit import selectors as audit_selectors
 from qqweb.audit import services as audit_services
 from qqweb.audit.models import AuditEvent
 from qqweb.auth import CURATOR, VIEWER, require_role
 
 
-@router.get("/audit", response=list[AuditEventOut], tags=["audit"])
+@router.get("/audit", response={200: list[AuditEventOut], **errors()}, tags=["audit"])
 def audit_list(
-    request: HttpRequest, actor: str = "", action: str = "", target: str = "", limit: int = 100
+    request: HttpRequest,
+    actor: ShortText = "",
+    action: ShortText = "",
+    target: ShortText = "",
+    limit: Limit1000 = 100,
 ) -> list[dict[str, Any]]:
     require_role(request, VIEWER)
     return [
@@ -31,7 +34,9 @@ def audit_list(
     ]
 
 
-@router.post("/audit/{event_id}/undo", response=AuditEventOut, tags=["audit"])
+@router.post(
+    "/audit/{event_id}/undo", response={200: AuditEventOut, **errors(404, 409, 503)}, tags=["audit"]
+)
 def audit_undo(request: HttpRequest, event_id: int) -> dict[str, Any]:
     """Undo one action; 409 with the reason when it cannot be undone."""
     require_role(request, CURATOR)
@@ -58,7 +63,9 @@ def _event_out(event: AuditEvent) -> dict[str, Any]:
     }
 
 
-@router.post("/audit/batches/{batch_id}/undo", tags=["audit"])
+@router.post(
+    "/audit/batches/{batch_id}/undo", response={200: BatchUndoOut, **errors(503)}, tags=["audit"]
+)
 def audit_batch_undo(request: HttpRequest, batch_id: uuid.UUID) -> dict[str, Any]:
     """Undo every action of a batch (a bulk action or a maintenance run), newest first;
     what cannot be undone is listed with the reason."""

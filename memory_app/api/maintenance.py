@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.http import HttpRequest
 from ninja import Status
 from ninja.errors import HttpError
+from pydantic import Field
 
 from memory_app.api.common import router
 from memory_app.jobs import job_start
@@ -19,10 +20,13 @@ from memory_app.schemas import (
 )
 from memory_app.services.maintenance import JOBS, Job
 from qqweb.actors import Actor
+from qqweb.api_types import ShortText, errors
 from qqweb.auth import ADMIN, VIEWER, require_role
 
 
-@router.get("/maintenance/runs/{run_id}", response=RunOut, tags=["maintenance"])
+@router.get(
+    "/maintenance/runs/{run_id}", response={200: RunOut, **errors(404)}, tags=["maintenance"]
+)
 def maintenance_run(request: HttpRequest, run_id: int) -> MaintenanceRun:
     require_role(request, VIEWER)
     run = MaintenanceRun.objects.filter(pk=run_id).first()
@@ -31,13 +35,15 @@ def maintenance_run(request: HttpRequest, run_id: int) -> MaintenanceRun:
     return run
 
 
-@router.get("/maintenance/runs", response=list[RunOut], tags=["maintenance"])
-def maintenance_runs(request: HttpRequest, kind: str = "", limit: int = 50) -> list[Any]:
+@router.get("/maintenance/runs", response={200: list[RunOut], **errors()}, tags=["maintenance"])
+def maintenance_runs(
+    request: HttpRequest, kind: ShortText = "", limit: Annotated[int, Field(ge=1, le=500)] = 50
+) -> list[Any]:
     require_role(request, VIEWER)
     runs = MaintenanceRun.objects.all()
     if kind:
         runs = runs.filter(kind=kind)
-    return list(runs[: max(1, min(limit, 500))])
+    return list(runs[:limit])
 
 
 def _maintenance_start(job: Job) -> None:
@@ -57,7 +63,7 @@ def _maintenance_start(job: Job) -> None:
     start.__annotations__["body"] = job_in(job.kind, job.params)  # ninja reads it from here
     router.post(
         f"/maintenance/{job.kind}",
-        response={202: RunOut},
+        response={202: RunOut, **errors(409, 503)},
         tags=["maintenance"],
         operation_id=f"maintenance_start_{job.kind}",
         summary=f"Start: {job.title}",

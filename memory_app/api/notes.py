@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.http import HttpRequest
 from ninja import Query
+from pydantic import Field
 
 from memory_app import selectors, services
 from memory_app.api.common import _counts, _utc_naive, router
@@ -26,10 +27,11 @@ from memory_app.schemas import (
     SearchOut,
 )
 from qqweb.actors import Actor
+from qqweb.api_types import ShortText, errors
 from qqweb.auth import CURATOR, VIEWER, require_role
 
 
-@router.get("/overview", response=MemoryOverviewOut)
+@router.get("/overview", response={200: MemoryOverviewOut, **errors()})
 def overview(request: HttpRequest) -> dict[str, Any]:
     """Notes by section, archive lines, core and working notes. A store that is down is
     named in ``errors``; the other counts are still given."""
@@ -45,7 +47,7 @@ def overview(request: HttpRequest) -> dict[str, Any]:
     }
 
 
-@router.get("/notes", response=NotesPageOut)
+@router.get("/notes", response={200: NotesPageOut, **errors(503)})
 def notes_list(request: HttpRequest, query: Query[NotesQuery]) -> dict[str, Any]:
     """Filtered, sorted, keyset-paged notes (no embeddings). Pass ``next_cursor`` back as
     ``cursor`` for the next page; it is null on the last one. Times are UTC."""
@@ -60,9 +62,11 @@ def notes_list(request: HttpRequest, query: Query[NotesQuery]) -> dict[str, Any]
     return {"items": page.items, "next_cursor": page.next_cursor}
 
 
-@router.get("/notes/histogram", response=HistogramOut)
+@router.get("/notes/histogram", response={200: HistogramOut, **errors(503)})
 def notes_histogram(
-    request: HttpRequest, bins: int = 10, section: str | None = None
+    request: HttpRequest,
+    bins: Annotated[int, Field(ge=1, le=100)] = 10,
+    section: ShortText | None = None,
 ) -> dict[str, Any]:
     """Stored importance in equal buckets over [0, 1], counted by the database."""
     require_role(request, VIEWER)
@@ -71,7 +75,7 @@ def notes_histogram(
     return {"edges": histogram.edges, "counts": histogram.counts}
 
 
-@router.post("/notes/search", response=SearchOut)
+@router.post("/notes/search", response={200: SearchOut, **errors(503)})
 def notes_search(request: HttpRequest, body: SearchIn) -> dict[str, Any]:
     """Semantic search with the configured embedder; 422 when its dimension does not
     match the stored vectors."""
@@ -87,7 +91,7 @@ def notes_search(request: HttpRequest, body: SearchIn) -> dict[str, Any]:
     }
 
 
-@router.post("/notes/bulk", response=BulkOut)
+@router.post("/notes/bulk", response={200: BulkOut, **errors(503)})
 def notes_bulk(request: HttpRequest, body: BulkIn) -> dict[str, Any]:
     """Archive, set importance or move section for ``note_ids`` or every note matching
     ``filter``; one batch id for the audit log (undo the whole batch there)."""
@@ -108,13 +112,13 @@ def notes_bulk(request: HttpRequest, body: BulkIn) -> dict[str, Any]:
     }
 
 
-@router.get("/notes/{note_id}", response=NoteOut)
+@router.get("/notes/{note_id}", response={200: NoteOut, **errors(404, 503)})
 def note_get(request: HttpRequest, note_id: str) -> Note:
     require_role(request, VIEWER)
     return selectors.note_get(note_id=note_id)
 
 
-@router.patch("/notes/{note_id}", response=NoteOut)
+@router.patch("/notes/{note_id}", response={200: NoteOut, **errors(404, 409, 503)})
 def note_patch(request: HttpRequest, note_id: str, body: NotePatchIn) -> Note:
     """Edit content (re-embedded), section or importance. 409 when the note changed after
     ``expected_updated_at``."""
@@ -130,7 +134,7 @@ def note_patch(request: HttpRequest, note_id: str, body: NotePatchIn) -> Note:
     return selectors.note_get(note_id=doc.note_id)
 
 
-@router.delete("/notes/{note_id}", response=ArchiveLineOut)
+@router.delete("/notes/{note_id}", response={200: ArchiveLineOut, **errors(404, 409, 503)})
 def note_delete(request: HttpRequest, note_id: str) -> ArchivedNote:
     """Archive the note (archive.jsonl first, then MongoDB); undo it from the audit log."""
     require_role(request, CURATOR)

@@ -13,27 +13,28 @@ from memory_app.memory import InvalidNote
 from memory_app.models import ReviewPair
 from memory_app.schemas import (
     ReviewPairOut,
+    ReviewVerdictIn,
     RunOut,
     SuggestionIn,
     SuggestionOut,
-    VerdictIn,
 )
 from qqweb.actors import Actor
+from qqweb.api_types import Limit1000, ShortText, errors
 from qqweb.auth import ADMIN, CURATOR, VIEWER, require_role
 
 
-@router.get("/duplicates", response=list[ReviewPairOut], tags=["duplicates"])
+@router.get("/duplicates", response={200: list[ReviewPairOut], **errors()}, tags=["duplicates"])
 def duplicates_list(
-    request: HttpRequest, status: str = "pending", limit: int = 100
+    request: HttpRequest, status: ShortText = "pending", limit: Limit1000 = 100
 ) -> list[ReviewPair]:
     """The review queue, most similar first."""
     require_role(request, VIEWER)
     if status not in dict(ReviewPair.STATUSES):
         raise InvalidNote("status", "must be pending, merged, rejected or skipped")
-    return list(ReviewPair.objects.filter(status=status)[: max(1, min(limit, 1000))])
+    return list(ReviewPair.objects.filter(status=status)[:limit])
 
 
-@router.post("/duplicates/scan", response={202: RunOut}, tags=["duplicates"])
+@router.post("/duplicates/scan", response={202: RunOut, **errors(409, 503)}, tags=["duplicates"])
 def duplicates_scan(request: HttpRequest, body: DedupScanParams) -> Status:
     """Start a dedup scan in the worker (admin); poll ``/api/maintenance/runs/{id}``."""
     require_role(request, ADMIN)
@@ -41,8 +42,12 @@ def duplicates_scan(request: HttpRequest, body: DedupScanParams) -> Status:
     return Status(202, run)
 
 
-@router.post("/duplicates/{pair_id}/verdict", response=ReviewPairOut, tags=["duplicates"])
-def duplicates_verdict(request: HttpRequest, pair_id: int, body: VerdictIn) -> ReviewPair:
+@router.post(
+    "/duplicates/{pair_id}/verdict",
+    response={200: ReviewPairOut, **errors(404, 409, 503)},
+    tags=["duplicates"],
+)
+def duplicates_verdict(request: HttpRequest, pair_id: int, body: ReviewVerdictIn) -> ReviewPair:
     """merge (into ``primary_id``, optionally with ``content``), not_duplicate
     (remembered until a text changes) or skip. Without ``primary_id`` the merge keeps the
     agent's primary, the note of higher importance (ties: more reads, then older), as the
@@ -57,7 +62,11 @@ def duplicates_verdict(request: HttpRequest, pair_id: int, body: VerdictIn) -> R
     )
 
 
-@router.post("/duplicates/{pair_id}/suggestion", response=SuggestionOut, tags=["duplicates"])
+@router.post(
+    "/duplicates/{pair_id}/suggestion",
+    response={200: SuggestionOut, **errors(404, 503)},
+    tags=["duplicates"],
+)
 def duplicates_suggestion(
     request: HttpRequest, pair_id: int, body: SuggestionIn
 ) -> selectors.MergeSuggestion:

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.http import HttpRequest
-from ninja import Query, Router, Schema
+from ninja import Field, Query, Router, Schema
 
 from memory_app.facts import MISSING
 from memory_app.facts.lint import agent_broken
@@ -20,6 +20,7 @@ from memory_app.facts_app.schemas import (
     LintOut,
     NextStartOut,
 )
+from qqweb.api_types import Cursor, Limit200, SearchText, errors
 from qqweb.auth import VIEWER, require_role
 
 router = Router(tags=["facts"])
@@ -47,21 +48,21 @@ def _json_value(value: Any) -> Any:
         return [_json_value(v) for v in value]
     if value is None or isinstance(value, bool | int | float | str):
         return value
-    if isinstance(value, datetime):
-        return value.isoformat()
+    if isinstance(value, datetime):  # pymongo's are naive UTC: said with their offset
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
     return str(value)
 
 
 class FactsQuery(Schema):
-    q: str = ""
-    embedding: str = ""  # ok, missing, invalid
+    q: SearchText = ""
+    embedding: str = Field("", max_length=10, description="ok, missing or invalid")
     legacy: bool = False
     next_start: bool = False
-    cursor: str | None = None
-    limit: int = 50
+    cursor: Cursor | None = None
+    limit: Limit200 = 50
 
 
-@router.get("/facts", response=FactsPageOut)
+@router.get("/facts", response={200: FactsPageOut, **errors(404, 503)})
 def facts_list(request: HttpRequest, query: Query[FactsQuery]) -> dict[str, Any]:
     """Newest first on ``(timestamp, _id)``; ``next_cursor`` gives the next page."""
     require_role(request, VIEWER)
@@ -72,7 +73,7 @@ def facts_list(request: HttpRequest, query: Query[FactsQuery]) -> dict[str, Any]
         legacy=query.legacy,
         next_start=query.next_start,
         cursor=query.cursor,
-        limit=max(1, min(query.limit, 200)),
+        limit=query.limit,
     )
     return {
         "items": [
@@ -95,7 +96,7 @@ def facts_list(request: HttpRequest, query: Query[FactsQuery]) -> dict[str, Any]
     }
 
 
-@router.get("/facts/next-start", response=NextStartOut)
+@router.get("/facts/next-start", response={200: NextStartOut, **errors(404, 503)})
 def facts_next_start(request: HttpRequest) -> dict[str, Any]:
     """What the agent hard-deletes at its next start, pair by pair (its cleanup, exactly:
     float64 cosine >= 0.95, oldest ``timestamp`` first, greedy). ``borderline``: within
@@ -111,7 +112,7 @@ def facts_next_start(request: HttpRequest) -> dict[str, Any]:
     }
 
 
-@router.get("/facts/lint", response=LintOut)
+@router.get("/facts/lint", response={200: LintOut, **errors(404, 503)})
 def facts_lint(request: HttpRequest) -> dict[str, Any]:
     """Every document or index that breaks the agent (``breaks``) or bends what it does."""
     require_role(request, VIEWER)
@@ -119,7 +120,7 @@ def facts_lint(request: HttpRequest) -> dict[str, Any]:
     return {"agent_broken": agent_broken(findings), "findings": [asdict(f) for f in findings]}
 
 
-@router.get("/facts/{fact_id}", response=FactDetailOut)
+@router.get("/facts/{fact_id}", response={200: FactDetailOut, **errors(404, 503)})
 def fact_get(request: HttpRequest, fact_id: str) -> dict[str, Any]:
     """One document: every field but the vector, the vector's dimension and norm, its
     nearest facts (``duplicate`` >= 0.95, ``similar`` >= 0.85), and the cleanup pairs it

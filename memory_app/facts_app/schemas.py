@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from ninja import Schema
+
+from qqweb.api_types import UtcDateTime
 
 
 class FactOut(Schema):
@@ -57,7 +58,7 @@ class FindingOut(Schema):
 class FactDetailOut(Schema):
     id: str
     kind: str
-    id_time: datetime | None
+    id_time: UtcDateTime | None
     timestamp: Any
     document: dict[str, Any]  # every stored field but the vector
     embedding: str

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -27,6 +28,8 @@ SORT_FIELDS = {
 }
 SOURCE_TYPES = ("file", "conversation", "unknown")
 MAX_PAGE = 200
+MAX_STALE_DAYS = 36_500  # a hundred years: now minus that many days is still a date
+INT64 = 2**63
 LIST_FIELDS = {"_id": 0, "embedding": 0}
 
 
@@ -61,9 +64,13 @@ class NoteFilter:
         if self.source_type is not None and self.source_type not in SOURCE_TYPES:
             raise InvalidNote("source_type", f"must be one of {', '.join(SOURCE_TYPES)}")
         if self.stale_days is not None and (
-            not isinstance(self.stale_days, int) or self.stale_days < 0
+            not isinstance(self.stale_days, int)
+            or isinstance(self.stale_days, bool)
+            or not 0 <= self.stale_days <= MAX_STALE_DAYS
         ):
-            raise InvalidNote("stale_days", "must be a whole number of days, 0 or more")
+            raise InvalidNote(
+                "stale_days", f"must be a whole number of days from 0 to {MAX_STALE_DAYS}"
+            )
         for name in ("source_file", "text"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or len(value) > 500):
@@ -142,11 +149,15 @@ def decode_cursor(cursor: str) -> tuple[Any, str]:
         value, note_id = json.loads(raw)
         if isinstance(value, dict):
             value = datetime.fromisoformat(value["d"])
-        elif value is not None and not isinstance(value, int | float):
+        elif isinstance(value, bool) or (value is not None and not isinstance(value, int | float)):
             raise ValueError("bad value")
-        if not isinstance(note_id, str):
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise ValueError("not a finite number")  # NaN compares false: no page ends
+        elif isinstance(value, int) and not -INT64 <= value < INT64:
+            raise ValueError("more than 64 bits")  # no MongoDB number holds it
+        if not isinstance(note_id, str) or len(note_id) > 300:
             raise ValueError("bad id")
-    except (ValueError, TypeError, KeyError) as e:
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
         raise InvalidNote("cursor", "is not a cursor this list gave out") from e
     return value, note_id
 

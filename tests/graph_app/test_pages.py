@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+import pytest
 from django.urls import reverse
 
 from graph_app.models import EntityPairVerdict
@@ -172,3 +173,59 @@ def test_a_merge_verdict_merges_the_pair(curator_client, graph):
     )
     assert response.status_code == 200 and response.json()["applied"] is True
     assert not graph_store().get_entities("Software", "Lumen")
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"source_label": "", "source_name": "Lumen"}, "source_label"),
+        ({"source_label": "Person\n", "source_name": "Lumen"}, "source_label"),
+        ({"source_label": "Project", "source_name": ""}, "source_name"),
+        ({"source_label": "Project", "source_name": "x" * 301}, "source_name"),
+        (
+            {"source_label": "Project", "source_name": "Lumen", "description": "x" * 4001},
+            "description",
+        ),
+    ],
+)
+def test_the_merge_form_refuses_a_bad_field_with_a_400_naming_it(
+    curator_client, graph, fields, named
+):
+    before = graph_dump()
+    data = {"target_label": "Person", "target_name": "Person 01", **fields}
+    response = curator_client.post(reverse("graph_app:merge"), data)
+    assert response.status_code == 400
+    assert named in response.content.decode()
+    assert graph_dump() == before
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"start_label": ""}, "start_label"),
+        ({"end_label": "Project Lumen"}, "end_label"),
+        ({"type": "WORKS ON"}, "type"),
+        ({"confidence": "NaN"}, "confidence"),
+        ({"confidence": "inf"}, "confidence"),
+        ({"confidence": "7"}, "confidence"),
+        ({"new_type": "a-b"}, "new_type"),
+        ({"action": "drop"}, "action"),
+    ],
+)
+def test_the_relationship_form_refuses_a_bad_field_with_a_400_naming_it(
+    curator_client, graph, fields, named
+):
+    before = graph_dump()
+    data = {
+        "start_label": "Person",
+        "start_name": "Person 01",
+        "type": "WORKS_ON",
+        "end_label": "Project",
+        "end_name": "Lumen",
+        "description": "x",
+        **fields,
+    }
+    response = curator_client.post(reverse("graph_app:relationship_change"), data)
+    assert response.status_code == 400
+    assert named in response.content.decode()
+    assert graph_dump() == before

@@ -53,6 +53,16 @@ def test_a_bad_filter_is_a_400_that_names_the_field(viewer_client, notes):
     assert "min_importance" in response.content.decode()
 
 
+@pytest.mark.parametrize(
+    "query",
+    ["stale_days=1000000", "min_effective=NaN", "max_importance=inf", "cursor=" + "A" * 600],
+)
+def test_a_filter_out_of_its_bounds_is_a_400_not_a_crash(viewer_client, notes, query):
+    response = viewer_client.get(reverse("memory_app:notes") + "?" + query)
+    assert response.status_code == 400
+    assert query.split("=")[0] in response.content.decode()
+
+
 def test_the_detail_page_shows_fields_provenance_curve_and_similar_notes(viewer_client, notes):
     add("note_0000000000a4", "Lumen uses MongoDB for search")
     page = viewer_client.get(reverse("memory_app:note_detail", args=["note_0000000000a2"]))

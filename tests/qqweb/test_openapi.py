@@ -18,3 +18,90 @@ def test_the_openapi_schema_matches_the_committed_snapshot():
         "the API schema changed: check the change, then regenerate the snapshot "
         "(QQ_UPDATE_OPENAPI=1)"
     )
+
+
+def _schema() -> dict:
+    return json.loads(json.dumps(api.get_openapi_schema(path_prefix="/api")))
+
+
+def _resolve(schema: dict, node: dict) -> dict:
+    while "$ref" in node:
+        node = schema["components"]["schemas"][node["$ref"].rsplit("/", 1)[-1]]
+    return node
+
+
+def _unbounded(schema: dict, node: dict, where: str, seen: set[str]) -> list[str]:
+    """Every integer, number and string under ``node`` that declares no bound."""
+    if "$ref" in node:
+        name = node["$ref"].rsplit("/", 1)[-1]
+        if name in seen:
+            return []
+        return _unbounded(schema, _resolve(schema, node), where, {*seen, name})
+    found: list[str] = []
+    for key in ("anyOf", "oneOf", "allOf"):
+        for option in node.get(key, []):
+            found += _unbounded(schema, option, where, seen)
+    for name, prop in node.get("properties", {}).items():
+        found += _unbounded(schema, prop, f"{where}.{name}", seen)
+    if "items" in node:
+        found += _unbounded(schema, node["items"], f"{where}[]", seen)
+    kind = node.get("type")
+    if kind in ("integer", "number"):
+        low = "minimum" in node or "exclusiveMinimum" in node
+        high = "maximum" in node or "exclusiveMaximum" in node
+        if not (low and high):
+            found.append(f"{where}: {kind} without both bounds")
+    if kind == "string" and not (
+        "maxLength" in node or "enum" in node or "pattern" in node or "format" in node
+    ):
+        found.append(f"{where}: string without a maximum length")
+    return found
+
+
+def test_every_parameter_and_body_field_declares_its_bounds():
+    schema = _schema()
+    unbounded: list[str] = []
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            name = f"{method.upper()} {path}"
+            for param in operation.get("parameters", []):
+                if param["in"] != "path":  # a path is bounded by the request line
+                    where = f"{name} ?{param['name']}"
+                    unbounded += _unbounded(schema, param["schema"], where, set())
+            for content in operation.get("requestBody", {}).get("content", {}).values():
+                unbounded += _unbounded(schema, content["schema"], f"{name} body", set())
+    assert unbounded == []
+
+
+def test_every_operation_documents_its_errors_with_the_error_schema():
+    schema = _schema()
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            assert {"400", "401", "403", "422"} <= set(responses), f"{method} {path}"
+            for status, response in responses.items():
+                if status.startswith(("4", "5")):
+                    ref = response["content"]["application/json"]["schema"]["$ref"]
+                    assert ref.endswith("/ErrorOut"), f"{method} {path} {status}"
+
+
+def test_the_memory_and_graph_candidates_and_verdicts_are_documented_apart():
+    schema = _schema()
+
+    def shape(path: str, method: str, where: str) -> dict:
+        operation = schema["paths"][path][method]
+        if where == "body":
+            node = operation["requestBody"]["content"]["application/json"]["schema"]
+        else:
+            node = operation["responses"]["200"]["content"]["application/json"]["schema"]
+            node = node.get("items", node)
+        return _resolve(schema, node)
+
+    promotion = shape("/api/core/candidates", "get", "response")
+    assert "suggested_category" in promotion["properties"]
+    entities = shape("/api/graph/duplicates", "get", "response")
+    assert {"a", "b", "reason"} <= set(entities["properties"])
+    review = shape("/api/duplicates/{pair_id}/verdict", "post", "body")
+    assert "primary_id" in review["properties"]
+    graph = shape("/api/graph/duplicates/verdict", "post", "body")
+    assert {"a", "b", "keep"} <= set(graph["properties"])

@@ -4,6 +4,7 @@ through bounded index ranges. The filters, sorts and cursors are the pure functi
 
 from __future__ import annotations
 
+import math
 import time
 from datetime import datetime, timedelta
 from typing import Any
@@ -59,6 +60,7 @@ def page_notes(
 
 _bounds_cache: dict[tuple[str, str], tuple[float, Any, Any]] = {}
 BOUNDS_TTL_S = 60.0
+MAX_WINDOWS = 40
 
 
 def field_bounds(collection: Any, field: str) -> tuple[Any, Any]:
@@ -83,6 +85,27 @@ def _first_step(value: Any) -> Any:
     if isinstance(value, int) and not isinstance(value, bool):
         return 1
     return 0.001
+
+
+def _next_bound(edge: Any, step: Any, desc: bool) -> Any:
+    """The far end of the next window, or None when there is none to compute: a date
+    before year 1 or after 9999, an integer past 64 bits, or a float that is not finite."""
+    try:
+        bound = edge - step if desc else edge + step
+    except (OverflowError, TypeError):
+        return None
+    if isinstance(bound, float) and not math.isfinite(bound):
+        return None
+    if isinstance(bound, int) and not -(2**63) <= bound < 2**63:
+        return None
+    return bound
+
+
+def _grown(step: Any) -> Any:
+    try:
+        return step * 4
+    except OverflowError:  # a timedelta past a billion days
+        return None
 
 
 class WindowedReader:
@@ -156,8 +179,10 @@ class WindowedReader:
             else None
         )
         upper = position[0] if position is not None else None
-        while True:
-            bound = edge - step if desc else edge + step
+        for _ in range(MAX_WINDOWS):  # 4**40 steps: past any range a field can span
+            bound = _next_bound(edge, step, desc)
+            if bound is None:  # past year 1 or 9999, 64 bits, or NaN: read the rest at once
+                break
             span: dict[str, Any] = {"$gte": bound} if desc else {"$lte": bound}
             if upper is not None:
                 span["$lt" if desc else "$gt"] = upper
@@ -171,8 +196,15 @@ class WindowedReader:
                     break
             except TypeError:  # the agent stored values of mixed types: read the rest at once
                 break
-            edge, step = bound, step * 4
-        upper_done = {f: {"$lt": upper}} if desc else {f: {"$gt": upper}}
+            edge, step = bound, _grown(step)
+            if step is None:
+                break
+        if tie is not None:  # the loop ended before its first window
+            yield from self._drain(tie)
+        if upper is None:
+            upper_done: dict[str, Any] = {f: {"$ne": None}}
+        else:
+            upper_done = {f: {"$lt": upper}} if desc else {f: {"$gt": upper}}
         if desc:  # what is left: values below a stale minimum, then the nulls
             yield from self._drain(upper_done)
             yield from self._drain(nulls, by_id_only=True)

@@ -1,0 +1,78 @@
+"""What every API route shares at its edge: the error body it answers with, and bounded
+types for its parameters, declared so that the OpenAPI document tells clients the limits
+and ninja refuses a value outside them with a 422 naming the field.
+
+- Integers have both bounds (``Limit200``, ``Offset``): a 31-digit number never reaches
+  a store (Neo4j takes 64-bit integers, MongoDB too, Python dates end in year 9999).
+- Floats are finite (``Fraction``, ``Similarity``): ``NaN`` and ``Infinity`` are refused,
+  as JSON has no such numbers and a comparison with NaN is never true.
+- Strings have a maximum length (``Cursor``, ``ShortText``, ``SearchText``).
+- Dates the API answers carry their offset (``UtcDateTime``, RFC 3339): MongoDB gives back
+  naive UTC datetimes, which are UTC and are said to be.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+from ninja import Schema
+from pydantic import AfterValidator, ConfigDict, Field
+
+MAX_OFFSET = 100_000
+MAX_CURSOR_LENGTH = 512
+MAX_SHORT_TEXT = 300  # names, labels, ids, filters
+MAX_SEARCH_TEXT = 500  # text filters matched against content
+
+
+Limit200 = Annotated[int, Field(ge=1, le=200, description="How many to answer, 1 to 200.")]
+Limit1000 = Annotated[int, Field(ge=1, le=1000, description="How many to answer, 1 to 1000.")]
+Offset = Annotated[
+    int, Field(ge=0, le=MAX_OFFSET, description=f"How many to skip, 0 to {MAX_OFFSET}.")
+]
+Cursor = Annotated[
+    str,
+    Field(
+        max_length=MAX_CURSOR_LENGTH,
+        description="The ``next_cursor`` of the previous page; empty for the first.",
+    ),
+]
+ShortText = Annotated[str, Field(max_length=MAX_SHORT_TEXT)]
+SearchText = Annotated[str, Field(max_length=MAX_SEARCH_TEXT)]
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+Similarity = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
+
+
+def _with_offset(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+UtcDateTime = Annotated[datetime, AfterValidator(_with_offset)]
+
+
+class ErrorDetailOut(Schema):
+    """``code`` says what kind of error (``invalid``, ``not_found``, ``stale``,
+    ``store_unavailable`` ...), ``message`` says it in words; the other keys name what it
+    is about (``field``, ``fields``, ``note_id``, ``label`` ...)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    code: str
+    message: str
+
+
+class ErrorOut(Schema):
+    error: ErrorDetailOut
+
+
+# Every route can answer these: a body that is not JSON or a value a service refuses (400),
+# no login or a bad token (401), a role the user lacks or a CSRF failure (403), a parameter
+# outside its schema (422).
+ALWAYS = (400, 401, 403, 422)
+
+
+def errors(*codes: int) -> dict[int, type[ErrorOut]]:
+    """The error statuses a route answers, for its ``response=``: :data:`ALWAYS` and
+    ``codes`` (404 not found, 409 a conflict, 413 a body too large, 503 a store down),
+    each with :class:`ErrorOut`."""
+    return dict.fromkeys(sorted({*ALWAYS, *codes}), ErrorOut)
