@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
@@ -84,15 +85,41 @@ class BulkResult:
     failed: list[tuple[str, str]]
 
 
-def batch_undo(*, actor: Actor, batch_id: uuid.UUID) -> tuple[int, list[str]]:
-    """Undo every action of a batch, newest first. Returns (undone, reasons refused)."""
+def batch_undo(
+    *,
+    actor: Actor,
+    batch_id: uuid.UUID,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[int, list[str]]:
+    """Undo every action of a batch, newest first. Returns (undone, reasons refused).
+    ``progress(done, total)`` is called after each event (a job stops there when it is
+    cancelled: what is undone stays undone, the rest can be undone later)."""
+    events = list(
+        AuditEvent.objects.filter(
+            batch_id=batch_id,
+            status=AuditEvent.DONE,
+            undone_at__isnull=True,
+            undo_of__isnull=True,
+        )
+        .order_by("-id")
+        .values_list("pk", "target_id")
+    )
     undone, refused = 0, []
-    for event in AuditEvent.objects.filter(
-        batch_id=batch_id, status=AuditEvent.DONE, undone_at__isnull=True, undo_of__isnull=True
-    ).order_by("-id"):
+    for index, (event_id, target_id) in enumerate(events, start=1):
         try:
-            audit_undo(actor=actor, event_id=event.pk)
+            audit_undo(actor=actor, event_id=event_id)
             undone += 1
         except UndoRefused as e:
-            refused.append(f"{event.target_id}: {e.reason}")
+            refused.append(f"{target_id}: {e.reason}")
+        if progress is not None:
+            progress(index, len(events))
     return undone, refused
+
+
+def audit_close_pending(*, older_than: datetime, reason: str) -> int:
+    """Mark failed, with ``reason``, the events still pending that were begun before
+    ``older_than``: the process that began them stopped before it recorded the outcome.
+    Returns how many were closed."""
+    return AuditEvent.objects.filter(status=AuditEvent.PENDING, created_at__lt=older_than).update(
+        status=AuditEvent.FAILED, detail=reason[:2000]
+    )
