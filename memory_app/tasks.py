@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_process_init, worker_ready
 from django.conf import settings
 
 from memory_app.memory import StoreUnavailable
@@ -14,6 +14,7 @@ from memory_app.models import MaintenanceRun
 from memory_app.services.maintenance import job_create, job_run
 from memory_app.services.runs import run_failed, runs_reap
 from qqweb.actors import Actor
+from qqweb.clients import embedder_warm_up
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +53,23 @@ def reap_runs_task() -> dict[str, int]:
     return runs_reap()
 
 
+@worker_process_init.connect
+def _warm_up_in_a_pool_process(**_: Any) -> None:
+    """A prefork pool's child (after the fork: never load the model before it)."""
+    embedder_warm_up(wait_while_loading=True)
+
+
 @worker_ready.connect
-def _reap_at_worker_start(**_: Any) -> None:
+def _at_worker_start(sender: Any = None, **_: Any) -> None:
+    """The model loads in the background (solo and thread pools run tasks in this
+    process; a prefork pool's children load their own), and the reaper runs once."""
+    pool = getattr(getattr(sender, "controller", None), "pool_cls", None)
+    if "prefork" not in getattr(pool, "__module__", ""):
+        embedder_warm_up(wait_while_loading=True)
+    _reap_at_worker_start()
+
+
+def _reap_at_worker_start() -> None:
     try:
         closed = runs_reap()
     except Exception:  # a worker must start even when Django's database is not there yet

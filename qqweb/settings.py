@@ -86,6 +86,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "qqweb.auth.LoginRequiredMiddleware",
+    "qqweb.middleware.ModelLoadingMiddleware",
 ]
 
 ROOT_URLCONF = "qqweb.urls"

@@ -4,3 +4,8 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "qqweb.settings")
 application = get_wsgi_application()
+
+# The embedding model loads in the background from now on (see qqweb.clients).
+from qqweb.clients import embedder_warm_up  # noqa: E402  (after Django is set up)
+
+embedder_warm_up(wait_while_loading=False)
