@@ -14,4 +14,8 @@ RUN DJANGO_SETTINGS_MODULE=qqweb.settings python manage.py collectstatic --noinp
 RUN useradd --create-home qqweb && mkdir -p /data /memory && chown qqweb /data /memory
 USER qqweb
 EXPOSE 8000
-CMD ["gunicorn", "qqweb.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]
+# Each worker loads the embedding model in the background when it starts (a request that
+# needs it before then gets a 503 with Retry-After); the longer timeout is for the slow
+# requests that remain (a bulk action over thousands of notes, a large merge preview).
+CMD ["gunicorn", "qqweb.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", \
+     "--timeout", "120", "--graceful-timeout", "30"]

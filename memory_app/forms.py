@@ -117,10 +117,18 @@ class JobForm(forms.Form):
 
     dry_run = forms.BooleanField(required=False)
 
-    def __init__(self, *args: Any, schema: type[JobParams], kind: str, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        schema: type[JobParams],
+        kind: str,
+        destructive: bool = False,
+        **kwargs: Any,
+    ) -> None:
         kwargs.setdefault("auto_id", f"id_{kind}_%s")  # a form per job on the page
         super().__init__(*args, **kwargs)
         self.schema, self.kind = schema, kind
+        self.destructive = destructive  # the page previews it first (a dry run's plan)
         self.params: JobParams | None = None
         try:
             defaults = params_validate(schema, None).model_dump()

@@ -13,22 +13,15 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from memory_app.job_params import JobParams
 from memory_app.memory import StoreUnavailable
 from memory_app.models import MaintenanceRun
-from memory_app.services.maintenance import job_create
+from memory_app.services.maintenance import job_apply_plan, job_create, job_undo_create
 from memory_app.tasks import run_job_task
 from qqweb.actors import Actor
 
 
-def job_start(
-    *,
-    kind: str,
-    actor: Actor,
-    dry_run: bool = False,
-    params: Mapping[str, Any] | JobParams | None = None,
-) -> MaintenanceRun:
-    """Create the run and queue it. When the broker does not take it (down, unreachable),
-    the run is marked failed with the reason, so it never waits in the list for a worker
-    that will not come, and :class:`StoreUnavailable` (503) says so."""
-    run = job_create(kind=kind, actor=actor, dry_run=dry_run, params=params)
+def _enqueue(run: MaintenanceRun) -> MaintenanceRun:
+    """Queue the run. When the broker does not take it (down, unreachable), the run is
+    marked failed with the reason, so it never waits in the list for a worker that will
+    not come, and :class:`StoreUnavailable` (503) says so."""
     try:
         run.task_id = run_job_task.delay(run.pk).id
     except Exception as e:
@@ -41,6 +34,27 @@ def job_start(
         raise
     run.save(update_fields=["task_id"])
     return run
+
+
+def job_start(
+    *,
+    kind: str,
+    actor: Actor,
+    dry_run: bool = False,
+    params: Mapping[str, Any] | JobParams | None = None,
+) -> MaintenanceRun:
+    """Create the run and queue it (see :func:`_enqueue`)."""
+    return _enqueue(job_create(kind=kind, actor=actor, dry_run=dry_run, params=params))
+
+
+def plan_apply_start(*, actor: Actor, run_id: int) -> MaintenanceRun:
+    """Apply the plan of dry run ``run_id``, in the worker."""
+    return _enqueue(job_apply_plan(actor=actor, run_id=run_id))
+
+
+def run_undo_start(*, actor: Actor, run_id: int) -> MaintenanceRun:
+    """Undo run ``run_id``, in the worker, as a run of its own (with progress)."""
+    return _enqueue(job_undo_create(actor=actor, run_id=run_id))
 
 
 def _chain(error: BaseException) -> list[BaseException]:

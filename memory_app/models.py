@@ -35,10 +35,19 @@ class PromotionVerdict(models.Model):
 
 class MaintenanceRun(models.Model):
     """One run of a maintenance job (a Celery task or a command): who started it, with
-    what, how far it got, and what it did. Pages poll it for progress."""
+    what, how far it got, and what it did. Pages poll it for progress.
+
+    A dry run of a destructive job keeps its ``plan`` (the notes it would change, each
+    with the value it was planned on); a run with ``plan_of`` applies exactly that plan.
+    A run of kind ``undo`` undoes the run ``undo_of``. ``cancel_requested_at`` asks a
+    running run to stop at its next batch boundary; ``heartbeat_at`` is its last sign
+    of life (the reaper closes runs that show none)."""
 
     QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
-    STATUSES = [(s, s) for s in (QUEUED, RUNNING, DONE, FAILED)]
+    CANCELLED = "cancelled"
+    STATUSES = [(s, s) for s in (QUEUED, RUNNING, DONE, FAILED, CANCELLED)]
+    OPEN = (QUEUED, RUNNING)
+    CLOSED = (DONE, FAILED, CANCELLED)
 
     kind = models.CharField(max_length=40, db_index=True)
     started_by = models.CharField(max_length=200)
@@ -54,12 +63,26 @@ class MaintenanceRun(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    cancel_requested_at = models.DateTimeField(null=True, blank=True)
+    cancelled_by = models.CharField(max_length=200, blank=True)
+    plan = models.JSONField(null=True, blank=True)
+    plan_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="applications"
+    )
+    undo_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="undo_runs"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} {self.status}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in self.OPEN
 
     @property
     def percent(self) -> int:

@@ -253,15 +253,50 @@ class ReviewPairOut(Schema):
 class RunOut(Schema):
     id: int
     kind: str
-    status: str
+    status: str = Field(description="queued, running, done, failed or cancelled")
     started_by: str
     params: dict[str, Any]
+    dry_run: bool
     processed: int
     total: int | None
     stats: dict[str, Any]
     error: str
     created_at: UtcDateTime
     finished_at: UtcDateTime | None
+    cancel_requested_at: UtcDateTime | None
+    plan_size: int | None = Field(
+        None, description="A dry run of a destructive job: how many changes its plan holds"
+    )
+    plan_of: int | None = Field(None, description="The dry run whose plan this run applies")
+    undo_of: int | None = Field(None, description="The run this run undoes")
+
+    @staticmethod
+    def resolve_plan_size(obj: Any) -> int | None:
+        return None if obj.plan is None else len(obj.plan)
+
+    @staticmethod
+    def resolve_plan_of(obj: Any) -> int | None:
+        return obj.plan_of_id
+
+    @staticmethod
+    def resolve_undo_of(obj: Any) -> int | None:
+        return obj.undo_of_id
+
+
+class PlanItemOut(Schema):
+    note_id: str
+    other_id: str | None = None
+    text: str
+    other_text: str | None = None
+    before: str
+    after: str
+
+
+class PlanOut(Schema):
+    run: int
+    summary: str
+    total: int
+    items: list[PlanItemOut]
 
 
 class ReviewVerdictIn(Schema):

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from celery import shared_task
+from celery.signals import worker_process_init, worker_ready
 from django.conf import settings
 
 from memory_app.memory import StoreUnavailable
 from memory_app.models import MaintenanceRun
 from memory_app.services.maintenance import job_create, job_run
-from memory_app.services.runs import run_failed
+from memory_app.services.runs import run_failed, runs_reap
 from qqweb.actors import Actor
+from qqweb.clients import embedder_warm_up
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(bind=True, name="memory_app.run_job", acks_late=True, max_retries=3)
@@ -19,7 +24,7 @@ def run_job_task(self: Any, run_id: int) -> dict[str, Any]:
     """Run one maintenance job. A store that is down is retried with backoff; after the
     last try the run fails with the reason. A redelivered finished run does nothing."""
     run = MaintenanceRun.objects.get(pk=run_id)
-    if run.status in (MaintenanceRun.DONE, MaintenanceRun.FAILED):
+    if run.status in MaintenanceRun.CLOSED:  # redelivered, cancelled or reaped: nothing to do
         return dict(run.stats)
     try:
         return job_run(run=run)
@@ -39,3 +44,35 @@ def scheduled_job_task(kind: str) -> int:
     run = job_create(kind=kind, actor=Actor.job("schedule"))
     run_job_task.delay(run.pk)
     return run.pk
+
+
+@shared_task(name="memory_app.reap_runs")
+def reap_runs_task() -> dict[str, int]:
+    """What beat runs every QQ_REAPER_INTERVAL_S (and a worker once at start): close the
+    runs no worker will finish and the audit events a crash left pending."""
+    return runs_reap()
+
+
+@worker_process_init.connect
+def _warm_up_in_a_pool_process(**_: Any) -> None:
+    """A prefork pool's child (after the fork: never load the model before it)."""
+    embedder_warm_up(wait_while_loading=True)
+
+
+@worker_ready.connect
+def _at_worker_start(sender: Any = None, **_: Any) -> None:
+    """The model loads in the background (solo and thread pools run tasks in this
+    process; a prefork pool's children load their own), and the reaper runs once."""
+    pool = getattr(getattr(sender, "controller", None), "pool_cls", None)
+    if "prefork" not in getattr(pool, "__module__", ""):
+        embedder_warm_up(wait_while_loading=True)
+    _reap_at_worker_start()
+
+
+def _reap_at_worker_start() -> None:
+    try:
+        closed = runs_reap()
+    except Exception:  # a worker must start even when Django's database is not there yet
+        logger.exception("the reaper failed at worker start")
+        return
+    logger.info("reaper at worker start: %s", closed)

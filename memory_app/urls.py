@@ -48,6 +48,16 @@ urlpatterns = [
         name="maintenance_schedule",
     ),
     path(
+        "maintenance/runs/<int:run_id>/apply/",
+        views_maintenance.maintenance_run_apply,
+        name="maintenance_run_apply",
+    ),
+    path(
+        "maintenance/runs/<int:run_id>/cancel/",
+        views_maintenance.maintenance_run_cancel,
+        name="maintenance_run_cancel",
+    ),
+    path(
         "maintenance/runs/<int:run_id>/undo/",
         views_maintenance.maintenance_run_undo,
         name="maintenance_run_undo",

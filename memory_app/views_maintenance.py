@@ -6,17 +6,21 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_GET, require_POST
 
 from memory_app.forms import JobForm
-from memory_app.jobs import job_start
+from memory_app.jobs import job_start, plan_apply_start, run_undo_start
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun
-from memory_app.selectors.maintenance import decay_agent_comparison, maintenance_overview
-from memory_app.services.maintenance import JOBS, schedule_update
+from memory_app.selectors.maintenance import (
+    decay_agent_comparison,
+    maintenance_overview,
+    run_detail,
+)
+from memory_app.services.maintenance import JOBS, job_of, schedule_update
+from memory_app.services.runs import run_cancel
 from qqweb.actors import Actor
-from qqweb.audit.services import batch_undo
 from qqweb.auth import ADMIN, VIEWER, has_role, role_required
 from qqweb.pages import render_page
 
@@ -35,7 +39,8 @@ def _context(request: HttpRequest, bound: JobForm | None = None) -> dict[str, An
 
 
 def _form(kind: str, data: Any = None) -> JobForm:
-    return JobForm(data, schema=JOBS[kind].params, kind=kind)
+    job = JOBS[kind]
+    return JobForm(data, schema=job.params, kind=kind, destructive=job.apply is not None)
 
 
 @require_GET
@@ -55,28 +60,65 @@ def maintenance_start(request: HttpRequest, kind: str) -> HttpResponse:
     if not form.is_valid():
         context = {**_context(request, bound=form), "form": form}
         return render_page(request, "memory_app/maintenance.html", "job-form", context, status=400)
+    destructive = JOBS[kind].apply is not None
     try:
         run = job_start(
             kind=kind,
             actor=Actor.from_request(request),
-            dry_run=form.cleaned_data["dry_run"],
+            # a destructive job starts as a dry run: its page shows the plan to apply
+            dry_run=form.cleaned_data["dry_run"] or destructive,
             params=form.params,
         )
     except InvalidNote as e:
         messages.error(request, str(e))
         return redirect("memory_app:maintenance")
-    messages.success(request, f"{'Dry run' if run.dry_run else 'Run'} #{run.pk} of {kind} queued.")
-    return redirect("memory_app:maintenance")
+    what = "Preview" if destructive else ("Dry run" if run.dry_run else "Run")
+    messages.success(request, f"{what} #{run.pk} of {kind} queued.")
+    return redirect("memory_app:maintenance_run", run_id=run.pk)
 
 
 @require_GET
 @role_required(VIEWER)
 def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
+    """A run: its progress (polled while it is open), its plan, what became of it."""
     run = get_object_or_404(MaintenanceRun, pk=run_id)
-    comparison = decay_agent_comparison(run=run) if run.kind == "decay" else None
-    return render(
-        request, "memory_app/maintenance_run.html", {"run": run, "decay_comparison": comparison}
+    context = {
+        "d": run_detail(run=run, has_plan_job=job_of(run.kind).apply is not None),
+        "decay_comparison": decay_agent_comparison(run=run) if run.kind == "decay" else None,
+        "is_admin": has_role(request.user, ADMIN),
+    }
+    return render_page(request, "memory_app/maintenance_run.html", "run-detail", context)
+
+
+@require_POST
+@role_required(ADMIN)
+def maintenance_run_apply(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Apply exactly the plan of a dry run, in the worker; then show the new run."""
+    try:
+        run = plan_apply_start(actor=Actor.from_request(request), run_id=run_id)
+    except InvalidNote as e:
+        messages.error(request, str(e))
+        return redirect("memory_app:maintenance_run", run_id=run_id)
+    messages.success(request, f"Run #{run.pk} applies the plan of dry run #{run_id}.")
+    return redirect("memory_app:maintenance_run", run_id=run.pk)
+
+
+@require_POST
+@role_required(ADMIN)
+def maintenance_run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Cancel a queued run, or ask a running one to stop at its next batch."""
+    try:
+        run = run_cancel(actor=Actor.from_request(request), run_id=run_id)
+    except InvalidNote as e:
+        messages.error(request, str(e))
+        return redirect("memory_app:maintenance_run", run_id=run_id)
+    messages.success(
+        request,
+        f"Run #{run.pk} cancelled."
+        if run.status == MaintenanceRun.CANCELLED
+        else f"Run #{run.pk} stops at its next batch.",
     )
+    return redirect("memory_app:maintenance_run", run_id=run.pk)
 
 
 @require_POST
@@ -99,10 +141,12 @@ def maintenance_schedule(request: HttpRequest, task_id: int) -> HttpResponse:
 @require_POST
 @role_required(ADMIN)
 def maintenance_run_undo(request: HttpRequest, run_id: int) -> HttpResponse:
-    """Undo everything a run changed (its audit batch)."""
-    run = get_object_or_404(MaintenanceRun, pk=run_id)
-    undone, refused = batch_undo(actor=Actor.from_request(request), batch_id=run.batch_id)
-    messages.success(request, f"Undid {undone} change(s) of run #{run.pk}.")
-    for reason in refused:
-        messages.error(request, reason)
-    return redirect("memory_app:maintenance_run", run_id=run.pk)
+    """Undo everything a run changed (its audit batch), in the worker, as a run of its
+    own whose page shows the progress."""
+    try:
+        undo = run_undo_start(actor=Actor.from_request(request), run_id=run_id)
+    except InvalidNote as e:
+        messages.error(request, str(e))
+        return redirect("memory_app:maintenance_run", run_id=run_id)
+    messages.success(request, f"Run #{undo.pk} undoes run #{run_id}.")
+    return redirect("memory_app:maintenance_run", run_id=undo.pk)

@@ -37,6 +37,7 @@ def review(request: HttpRequest) -> HttpResponse:
         "item": item,
         "calibration": selectors.review_calibration(),
         "scan": selectors.latest_scan(),
+        "open_scan": selectors.open_scan(),
         "threshold": settings.QQ_DEDUP_THRESHOLD,
         "can_curate": has_role(request.user, CURATOR),
         "can_scan": has_role(request.user, ADMIN),
@@ -90,14 +91,17 @@ def review_scan(request: HttpRequest) -> HttpResponse:
         return render(
             request, "memory_app/review.html#scan-progress", {"scan_error": str(e)}, status=400
         )
-    return render(request, "memory_app/review.html#scan-progress", {"scan": run})
+    context = {"scan": run, "poll": True, "can_scan": True}
+    return render(request, "memory_app/review.html#scan-progress", context)
 
 
 @require_GET
 @role_required(VIEWER)
 def review_scan_progress(request: HttpRequest, run_id: int) -> HttpResponse:
+    """The progress of the scan this page started (the only one it polls)."""
     run = get_object_or_404(MaintenanceRun, pk=run_id, kind="dedup_scan")
-    response = render(request, "memory_app/review.html#scan-progress", {"scan": run})
-    if run.status in (MaintenanceRun.DONE, MaintenanceRun.FAILED) and request.GET.get("polling"):
+    context = {"scan": run, "poll": True, "can_scan": has_role(request.user, ADMIN)}
+    response = render(request, "memory_app/review.html#scan-progress", context)
+    if run.status in MaintenanceRun.CLOSED and request.GET.get("polling"):
         response["HX-Refresh"] = "true"  # the queue changed: show it
     return response

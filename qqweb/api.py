@@ -49,6 +49,7 @@ from memory_app.memory import (
     DimensionMismatch,
     EmbeddingDimensionConflict,
     InvalidNote,
+    ModelLoading,
     NoteNotFound,
     RestoreConflict,
     StoreError,
@@ -186,6 +187,10 @@ def _error(
 
 @api.exception_handler(StoreUnavailable)
 def _store_unavailable(request: HttpRequest, exc: StoreUnavailable) -> HttpResponse:
+    if isinstance(exc, ModelLoading):  # ready in a few seconds: say when to try again
+        response = _error(request, 503, "model_loading", str(exc), store=exc.store)
+        response["Retry-After"] = str(exc.retry_after)
+        return response
     return _error(request, 503, "store_unavailable", str(exc), store=exc.store)
 
 

@@ -96,3 +96,18 @@ def embedder() -> Embedder:
             timeout=settings.QQ_EMBEDDING_TIMEOUT_S,
         ),
     )
+
+
+def embedder_warm_up(*, wait_while_loading: bool) -> None:
+    """Start loading the embedding model in the background (QQ_EMBEDDER_WARM_UP), so the
+    first search or save does not pay for it; start-up is not slower. A web process passes
+    ``wait_while_loading=False``: a request that needs the model before it is ready gets a
+    503 with Retry-After instead of hanging. Backends with nothing to load do nothing."""
+    if not settings.QQ_EMBEDDER_WARM_UP:
+        return
+    model = embedder()
+    start = getattr(model, "start_loading", None)
+    if start is None:
+        return
+    model.wait_while_loading = wait_while_loading  # type: ignore[attr-defined]
+    start()

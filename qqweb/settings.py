@@ -92,6 +92,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "qqweb.auth.LoginRequiredMiddleware",
+    "qqweb.middleware.ModelLoadingMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 
@@ -287,6 +288,20 @@ QQ_LLM_MODEL = envstr("QQ_LLM_MODEL", "")
 QQ_LLM_API_KEY = envstr("QQ_LLM_API_KEY", "")
 # First retry of a job whose store is down, in seconds (then doubled, 3 retries).
 QQ_JOB_RETRY_BASE_S = envfloat("QQ_JOB_RETRY_BASE_S", 10.0)
+# The reaper (a beat task every QQ_REAPER_INTERVAL_S, and at worker start) closes, as
+# failed with the reason: runs still queued after QQ_RUN_QUEUED_TIMEOUT_S (their task
+# never reached a worker), running runs silent for QQ_RUN_SILENT_TIMEOUT_S (their worker
+# died and the broker did not hand the task out again), and audit events left pending
+# for QQ_AUDIT_PENDING_TIMEOUT_S (the process making the change stopped).
+QQ_REAPER_INTERVAL_S = envint("QQ_REAPER_INTERVAL_S", 300)
+QQ_RUN_QUEUED_TIMEOUT_S = envint("QQ_RUN_QUEUED_TIMEOUT_S", 1800)
+QQ_RUN_SILENT_TIMEOUT_S = envint(
+    "QQ_RUN_SILENT_TIMEOUT_S", envint("QQ_BROKER_VISIBILITY_TIMEOUT", 3600) + 1800
+)
+QQ_AUDIT_PENDING_TIMEOUT_S = envint("QQ_AUDIT_PENDING_TIMEOUT_S", 1800)
+# Load the embedding model in a background thread when a web or worker process starts
+# (a request that needs it before it is ready gets a 503 with Retry-After).
+QQ_EMBEDDER_WARM_UP = envbool("QQ_EMBEDDER_WARM_UP", True)
 # Name of a $vectorSearch index (Atlas, MongoDB 8.2+ with mongot); empty: in-process index.
 QQ_VECTOR_SEARCH_INDEX = envstr("QQ_VECTOR_SEARCH_INDEX", "")
 
@@ -315,6 +330,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = broker_transport_options(
     CELERY_BROKER_URL, envint("QQ_BROKER_VISIBILITY_TIMEOUT", 3600)
 )
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Fixed entries (the database scheduler adds them to its tables); the jobs' own schedule
+# is edited on the Maintenance page.
+CELERY_BEAT_SCHEDULE = {
+    "qqweb: reaper": {"task": "memory_app.reap_runs", "schedule": float(QQ_REAPER_INTERVAL_S)},
+}
 
 # --- Demo / dev --------------------------------------------------------------------------
 

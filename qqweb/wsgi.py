@@ -8,3 +8,8 @@ application = get_wsgi_application()
 from qqweb.security import refuse_public_secret_key  # noqa: E402 - needs the settings
 
 refuse_public_secret_key()
+
+# The embedding model loads in the background from now on (see qqweb.clients).
+from qqweb.clients import embedder_warm_up  # noqa: E402  (after Django is set up)
+
+embedder_warm_up(wait_while_loading=False)

@@ -10,15 +10,18 @@ from ninja.errors import HttpError
 from pydantic import Field
 
 from memory_app.api.common import router
-from memory_app.jobs import job_start
+from memory_app.jobs import job_start, plan_apply_start, run_undo_start
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun
 from memory_app.schemas import (
     JobIn,
+    PlanOut,
     RunOut,
     job_in,
 )
+from memory_app.selectors.maintenance import plan_page, plan_summary
 from memory_app.services.maintenance import JOBS, Job
+from memory_app.services.runs import run_cancel
 from qqweb.actors import Actor
 from qqweb.api_types import ShortText, errors
 from qqweb.auth import ADMIN, VIEWER, require_role
@@ -29,10 +32,7 @@ from qqweb.auth import ADMIN, VIEWER, require_role
 )
 def maintenance_run(request: HttpRequest, run_id: int) -> MaintenanceRun:
     require_role(request, VIEWER)
-    run = MaintenanceRun.objects.filter(pk=run_id).first()
-    if run is None:
-        raise HttpError(404, f"there is no run {run_id}")
-    return run
+    return _run(run_id)
 
 
 @router.get("/maintenance/runs", response={200: list[RunOut], **errors()}, tags=["maintenance"])
@@ -44,6 +44,54 @@ def maintenance_runs(
     if kind:
         runs = runs.filter(kind=kind)
     return list(runs[:limit])
+
+
+def _run(run_id: int) -> MaintenanceRun:
+    run = MaintenanceRun.objects.filter(pk=run_id).first()
+    if run is None:
+        raise HttpError(404, f"there is no run {run_id}")
+    return run
+
+
+@router.get("/maintenance/runs/{run_id}/plan", response=PlanOut, tags=["maintenance"])
+def maintenance_run_plan(
+    request: HttpRequest, run_id: int, offset: int = 0, limit: int = 200
+) -> dict[str, Any]:
+    """The plan of a dry run of a destructive job (archival, purge, decay,
+    auto-consolidation): each note it would change, before -> after, paged."""
+    require_role(request, VIEWER)
+    run = _run(run_id)
+    if run.plan is None:
+        raise InvalidNote("run", f"run {run.pk} has no plan (only dry runs of destructive jobs)")
+    total, items = plan_page(run=run, offset=max(0, offset), limit=max(1, min(limit, 1000)))
+    return {"run": run.pk, "summary": plan_summary(run), "total": total, "items": items}
+
+
+@router.post("/maintenance/runs/{run_id}/apply", response={202: RunOut}, tags=["maintenance"])
+def maintenance_run_apply(request: HttpRequest, run_id: int) -> Status:
+    """Apply exactly the plan of dry run ``run_id`` in the worker: the planned notes by id,
+    each only if unchanged since the plan (the others are counted in
+    ``stats.changed_since_plan``); 400 when there is no plan or it was applied already."""
+    require_role(request, ADMIN)
+    return Status(202, plan_apply_start(actor=Actor.from_request(request), run_id=run_id))
+
+
+@router.post("/maintenance/runs/{run_id}/cancel", response=RunOut, tags=["maintenance"])
+def maintenance_run_cancel(request: HttpRequest, run_id: int) -> MaintenanceRun:
+    """Cancel a queued run (closed at once) or a running one (it stops at its next batch,
+    then is ``cancelled``; what it changed before can be undone); 400 when it is closed."""
+    require_role(request, ADMIN)
+    _run(run_id)
+    return run_cancel(actor=Actor.from_request(request), run_id=run_id)
+
+
+@router.post("/maintenance/runs/{run_id}/undo", response={202: RunOut}, tags=["maintenance"])
+def maintenance_run_undo(request: HttpRequest, run_id: int) -> Status:
+    """Undo every change of run ``run_id`` in the worker, as a run of kind ``undo`` (poll
+    it); a change whose note moved on since is refused and listed in its stats."""
+    require_role(request, ADMIN)
+    _run(run_id)
+    return Status(202, run_undo_start(actor=Actor.from_request(request), run_id=run_id))
 
 
 def _maintenance_start(job: Job) -> None:

@@ -16,14 +16,18 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import logging
 import re
 import threading
+import time
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import requests
 
-from .errors import EmbeddingDimensionConflict, StoreUnavailable
+from .errors import EmbeddingDimensionConflict, ModelLoading, StoreUnavailable
+
+logger = logging.getLogger(__name__)
 
 PACKAGED_MINILM_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
@@ -104,11 +108,42 @@ class HashingEmbedder:
 
 
 class SentenceTransformerEmbedder:
+    """The model loads on first use, or in the background after :meth:`start_loading`.
+    While a background load runs, a caller with ``wait_while_loading`` off (a web
+    process: a request must not hang for the 5-30 s a first load takes) gets
+    :class:`ModelLoading` at once; the others (a worker's jobs) wait for it."""
+
     def __init__(self, model: str = "all-MiniLM-L6-v2", device: str = "cpu") -> None:
         self._model_name = model
         self._device = device
         self._model: Any = None
         self._lock = threading.Lock()
+        self._loader: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self._loading_since = 0.0
+        self.wait_while_loading = True
+
+    @property
+    def ready(self) -> bool:
+        return self._model is not None
+
+    def start_loading(self) -> None:
+        """Load the model in a daemon thread (once); returns at once."""
+        with self._start_lock:
+            if self._model is not None or self._loader is not None:
+                return
+            self._loading_since = time.monotonic()
+            self._loader = threading.Thread(
+                target=self._load_quietly, name="embedder-warm-up", daemon=True
+            )
+        self._loader.start()
+
+    def _load_quietly(self) -> None:
+        try:
+            self._load()
+        except StoreUnavailable:  # said again to the first caller that needs the model
+            logger.exception("loading the embedding model %s failed", self._model_name)
+            self._loader = None
 
     @property
     def model_name(self) -> str:
@@ -124,6 +159,15 @@ class SentenceTransformerEmbedder:
         return self._model_name
 
     def _load(self) -> Any:
+        loader = self._loader
+        if (
+            self._model is None
+            and not self.wait_while_loading
+            and loader is not None
+            and loader.is_alive()
+            and threading.current_thread() is not loader
+        ):
+            raise ModelLoading(self._model_name, time.monotonic() - self._loading_since)
         with self._lock:
             if self._model is None:
                 from sentence_transformers import SentenceTransformer  # heavy: ~5 s, on first use

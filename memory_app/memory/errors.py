@@ -20,6 +20,28 @@ class StoreUnavailable(MemoryLibraryError):
         return type(self), (self.store, self.message)
 
 
+class ModelLoading(StoreUnavailable):
+    """The embedding model is still loading in the background (a process loads it when it
+    starts): the request that needs it is answered at once, asking to try again."""
+
+    def __init__(self, model: str, seconds: float, retry_after: int = 5) -> None:
+        MemoryLibraryError.__init__(
+            self,
+            f"the embedding model {model} is still loading (for {seconds:.0f} s so far, "
+            f"since this process started); try again in {retry_after} s",
+        )
+        self.store, self.model, self.seconds, self.retry_after = (
+            "embedder",
+            model,
+            seconds,
+            retry_after,
+        )
+        self.message = str(self)
+
+    def __reduce__(self) -> tuple[type, tuple[str, float, int]]:  # type: ignore[override]
+        return type(self), (self.model, self.seconds, self.retry_after)
+
+
 class StoreError(MemoryLibraryError):
     """A store answered, but refused what we asked (a duplicate key, a bad query, a server
     error): a bug, not an outage. Shown as a 500 and logged with its traceback; a job that

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from django_celery_beat.models import PeriodicTask
 
 from memory_app.models import MaintenanceRun
+from memory_app.stores import notes_store
 
 
 class JobInfo(Protocol):
@@ -92,3 +93,83 @@ def maintenance_overview(*, jobs: Iterable[JobInfo], history: int = 30) -> dict[
         "active": [r for r in runs if r.status in (MaintenanceRun.QUEUED, MaintenanceRun.RUNNING)],
         "decay_comparison": decay_agent_comparison(),
     }
+
+
+# --- one run: its plan, what became of it -----------------------------------------------------
+
+PLAN_ROWS = 200  # rows of a plan shown on the run page (the API pages through all)
+
+_PLAN_VERBS = {  # kind: (what the plan does, to what, the stat counting the whole)
+    "archival": ("Archive", "notes", "of_notes"),
+    "decay": ("Lower the stored importance of", "notes", "of_notes"),
+    "archive_purge": ("Drop", "archive lines", "of_lines"),
+    "auto_consolidation": ("Merge", "pairs of notes", "of_notes"),
+}
+
+
+@dataclass(frozen=True)
+class RunDetail:
+    run: MaintenanceRun
+    plan_rows: list[dict[str, Any]]
+    plan_total: int
+    plan_summary: str  # "Archive 352 of 500 notes (70%)"
+    applied_by: MaintenanceRun | None  # the run that applies this dry run's plan
+    undone_by: MaintenanceRun | None  # the latest run that undoes this one
+    can_apply: bool
+    can_undo: bool
+
+
+def plan_summary(run: MaintenanceRun) -> str:
+    if run.plan is None or run.kind not in _PLAN_VERBS:
+        return ""
+    verb, what, whole_key = _PLAN_VERBS[run.kind]
+    count = len(run.plan)
+    whole = int((run.stats or {}).get(whole_key) or 0)
+    if run.kind == "auto_consolidation":
+        share = (
+            f" ({2 * count} of {whole} notes, {round(100 * 2 * count / whole)}%)" if whole else ""
+        )
+        return f"{verb} {count} {what}{share}"
+    share = f" of {whole} {what} ({round(100 * count / whole)}%)" if whole else f" {what}"
+    return f"{verb} {count}{share}"
+
+
+def plan_page(
+    *, run: MaintenanceRun, offset: int = 0, limit: int = PLAN_ROWS
+) -> tuple[int, list[dict[str, Any]]]:
+    """``(total, rows)`` of a dry run's plan, without the guards; each row's text read from
+    the store where the plan did not keep one (decay)."""
+    plan = run.plan or []
+    rows = [
+        {k: v for k, v in item.items() if k != "guard"} for item in plan[offset : offset + limit]
+    ]
+    missing = [r["note_id"] for r in rows if not r.get("text")]
+    if missing:
+        docs = notes_store().notes_by_ids(missing)
+        for row in rows:
+            if not row.get("text") and row["note_id"] in docs:
+                row["text"] = str(docs[row["note_id"]].get("content", ""))[:200]
+    return len(plan), rows
+
+
+def run_detail(*, run: MaintenanceRun, has_plan_job: bool) -> RunDetail:
+    total, rows = plan_page(run=run) if run.plan else (0, [])
+    applied_by = run.applications.exclude(status=MaintenanceRun.FAILED).first()
+    undone_by = run.undo_runs.first()
+    return RunDetail(
+        run=run,
+        plan_rows=rows,
+        plan_total=total,
+        plan_summary=plan_summary(run),
+        applied_by=applied_by,
+        undone_by=undone_by,
+        can_apply=has_plan_job
+        and run.dry_run
+        and run.status == MaintenanceRun.DONE
+        and run.plan is not None
+        and applied_by is None,
+        can_undo=not run.dry_run
+        and run.kind != "undo"
+        and run.status in (MaintenanceRun.DONE, MaintenanceRun.CANCELLED, MaintenanceRun.FAILED)
+        and (undone_by is None or undone_by.status == MaintenanceRun.FAILED),
+    )

@@ -142,7 +142,22 @@ def review_calibration(
 
 
 def latest_scan() -> MaintenanceRun | None:
-    return MaintenanceRun.objects.filter(kind="dedup_scan").first()
+    """The newest dedup scan that finished (done, failed or cancelled), by when it was
+    started: an older run that closes later never takes the place of a newer one."""
+    return (
+        MaintenanceRun.objects.filter(kind="dedup_scan", status__in=MaintenanceRun.CLOSED)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+
+
+def open_scan() -> MaintenanceRun | None:
+    """A dedup scan queued or running now (the page names it; it polls only its own)."""
+    return (
+        MaintenanceRun.objects.filter(kind="dedup_scan", status__in=MaintenanceRun.OPEN)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 from memory_app.job_params import MAX_DAYS
@@ -15,16 +16,25 @@ from qqweb.actors import Actor
 from qqweb.audit.services import BulkResult, audit_begin, audited
 
 
-def archive_purge(*, actor: Actor, days: int, dry_run: bool = False) -> dict[str, Any]:
+def archive_purge(
+    *,
+    actor: Actor,
+    days: int,
+    dry_run: bool = False,
+    planned: list[dict[str, Any]] | None = None,
+    batch_id: uuid.UUID | None = None,
+) -> dict[str, Any]:
     """Drop archive lines older than ``days`` (restored or not); unparseable lines stay.
     A dry run only counts. The library's purge, step by step: the planned lines go into
     the audit event before the file is touched, and a line that changed meanwhile (a
     restore marked it) is kept and listed in ``kept``, so undo puts back exactly the
-    lines dropped."""
+    lines dropped. ``planned`` (a dry run's lines, as entries) drops exactly those."""
     if isinstance(days, bool) or not isinstance(days, int) or not 0 <= days <= MAX_DAYS:
         raise InvalidNote("days", f"must be a whole number of days, 0 to {MAX_DAYS}")
     manager = archive_manager()
     plan = manager.plan_purge(days)
+    if planned is not None:
+        plan = replace(plan, lines=[ArchivedNote.from_entry(entry) for entry in planned])
     summary = {
         "days": days,
         "would_drop": len(plan.lines),
@@ -35,7 +45,7 @@ def archive_purge(*, actor: Actor, days: int, dry_run: bool = False) -> dict[str
         return summary
     lines = [n.to_entry() for n in plan.lines]
     event = audit_begin(
-        actor, "archive.purge", "archive", f"older than {days} days", {"lines": lines}, None
+        actor, "archive.purge", "archive", f"older than {days} days", {"lines": lines}, batch_id
     )
 
     def write() -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -97,12 +98,16 @@ def note_archive(
     note_id: str,
     reason: str = MANUAL_ARCHIVE_REASON,
     batch_id: uuid.UUID | None = None,
+    expected_updated_at: datetime | None = None,
 ) -> ArchivedNote:
-    """Archive a note (the line is written and fsynced before the note is deleted)."""
+    """Archive a note (the line is written and fsynced before the note is deleted). With
+    ``expected_updated_at`` (a plan's), a note changed since is refused (StaleWrite)."""
     store = notes_store()
     note = store.note(note_id)
     if note is None:
         raise NoteNotFound(note_id)
+    if expected_updated_at is not None and not same_time(note.updated_at, expected_updated_at):
+        raise StaleWrite(note_id, note.to_document())
     doc = note.to_document()
     line = ArchivedNote.from_document(doc, reason)
     event = audit_begin(actor, "note.archive", "note", note_id, doc, batch_id)
@@ -169,15 +174,22 @@ def pair_merge(
     similarity: float | None = None,
     use_llm: bool = False,
     batch_id: uuid.UUID | None = None,
+    expected_updated_at: Mapping[str, datetime | None] | None = None,
 ) -> Note:
     """Merge two notes the contract's way (or with a curator's text); crash-safe order.
     ``use_llm`` (without a curator's text) asks the configured LLM (QQ_LLM_URL) for the
-    merged text and, when it does not answer, keeps the simple merge, as the agent does."""
+    merged text and, when it does not answer, keeps the simple merge, as the agent does.
+    ``expected_updated_at`` (a plan's, by note id): a note changed since is refused
+    (StaleWrite) before anything is written."""
     store = notes_store()
     a, b = store.get_full_note(note_a_id), store.get_full_note(note_b_id)
     for note_id, doc in ((note_a_id, a), (note_b_id, b)):
         if doc is None:
             raise NoteNotFound(note_id)
+        if expected_updated_at is not None and note_id in expected_updated_at:
+            planned = expected_updated_at[note_id]
+            if planned is not None and not same_time(doc.get("updated_at"), planned):
+                raise StaleWrite(note_id, doc)
     assert a is not None and b is not None
     if note_a_id == note_b_id:
         raise InvalidNote("note_b_id", "a note cannot be merged with itself")

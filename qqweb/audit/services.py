@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
@@ -97,22 +98,44 @@ class BulkResult:
     failed: list[tuple[str, str]]
 
 
-def batch_undo(*, actor: Actor, batch_id: uuid.UUID) -> tuple[int, list[str]]:
+def batch_undo(
+    *,
+    actor: Actor,
+    batch_id: uuid.UUID,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[int, list[str]]:
     """Undo every action of a batch, newest first. Returns (undone, reasons refused).
-    Forbidden as a whole, before anything is undone, when one of its actions needs a role
-    ``actor`` does not hold."""
+    ``progress(done, total)`` is called after each event (a job stops there when it is
+    cancelled: what is undone stays undone, the rest can be undone later). Forbidden as a
+    whole, before anything is undone, when one of its actions needs a role ``actor`` does
+    not hold."""
     events = list(
         AuditEvent.objects.filter(
-            batch_id=batch_id, status=AuditEvent.DONE, undone_at__isnull=True, undo_of__isnull=True
-        ).order_by("-id")
+            batch_id=batch_id,
+            status=AuditEvent.DONE,
+            undone_at__isnull=True,
+            undo_of__isnull=True,
+        )
+        .order_by("-id")
     )
     for event in events:
         _access_undo(actor, event)
     undone, refused = 0, []
-    for event in events:
+    for index, event in enumerate(events, start=1):
         try:
             audit_undo(actor=actor, event_id=event.pk)
             undone += 1
         except UndoRefused as e:
             refused.append(f"{event.target_id}: {e.reason}")
+        if progress is not None:
+            progress(index, len(events))
     return undone, refused
+
+
+def audit_close_pending(*, older_than: datetime, reason: str) -> int:
+    """Mark failed, with ``reason``, the events still pending that were begun before
+    ``older_than``: the process that began them stopped before it recorded the outcome.
+    Returns how many were closed."""
+    return AuditEvent.objects.filter(status=AuditEvent.PENDING, created_at__lt=older_than).update(
+        status=AuditEvent.FAILED, detail=reason[:2000]
+    )

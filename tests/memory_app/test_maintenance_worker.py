@@ -133,7 +133,9 @@ def test_a_command_runs_a_job_with_a_progress_bar_and_a_summary(capsys, mongo):
 
 
 @pytest.mark.django_db
-def test_a_run_is_undone_from_its_page(admin_client_, mongo):
+def test_a_run_is_undone_as_an_audit_batch(admin_client_, mongo):
+    """(The page and ``/api/maintenance/runs/{id}/undo`` undo in the worker:
+    test_run_lifecycle_worker.py.)"""
     from memory_app.services.maintenance import job_create, job_run
     from qqweb.actors import Actor
 
@@ -141,7 +143,8 @@ def test_a_run_is_undone_from_its_page(admin_client_, mongo):
     run = job_create(kind="decay", actor=Actor("user", "ada-admin"))
     job_run(run=run)
     assert notes_store().get_full_note("note_0000000000a1")["importance"] < 0.9
-    admin_client_.post(reverse("memory_app:maintenance_run_undo", args=[run.pk]))
+    body = admin_client_.post(f"/api/audit/batches/{run.batch_id}/undo").json()
+    assert body == {"undone": 1, "refused": []}
     assert notes_store().get_full_note("note_0000000000a1")["importance"] == 0.9
     body = admin_client_.post(f"/api/audit/batches/{run.batch_id}/undo").json()
     assert body == {"undone": 0, "refused": []}

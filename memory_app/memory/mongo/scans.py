@@ -102,11 +102,13 @@ class DecayScans(MongoBase):
         batch_size: int = 1000,
         write: Callable[[DecayBatch, Callable[[], int]], int] | None = None,
         progress: Callable[[int], None] | None = None,
+        on_batch: Callable[[DecayBatch], None] | None = None,
     ) -> DecayReport:
         """The one decay pass (the seed's ``decay_pass`` and the audited job both run it):
         each batch of changed notes is written by ``write(batch, apply)`` (the job wraps
         ``apply`` in an audit event) or, without one, applied as it is. The report also
-        counts the notes the agent's own decay command would treat differently."""
+        counts the notes the agent's own decay command would treat differently.
+        ``on_batch`` sees every batch of changed notes, dry run or not (a dry run's plan)."""
         report = DecayReport()
 
         def observe(doc: dict[str, Any], plan: DecayWrite) -> None:
@@ -115,6 +117,8 @@ class DecayScans(MongoBase):
         for scanned, batch in self.decay_batches(now, batch_size, observe):
             report.scanned = scanned
             report.changed += len(batch)
+            if on_batch is not None and batch:
+                on_batch(batch)
             report.sample.extend(
                 (p.note_id, p.expected_importance, p.new_importance)
                 for _, p in batch[: max(0, 10 - len(report.sample))]

@@ -8,9 +8,9 @@ task, the maintenance page, the API and the management commands all start jobs t
 """
 
 from . import graph_jobs, notes_jobs
-from .common import Job, JobBusy, Progress
-from .registry import JOBS
-from .runner import job_create, job_run
+from .common import Job, JobBusy, Progress, RunCancelled
+from .registry import JOBS, UNDO_KIND, job_of
+from .runner import job_apply_plan, job_create, job_run, job_undo_create
 from .schedules import DEFAULT_SCHEDULES, schedule_update, schedules_ensure
 
 UNDO_HANDLERS = {**notes_jobs.UNDO_HANDLERS, **graph_jobs.UNDO_HANDLERS}
@@ -19,11 +19,16 @@ __all__ = [
     "DEFAULT_SCHEDULES",
     "JOBS",
     "UNDO_HANDLERS",
+    "UNDO_KIND",
     "Job",
     "JobBusy",
     "Progress",
+    "RunCancelled",
+    "job_apply_plan",
     "job_create",
+    "job_of",
     "job_run",
+    "job_undo_create",
     "schedule_update",
     "schedules_ensure",
 ]

@@ -26,6 +26,11 @@ class JobBusy(InvalidNote):
         super().__init__("job", f"{kind} is running already (run {run_id}); wait for it")
 
 
+class RunCancelled(Exception):
+    """Raised by a run's progress callback at a batch boundary once the run was asked to
+    stop (:func:`memory_app.services.runs.run_cancel`)."""
+
+
 @dataclass(frozen=True)
 class Job:
     kind: str
@@ -33,6 +38,9 @@ class Job:
     description: str
     work: Callable[[MaintenanceRun, Progress], dict[str, Any]]
     params: type[JobParams] = NoParams  # its parameters, declared once (job_params.py)
+    # a destructive job: its dry run stores the plan (``plan`` on the run) and the page
+    # applies exactly that plan with ``apply(run, plan, progress)``
+    apply: Callable[[MaintenanceRun, list[dict[str, Any]], Progress], dict[str, Any]] | None = None
 
 
 def _actor(run: MaintenanceRun) -> Actor:

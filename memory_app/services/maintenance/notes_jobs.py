@@ -26,11 +26,12 @@ from memory_app.selectors import promotion_candidates
 from memory_app.services.archive import archive_purge
 from memory_app.services.notes import note_archive, pair_merge
 from memory_app.services.review import duplicates_scan
-from memory_app.stores import deduplicator, notes_store
+from memory_app.stores import archive_manager, deduplicator, notes_store
 from qqweb.audit.services import audit_begin, audited
 from qqweb.clients import embedder
 
 from .common import BATCH, Progress, _actor, _batch
+from .plans import archival_plan, consolidation_plan, decay_plan_items, purge_plan
 
 # --- decay ---------------------------------------------------------------------------------
 
@@ -62,14 +63,19 @@ def decay_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
         audited(event, write)
         return written[0]
 
+    plan: list[dict[str, Any]] = []
     report = store.decay_walk(
         now,
         dry_run=run.dry_run,
         batch_size=BATCH,
         write=audit_batch,
         progress=lambda scanned: progress(scanned, max(total, scanned)),
+        on_batch=(lambda batch: plan.extend(decay_plan_items(batch))) if run.dry_run else None,
     )
+    if run.dry_run:
+        run.plan = plan
     return {
+        "of_notes": total,
         "scanned": report.scanned,
         "changed": report.changed,
         "written": report.written,
@@ -95,8 +101,11 @@ def archival_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
     run's ``threshold``), with the agent's reason ``importance_decay_<x.xxx>``."""
     threshold = ArchivalParams.model_validate(run.params).threshold
     candidates = notes_store().archival_candidates(threshold, utcnow_naive())
+    if run.dry_run:
+        run.plan = archival_plan(candidates)
     stats: dict[str, Any] = {
         "threshold": threshold,
+        "of_notes": notes_store().count(),
         "candidates": len(candidates),
         "archived": 0,
         "failed": 0,
@@ -129,9 +138,12 @@ def promotion_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any
 
 def purge_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
     days = ArchivePurgeParams.model_validate(run.params).days
-    result = archive_purge(actor=_actor(run), days=days, dry_run=run.dry_run)
+    if run.dry_run:
+        lines = [n.to_entry() for n in archive_manager().plan_purge(days).lines]
+        run.plan = purge_plan(lines)
+    result = archive_purge(actor=_actor(run), days=days, dry_run=run.dry_run, batch_id=_batch(run))
     progress(result["would_drop"], result["would_drop"])
-    return result
+    return {**result, "of_lines": len(archive_manager().read().notes)}
 
 
 def dedup_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
@@ -230,6 +242,8 @@ def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str,
         )
         return True
 
+    if run.dry_run:
+        run.plan = consolidation_plan(dedup.find_similar_ids(threshold))
     report = dedup.consolidation_walk(
         merge,
         threshold=threshold,
@@ -239,7 +253,9 @@ def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str,
     )
     progress(report.pairs_found, report.pairs_found)
     return {
+        "of_notes": dedup.store.count(),
         "pairs_found": report.pairs_found,
+        "would_merge": len(run.plan) if run.dry_run and run.plan is not None else None,
         "merged": report.consolidated,
         "failed": len(report.errors),
         "errors": report.errors[:10],

@@ -22,6 +22,8 @@ from .notes_jobs import (
     reembed_job,
     vector_index_rebuild_job,
 )
+from .plans import archival_apply, consolidation_apply, decay_apply, purge_apply
+from .undo import undo_run_job
 
 JOBS: dict[str, Job] = {
     job.kind: job
@@ -34,6 +36,7 @@ JOBS: dict[str, Job] = {
             "the agent's own decay command (0.01 for all, compounding) would treat "
             "differently.",
             decay_job,
+            apply=decay_apply,
         ),
         Job(
             "dedup_scan",
@@ -47,6 +50,7 @@ JOBS: dict[str, Job] = {
             "Archival pass",
             "Archive notes whose effective importance is below QQ_ARCHIVE_THRESHOLD.",
             archival_job,
+            apply=archival_apply,
             params=ArchivalParams,
         ),
         Job(
@@ -60,6 +64,7 @@ JOBS: dict[str, Job] = {
             "Archive purge",
             "Drop archive lines older than QQ_ARCHIVE_RETENTION_DAYS.",
             purge_job,
+            apply=purge_apply,
             params=ArchivePurgeParams,
         ),
         Job(
@@ -75,6 +80,7 @@ JOBS: dict[str, Job] = {
             "The agent's own merge of every pair above the threshold (off by default; runs "
             "above QQ_MAX_WORKING_NOTES).",
             auto_consolidation_job,
+            apply=consolidation_apply,
             params=AutoConsolidationParams,
         ),
         Job(
@@ -97,3 +103,20 @@ JOBS: dict[str, Job] = {
         ),
     )
 }
+
+
+UNDO_KIND = "undo"
+
+# Runs that are not jobs of the catalogue (no page form, API route or command of their own).
+HIDDEN_JOBS: dict[str, Job] = {
+    UNDO_KIND: Job(
+        UNDO_KIND,
+        "Undo a run",
+        "Undo every change a maintenance run made (its audit batch), newest first.",
+        undo_run_job,
+    )
+}
+
+
+def job_of(kind: str) -> Job:
+    return JOBS.get(kind) or HIDDEN_JOBS[kind]

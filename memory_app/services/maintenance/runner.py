@@ -14,11 +14,19 @@ from memory_app.job_params import (
 )
 from memory_app.memory import InvalidNote, StoreUnavailable
 from memory_app.models import JobLock, MaintenanceRun
-from memory_app.services.runs import run_failed, run_finished, run_progress, run_started
+from memory_app.services.runs import (
+    run_cancel_requested,
+    run_failed,
+    run_finished,
+    run_progress,
+    run_started,
+    run_stopped,
+)
 from qqweb.actors import Actor
+from qqweb.audit.models import AuditEvent
 
-from .common import LOCK_TTL, JobBusy
-from .registry import JOBS
+from .common import LOCK_TTL, JobBusy, RunCancelled
+from .registry import JOBS, UNDO_KIND, job_of
 
 # --- running a job ---------------------------------------------------------------------------
 
@@ -38,6 +46,49 @@ def job_create(
     valid = params_validate(JOBS[kind].params, params)
     return MaintenanceRun.objects.create(
         kind=kind, started_by=actor.label, params=valid.model_dump(mode="json"), dry_run=dry_run
+    )
+
+
+def job_apply_plan(*, actor: Actor, run_id: int) -> MaintenanceRun:
+    """A queued run that applies exactly the plan of dry run ``run_id`` (a destructive
+    job's): the same parameters, the planned notes only, each only if it is still as it
+    was planned. Refused (InvalidNote) when the run has no plan or it was applied already."""
+    plan_run = MaintenanceRun.objects.filter(pk=run_id).first()
+    if plan_run is None:
+        raise InvalidNote("run", f"there is no run {run_id}")
+    if job_of(plan_run.kind).apply is None:
+        raise InvalidNote("run", f"{plan_run.kind} has no plan to apply: start a run")
+    if not plan_run.dry_run or plan_run.status != MaintenanceRun.DONE or plan_run.plan is None:
+        raise InvalidNote("run", f"run {plan_run.pk} is not a finished dry run with a plan")
+    applied = plan_run.applications.exclude(status__in=(MaintenanceRun.FAILED,)).first()
+    if applied is not None:
+        raise InvalidNote("run", f"this plan is applied by run {applied.pk} already")
+    return MaintenanceRun.objects.create(
+        kind=plan_run.kind,
+        started_by=actor.label,
+        params=plan_run.params,
+        dry_run=False,
+        plan_of=plan_run,
+    )
+
+
+def job_undo_create(*, actor: Actor, run_id: int) -> MaintenanceRun:
+    """A queued run (kind ``undo``) that undoes every change run ``run_id`` made."""
+    target = MaintenanceRun.objects.filter(pk=run_id).first()
+    if target is None:
+        raise InvalidNote("run", f"there is no run {run_id}")
+    if target.dry_run or target.kind == UNDO_KIND:
+        raise InvalidNote("run", f"run {target.pk} changed nothing: there is nothing to undo")
+    if target.is_open:
+        raise InvalidNote("run", f"run {target.pk} is {target.status}: cancel it or wait")
+    busy = target.undo_runs.filter(status__in=MaintenanceRun.OPEN).first()
+    if busy is not None:
+        raise InvalidNote("run", f"run {target.pk} is being undone by run {busy.pk}")
+    return MaintenanceRun.objects.create(
+        kind=UNDO_KIND,
+        started_by=actor.label,
+        params={"run": target.pk, "user_id": actor.user_id},
+        undo_of=target,
     )
 
 
@@ -65,18 +116,40 @@ def job_run(
 ) -> dict[str, Any]:
     """Run (or resume) a job under its lock. A store that is down raises StoreUnavailable
     for the caller to retry; anything else (a StoreError included: a bug) fails the run
-    with the reason and is not retried."""
-    _lock(run)
-    run_started(run)
+    with the reason and is not retried. A run closed before it started (cancelled while
+    queued, closed by the reaper) does nothing; a run asked to stop stops at its next
+    progress report (a batch boundary) and is closed as cancelled."""
+    job = job_of(run.kind)
+    try:
+        _lock(run)
+    except JobBusy as e:
+        run_failed(run, str(e))
+        raise
+    if not run_started(run):
+        _unlock(run)
+        return dict(run.stats)
 
     def progress(done: int, total: int | None) -> None:
         run_progress(run, done, total)
         if on_progress is not None:
             on_progress(done, total)
         JobLock.objects.filter(kind=run.kind, run=run).update(expires_at=timezone.now() + LOCK_TTL)
+        if run_cancel_requested(run):
+            raise RunCancelled
 
     try:
-        stats = JOBS[run.kind].work(run, progress)
+        if run.plan_of_id is not None:
+            plan_run = MaintenanceRun.objects.get(pk=run.plan_of_id)
+            if job.apply is None or plan_run.plan is None:
+                raise InvalidNote("plan", f"run {plan_run.pk} has no plan to apply")
+            stats = job.apply(run, list(plan_run.plan), progress)
+        else:
+            stats = job.work(run, progress)
+    except RunCancelled:
+        _unlock(run)
+        stats = {"changes_before_cancel": _changes_in_batch(run)}
+        run_stopped(run, stats)
+        return stats
     except StoreUnavailable:  # an outage: the caller retries (the run stays open)
         _unlock(run)
         raise
@@ -87,3 +160,7 @@ def job_run(
     run_finished(run, stats)
     _unlock(run)
     return stats
+
+
+def _changes_in_batch(run: MaintenanceRun) -> int:
+    return AuditEvent.objects.filter(batch_id=run.batch_id, status=AuditEvent.DONE).count()

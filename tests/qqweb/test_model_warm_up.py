@@ -1,0 +1,62 @@
+"""The embedding model loads in the background when a process starts; a request that
+needs it before it is ready is told so at once (503 with Retry-After), never left hanging."""
+
+import json
+import time
+
+import pytest
+
+from qqweb.clients import embedder, embedder_warm_up
+from tests.helpers import plant_note as plant
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def real_model(settings, mongo):
+    settings.QQ_EMBEDDING_BACKEND = "sentence-transformers"
+    settings.QQ_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+    plant("note_0000000000a1", 0.9, 1, content="Lumen stores its vectors in MongoDB")
+    return embedder()
+
+
+def _search(client):
+    return client.post(
+        "/api/notes/search", json.dumps({"query": "where are vectors"}), "application/json"
+    )
+
+
+def test_a_search_while_the_model_loads_is_a_503_with_retry_after_then_works(
+    real_model, viewer_client
+):
+    if real_model.ready:  # loaded by an earlier test in this process: nothing to wait for
+        assert _search(viewer_client).status_code == 200
+        return
+    with real_model._lock:  # the warm-up thread cannot finish while the test holds this
+        embedder_warm_up(wait_while_loading=False)
+        started = time.monotonic()
+        response = _search(viewer_client)
+        assert time.monotonic() - started < 2  # answered at once, not after the load
+        assert response.status_code == 503 and response["Retry-After"] == "5"
+        error = response.json()["error"]
+        assert error["code"] == "model_loading" and "still loading" in error["message"]
+        page = viewer_client.get("/search/", {"q": "where are vectors"}, HTTP_HX_REQUEST="true")
+        assert "still loading" in page.content.decode()
+    deadline = time.monotonic() + 120
+    while not real_model.ready:
+        assert time.monotonic() < deadline, "the model did not load in the background"
+        time.sleep(0.2)
+    found = _search(viewer_client)
+    assert found.status_code == 200 and found.json()["results"][0]["note_id"] == "note_0000000000a1"
+
+
+def test_the_web_process_starts_loading_the_model_without_waiting_for_it(settings):
+    """Importing the WSGI application (what gunicorn and runserver do) starts the warm-up
+    and returns at once; backends with nothing to load are left as they are."""
+    settings.QQ_EMBEDDING_BACKEND = "hashing"
+    started = time.monotonic()
+    import qqweb.wsgi  # noqa: F401
+
+    embedder_warm_up(wait_while_loading=False)
+    assert time.monotonic() - started < 2
+    assert not hasattr(embedder(), "start_loading")
