@@ -166,6 +166,13 @@ class RestoreIn(Schema):
         pattern=r"^note_[0-9a-f]{12}$",
         description="restore under this id when the old one is taken",
     )
+    keep_days: int | None = Field(
+        None,
+        ge=0,
+        le=3650,
+        description="days the restored note is kept from the archival pass "
+        "(default QQ_RESTORE_GRACE_DAYS; 0: the next pass may archive it again)",
+    )
 
 
 class PurgeIn(ArchivePurgeParams):

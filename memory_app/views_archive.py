@@ -50,9 +50,19 @@ def archive_restore(request: HttpRequest, note_id: str) -> HttpResponse:
     if request.method == "GET":
         return render(request, "memory_app/archive_restore.html", {"preview": preview})
     new_id = request.POST.get("new_id") or None
+    keep_days = request.POST.get("keep_days", "").strip()
     try:
+        if keep_days and not keep_days.isdigit():
+            raise InvalidNote("keep_days", "give a whole number of days (0: no grace period)")
         note = services.note_restore(
-            actor=Actor.from_request(request), note_id=note_id, new_id=new_id
+            actor=Actor.from_request(request),
+            note_id=note_id,
+            new_id=new_id,
+            keep_days=int(keep_days) if keep_days else None,
+        )
+    except InvalidNote as e:
+        return render(
+            request, "memory_app/archive_restore.html", {"preview": preview, "error": e}, status=400
         )
     except (RestoreConflict, EmbeddingDimensionConflict) as e:
         return render(

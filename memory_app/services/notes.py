@@ -14,10 +14,12 @@ from memory_app.memory.constants import SECTIONS
 from memory_app.memory.domain import Note
 from memory_app.memory.embeddings import embed_keeping_dimension
 from memory_app.memory.errors import StaleWrite
+from memory_app.memory.grace import with_grace
 from memory_app.memory.listing import NoteFilter
 from memory_app.memory.mongo import MERGED_IDS_FIELD
 from memory_app.memory.mongo_store import validate_importance
 from memory_app.memory.vectors import normalise
+from memory_app.selectors.archive import grace_until
 from memory_app.services.common import same_time
 from memory_app.stores import archive_manager, deduplicator, notes_store
 from qqweb.actors import Actor
@@ -139,11 +141,15 @@ def note_restore(
     note_id: str,
     new_id: str | None = None,
     boost_importance: float = 0.1,
+    keep_days: int | None = None,
     batch_id: uuid.UUID | None = None,
 ) -> Note:
-    """Restore an archived note (re-embedded, provenance back). RestoreConflict when the
-    id exists, naming a new id to restore under; EmbeddingDimensionConflict when the
-    configured model's vectors would not have the collection's dimension."""
+    """Restore an archived note (re-embedded, provenance back), kept from the archival
+    pass for ``keep_days`` (None: QQ_RESTORE_GRACE_DAYS; 0: the next pass may archive it
+    again). RestoreConflict when the id exists, naming a new id to restore under;
+    EmbeddingDimensionConflict when the configured model's vectors would not have the
+    collection's dimension."""
+    until = grace_until(keep_days)
     manager = archive_manager()
     archived = manager.find_line(note_id)
     if archived is None:
@@ -153,7 +159,7 @@ def note_restore(
 
     def write() -> dict[str, Any]:
         # the very line in the audit event, even if a purge or an undo moved it since
-        doc = manager.restore(archived, boost_importance, new_id=new_id)
+        doc = manager.restore(archived, boost_importance, new_id=new_id, keep_until=until)
         return notes_store().get_full_note(doc["note_id"]) or {}
 
     return _current(str(audited(event, write)["note_id"]))
@@ -303,7 +309,8 @@ def _undo_note_archive(before: dict[str, Any], after: dict[str, Any]) -> dict[st
     store = notes_store()
     if store.get_full_note(before["note_id"]) is not None:
         raise UndoRefused(f"a note {before['note_id']!r} exists again; restore it by hand")
-    store.insert_agent_documents([before])  # the exact document, embedding included
+    # the exact document, embedding included, kept from the next archival pass
+    store.insert_agent_documents([with_grace(before, grace_until())])
     archive_manager().drop([ArchivedNote.from_entry(after)])
     return {"note_id": before["note_id"]}
 
@@ -345,7 +352,7 @@ def _undo_pair_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[str,
         inc_access=int(plan["inc_access"]),
         source_history=history + since if had_history else None,
     )
-    store.insert_agent_documents([secondary])
+    store.insert_agent_documents([with_grace(secondary, grace_until())])
     manager = archive_manager()
     merged_line = manager.find_line(secondary["note_id"])
     if merged_line is not None and merged_line.reason == plan["archive_reason"]:
