@@ -235,6 +235,7 @@ class ReviewPairOut(Schema):
     found_at: datetime
     decided_by: str
     primary: str
+    event_id: int | None = Field(None, description="the verdict's audit event (undo it there)")
 
 
 class RunOut(Schema):
@@ -252,7 +253,10 @@ class RunOut(Schema):
 
 
 class VerdictIn(Schema):
-    verdict: str = Field(description="merge, not_duplicate or skip")
+    verdict: str = Field(
+        description="merge, supersede (keep the newer note and its text; the older is "
+        "archived), not_duplicate or skip"
+    )
     primary_id: str | None = None
     content: str | None = Field(None, max_length=20_000)
 

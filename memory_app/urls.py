@@ -22,12 +22,14 @@ urlpatterns = [
     path("retrieval/", views.retrieval, name="retrieval"),
     path("audit/", views.audit, name="audit"),
     path("audit/<int:event_id>/undo/", views.audit_undo, name="audit_undo"),
+    path("audit/batch/<uuid:batch_id>/undo/", views.audit_batch_undo, name="audit_batch_undo"),
     path("archive/", views_archive.archive, name="archive"),
     path("archive/restore/", views_archive.archive_restore_many, name="archive_restore_many"),
     path("archive/purge/", views_archive.archive_purge, name="archive_purge"),
     path("archive/<str:note_id>/restore/", views_archive.archive_restore, name="archive_restore"),
     path("review/", views_review.review, name="review"),
     path("review/scan/", views_review.review_scan, name="review_scan"),
+    path("review/back/", views_review.review_back, name="review_back"),
     path(
         "review/scan/<int:run_id>/", views_review.review_scan_progress, name="review_scan_progress"
     ),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
@@ -277,6 +279,23 @@ def audit_undo(request: HttpRequest, event_id: int) -> HttpResponse:
         messages.success(request, "Undone.")
     except (UndoRefused, StoreUnavailable) as e:
         messages.error(request, str(e))
+    return _back(request, reverse("memory_app:audit"))
+
+
+@require_POST
+@role_required(CURATOR)
+def audit_batch_undo(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
+    """Undo every action of a batch (the Undo button after a bulk action)."""
+    try:
+        undone, refused = audit_services.batch_undo(
+            actor=Actor.from_request(request), batch_id=batch_id
+        )
+    except StoreUnavailable as e:
+        messages.error(request, str(e))
+        return _back(request, reverse("memory_app:audit"))
+    messages.success(request, f"Undid {undone} change{pluralize(undone)}.")
+    for reason in refused[:20]:
+        messages.error(request, reason)
     return _back(request, reverse("memory_app:audit"))
 
 

@@ -1,12 +1,10 @@
-"""Audited writes to notes in MongoDB: edit, archive, restore, merge, bulk."""
+"""Audited writes to notes in MongoDB: edit, archive, restore, bulk (merges: merging.py)."""
 
 from __future__ import annotations
 
 import uuid
 from datetime import datetime
 from typing import Any
-
-import numpy as np
 
 from memory_app.memory import InvalidNote, NoteNotFound
 from memory_app.memory.archive import ArchivedNote, ArchiveManager
@@ -16,12 +14,14 @@ from memory_app.memory.embeddings import embed_keeping_dimension
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.grace import with_grace
 from memory_app.memory.listing import NoteFilter
-from memory_app.memory.mongo import MERGED_IDS_FIELD
 from memory_app.memory.mongo_store import validate_importance
-from memory_app.memory.vectors import normalise
 from memory_app.selectors.archive import grace_until
 from memory_app.services.common import same_time
-from memory_app.stores import archive_manager, deduplicator, notes_store
+
+# merges moved to merging.py; these names stay importable from here
+from memory_app.services.merging import cosine as cosine
+from memory_app.services.merging import pair_merge as pair_merge
+from memory_app.stores import archive_manager, notes_store
 from qqweb.actors import Actor
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import BulkResult, audit_begin, audited
@@ -165,69 +165,6 @@ def note_restore(
     return _current(str(audited(event, write)["note_id"]))
 
 
-def pair_merge(
-    *,
-    actor: Actor,
-    note_a_id: str,
-    note_b_id: str,
-    primary_id: str | None = None,
-    content: str | None = None,
-    similarity: float | None = None,
-    use_llm: bool = False,
-    batch_id: uuid.UUID | None = None,
-) -> Note:
-    """Merge two notes the contract's way (or with a curator's text); crash-safe order.
-    ``use_llm`` (without a curator's text) asks the configured LLM (QQ_LLM_URL) for the
-    merged text and, when it does not answer, keeps the simple merge, as the agent does."""
-    store = notes_store()
-    a, b = store.get_full_note(note_a_id), store.get_full_note(note_b_id)
-    for note_id, doc in ((note_a_id, a), (note_b_id, b)):
-        if doc is None:
-            raise NoteNotFound(note_id)
-    assert a is not None and b is not None
-    if note_a_id == note_b_id:
-        raise InvalidNote("note_b_id", "a note cannot be merged with itself")
-    if primary_id is not None and primary_id not in (note_a_id, note_b_id):
-        raise InvalidNote("primary_id", "must be one of the two notes")
-    dedup = deduplicator()
-    if content is None and use_llm:
-        content = dedup.llm_merge_text(*dedup.ordered(a, b, primary_id))
-    plan = dedup.plan(
-        a,
-        b,
-        similarity if similarity is not None else cosine(a, b),
-        content=content,
-        primary_id=primary_id,
-    )
-    primary, secondary = (a, b) if plan.primary_id == note_a_id else (b, a)
-    dedup.check_reembed(plan, primary)  # a new text must keep the primary's dimension
-    before = {
-        "primary": primary,
-        "secondary": secondary,
-        "plan": {
-            "inc_access": plan.inc_access,
-            "pushed_source": plan.pushed_source,
-            "archive_reason": plan.archive_reason,
-        },
-    }
-    event = audit_begin(actor, "pair.merge", "note", plan.primary_id, before, batch_id)
-
-    def write() -> dict[str, Any]:
-        dedup.apply_merge(plan, archive_manager())
-        return store.get_full_note(plan.primary_id) or {}
-
-    audited(event, write)
-    return _current(plan.primary_id)
-
-
-def cosine(a: dict[str, Any], b: dict[str, Any]) -> float:
-    va, vb = a.get("embedding") or [], b.get("embedding") or []
-    if not va or len(va) != len(vb):
-        return 0.0
-    pair = normalise(np.asarray([va, vb], dtype=np.float32))
-    return round(float(pair[0] @ pair[1]), 4)
-
-
 BULK_ACTIONS = ("archive", "set_importance", "move_section")
 
 
@@ -325,44 +262,8 @@ def _undo_note_restore(before: dict[str, Any], after: dict[str, Any]) -> dict[st
     return {"note_id": after["note_id"]}
 
 
-def _undo_pair_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    store = notes_store()
-    primary, secondary, plan = before["primary"], before["secondary"], before["plan"]
-    current = store.get_full_note(primary["note_id"])
-    if current is None:
-        raise UndoRefused("the merged note is gone")
-    if store.get_full_note(secondary["note_id"]) is not None:
-        raise UndoRefused(f"a note {secondary['note_id']!r} exists again")
-    history = list(primary.get("source_history") or [])
-    since = list(current.get("source_history") or [])[len(history) :]
-    if plan["pushed_source"] and since[:1] == [plan["pushed_source"]]:
-        since = since[1:]
-    restore = {
-        k: v
-        for k, v in primary.items()
-        if k not in ("access_count", "source_history", "updated_at", MERGED_IDS_FIELD)
-    }
-    if current.get("last_accessed") != after.get("last_accessed"):
-        restore.pop("last_accessed", None)  # the agent read the note since: keep that
-    had_history = "source_history" in primary or bool(since)
-    store.unmerge_primary(
-        primary["note_id"],
-        secondary["note_id"],
-        restore,
-        inc_access=int(plan["inc_access"]),
-        source_history=history + since if had_history else None,
-    )
-    store.insert_agent_documents([with_grace(secondary, grace_until())])
-    manager = archive_manager()
-    merged_line = manager.find_line(secondary["note_id"])
-    if merged_line is not None and merged_line.reason == plan["archive_reason"]:
-        manager.drop([merged_line])
-    return {"primary": primary["note_id"], "secondary": secondary["note_id"]}
-
-
 UNDO_HANDLERS = {  # registered in MemoryAppConfig.ready()
     "note.edit": _undo_note_edit,
     "note.archive": _undo_note_archive,
     "note.restore": _undo_note_restore,
-    "pair.merge": _undo_pair_merge,
 }
