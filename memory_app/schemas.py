@@ -68,6 +68,14 @@ class NotesQuery(Schema):
         return NoteFilter(**self.model_dump(exclude={"sort", "direction", "cursor", "limit"}))
 
 
+class NoteCreateIn(Schema):
+    content: str = Field(min_length=1, max_length=20_000)
+    section: str | None = Field(None, description="one of the five sections, or null")
+    importance: float | None = Field(
+        None, ge=0, le=1, description="null: the agent's own score of the text"
+    )
+
+
 class NotePatchIn(Schema):
     expected_updated_at: datetime = Field(
         description="updated_at of the copy the edit was made from (from GET); a stale copy "

@@ -9,12 +9,15 @@ curator undoes an action where they see it said, not by finding it in the audit 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.contrib import messages
 from django.contrib.messages.storage.base import Message
 from django.http import HttpRequest
 from django.urls import reverse
+
+from qqweb.audit.models import AuditEvent
 
 
 def done_with_undo(
@@ -23,8 +26,18 @@ def done_with_undo(
     *,
     event_id: int | None = None,
     batch_id: uuid.UUID | str | None = None,
+    events: Sequence[AuditEvent] = (),
 ) -> None:
-    """A success message; with an Undo button for the event or the batch when given."""
+    """A success message; with an Undo button for the event or the batch when given, or
+    for what ``events`` did (recorded with ``events_recorded``: one event, or one batch;
+    only the ones that completed)."""
+    done = [e for e in events if e.status == AuditEvent.DONE]
+    if event_id is None and batch_id is None and done:
+        batches = {e.batch_id for e in done}
+        if len(done) == 1:
+            event_id = done[0].pk
+        elif len(batches) == 1:
+            batch_id = done[0].batch_id
     tag = f"undo-event:{event_id}" if event_id else f"undo-batch:{batch_id}" if batch_id else ""
     messages.success(request, text, extra_tags=tag)
 

@@ -13,12 +13,32 @@ from memory_app.memory.constants import SECTIONS
 from memory_app.memory.documents import effective_importance, utcnow_naive
 from memory_app.memory.domain import Note
 from memory_app.memory.grace import KEEP_UNTIL_FIELD
-from memory_app.memory.listing import NoteFilter, NotesPage
+from memory_app.memory.listing import NoteFilter, NotesCount, NotesPage
 from memory_app.stores import core_notes, notes_store
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.selectors import target_history
 from qqweb.audit.snapshots import to_json
 from qqweb.clients import embedder
+
+
+def notes_count(*, flt: NoteFilter) -> NotesCount:
+    """The list's total (see ``count_notes`` for what it costs)."""
+    return notes_store().count_notes(flt)
+
+
+@dataclass(frozen=True)
+class ListPosition:
+    """Where a keyset page sits: "41-60 of 1,234". Keyset pages are read in order from
+    the first, so the offset of a page is carried in its link (``pos``), not counted."""
+
+    first: int
+    last: int
+    total: NotesCount
+
+
+def list_position(*, offset: int, shown: int, total: NotesCount) -> ListPosition:
+    offset = max(0, offset)
+    return ListPosition(offset + 1 if shown else offset, offset + shown, total)
 
 
 def notes_list(

@@ -10,6 +10,7 @@ the Celery tasks all call these, never the stores directly.
 from memory_app.services import archive, files, maintenance, merging, notes, review
 from memory_app.services.archive import archive_purge, archive_restore_many
 from memory_app.services.files import (
+    core_item_add,
     core_item_remove,
     core_promote,
     promotion_approve,
@@ -24,6 +25,7 @@ from memory_app.services.notes import (
     MANUAL_ARCHIVE_REASON,
     bulk_matching_ids,
     note_archive,
+    note_create,
     note_edit,
     note_restore,
     notes_bulk,
@@ -47,11 +49,13 @@ __all__ = [
     "archive_purge",
     "archive_restore_many",
     "bulk_matching_ids",
+    "core_item_add",
     "core_item_remove",
     "core_promote",
     "cosine",
     "duplicates_scan",
     "note_archive",
+    "note_create",
     "note_edit",
     "note_restore",
     "notes_bulk",

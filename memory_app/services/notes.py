@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from memory_app.memory import InvalidNote, NoteNotFound
-from memory_app.memory.archive import ArchivedNote, ArchiveManager
+from memory_app.memory.archive import ArchivedNote, ArchiveManager, new_note_id
 from memory_app.memory.constants import SECTIONS
+from memory_app.memory.documents import utcnow_naive
 from memory_app.memory.domain import Note
 from memory_app.memory.embeddings import embed_keeping_dimension
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.grace import with_grace
+from memory_app.memory.importance import score_content
 from memory_app.memory.listing import NoteFilter
 from memory_app.memory.mongo_store import validate_importance
 from memory_app.selectors.archive import grace_until
@@ -91,6 +93,65 @@ def _current(note_id: str) -> Note:
     if note is None:
         raise NoteNotFound(note_id)
     return note
+
+
+def note_create(
+    *,
+    actor: Actor,
+    content: str,
+    section: str | None = None,
+    importance: float | None = None,
+    batch_id: uuid.UUID | None = None,
+) -> Note:
+    """Add a note by hand, in the agent's document shape: a new ``note_`` id, the text
+    embedded with the configured model (in the collection's dimension, else
+    EmbeddingDimensionConflict before anything is written), ``importance`` given or the
+    agent's own score of the text, ``decay_rate`` 0.01, no reads yet, and a provenance
+    ``source`` saying who added it (``source_type: unknown``, ``source_id: unknown:<ts>``,
+    the shape the agent writes when it cannot say more). Undo deletes it while it is
+    unchanged."""
+    text = (content or "").strip()
+    if not text:
+        raise InvalidNote("content", "must not be empty")
+    if section is not None and section not in SECTIONS:
+        raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
+    if importance is not None:
+        validate_importance(importance)
+    store = notes_store()
+    note_id = new_note_id()
+    embedding = embed_keeping_dimension(
+        embedder(), text, store.dominant_dimension(), what=f"the new note {note_id!r}"
+    )
+    now = utcnow_naive()
+    stamp = datetime.now(UTC).isoformat()
+    doc = {
+        "note_id": note_id,
+        "content": text,
+        "embedding": [float(x) for x in embedding],
+        "section": section,
+        "metadata": {},
+        "importance": float(importance if importance is not None else score_content(text, section)),
+        "decay_rate": 0.01,
+        "access_count": 0,
+        "created_at": now,
+        "updated_at": now,
+        "last_accessed": None,
+        "source": {
+            "source_type": "unknown",
+            "source_id": f"unknown:{stamp}",
+            "timestamp": stamp,
+            "evidence": f"added by hand in qqweb by {actor.label}",
+        },
+    }
+    event = audit_begin(actor, "note.create", "note", note_id, None, batch_id)
+
+    def write() -> dict[str, Any]:
+        if not store.insert_agent_documents([doc]):
+            raise InvalidNote("note_id", f"{note_id!r} exists already; try again")
+        return store.get_full_note(note_id) or doc
+
+    audited(event, write)
+    return _current(note_id)
 
 
 def note_archive(
@@ -242,6 +303,12 @@ def _undo_note_edit(before: dict[str, Any], after: dict[str, Any]) -> dict[str, 
     return fields
 
 
+def _undo_note_create(before: Any, after: dict[str, Any]) -> dict[str, Any]:
+    if not notes_store().delete_if_unchanged(after["note_id"], after["updated_at"]):
+        raise UndoRefused("the note changed or is gone since it was added; archive it instead")
+    return {"note_id": after["note_id"]}
+
+
 def _undo_note_archive(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     store = notes_store()
     if store.get_full_note(before["note_id"]) is not None:
@@ -264,6 +331,7 @@ def _undo_note_restore(before: dict[str, Any], after: dict[str, Any]) -> dict[st
 
 UNDO_HANDLERS = {  # registered in MemoryAppConfig.ready()
     "note.edit": _undo_note_edit,
+    "note.create": _undo_note_create,
     "note.archive": _undo_note_archive,
     "note.restore": _undo_note_restore,
 }
