@@ -19,6 +19,7 @@ from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentif
 from graph_app.knowledge.errors import AmbiguousEntity, EntityChanged, GraphRefusal
 from memory_app.memory import DimensionMismatch
 from qqweb.actors import Actor
+from qqweb.audit.services import events_recorded
 from qqweb.auth import CURATOR, VIEWER, role_required
 from qqweb.messages import done_with_undo
 
@@ -180,18 +181,19 @@ def duplicates_verdict(request: HttpRequest) -> HttpResponse:
     a = (post.get("a_label", ""), post.get("a_name", ""))
     b = (post.get("b_label", ""), post.get("b_name", ""))
     try:
-        result = services.entity_pair_verdict(
-            actor=Actor.from_request(request),
-            a=a,
-            b=b,
-            verdict=post.get("verdict", ""),
-            keep=post.get("keep", "a"),
-        )
+        with events_recorded() as events:
+            result = services.entity_pair_verdict(
+                actor=Actor.from_request(request),
+                a=a,
+                b=b,
+                verdict=post.get("verdict", ""),
+                keep=post.get("keep", "a"),
+            )
     except REFUSALS as e:
         _refused(request, "Not done", e)
         return redirect("graph_app:duplicates")
     if isinstance(result, services.MergeOutcome):
         done_with_undo(request, "Merged.", event_id=result.audit_id)
     else:
-        messages.success(request, "Remembered: these two are not duplicates.")
+        done_with_undo(request, "Remembered: these two are not duplicates.", events=events)
     return redirect("graph_app:duplicates")

@@ -40,6 +40,7 @@ from qqweb.audit.services import events_recorded
 from qqweb.auth import CURATOR, VIEWER, has_role, role_required
 from qqweb.messages import done_with_undo
 from qqweb.pages import render_page
+from qqweb.positions import list_position, page_offset
 
 
 def _back(request: HttpRequest, fallback: str) -> HttpResponse:
@@ -82,7 +83,6 @@ def notes(request: HttpRequest) -> HttpResponse:
         "can_curate": has_role(request.user, CURATOR),
     }
     status = 400 if form.errors else 200
-    offset = int(request.GET["pos"]) if request.GET.get("pos", "").isdigit() else 0
     if form.is_valid():
         try:
             flt = form.note_filter()
@@ -93,10 +93,12 @@ def notes(request: HttpRequest) -> HttpResponse:
                 cursor=form.cleaned_data["cursor"] or None,
                 limit=50,
             )
-            context["position"] = selectors.list_position(
-                offset=offset if form.cleaned_data["cursor"] else 0,
+            total = selectors.notes_count(flt=flt)
+            context["position"] = list_position(
+                offset=page_offset(request),
                 shown=len(context["page"].items),
-                total=selectors.notes_count(flt=flt),
+                total=total.value,
+                capped=total.capped,
             )
         except InvalidNote as e:
             context["error"], status = str(e), 400

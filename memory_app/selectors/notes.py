@@ -26,21 +26,6 @@ def notes_count(*, flt: NoteFilter) -> NotesCount:
     return notes_store().count_notes(flt)
 
 
-@dataclass(frozen=True)
-class ListPosition:
-    """Where a keyset page sits: "41-60 of 1,234". Keyset pages are read in order from
-    the first, so the offset of a page is carried in its link (``pos``), not counted."""
-
-    first: int
-    last: int
-    total: NotesCount
-
-
-def list_position(*, offset: int, shown: int, total: NotesCount) -> ListPosition:
-    offset = max(0, offset)
-    return ListPosition(offset + 1 if shown else offset, offset + shown, total)
-
-
 def notes_list(
     *,
     flt: NoteFilter,
