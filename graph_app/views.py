@@ -14,6 +14,7 @@ from graph_app.knowledge.errors import InvalidGraphValue
 from memory_app.memory import DimensionMismatch, InvalidNote
 from qqweb.auth import VIEWER, role_required
 from qqweb.pages import render_page
+from qqweb.positions import list_position, page_offset
 
 SORTS = [("mentions", "most mentioned"), ("last_seen", "last seen"), ("first_seen", "first seen")]
 
@@ -48,11 +49,26 @@ def entities(request: HttpRequest) -> HttpResponse:
         context["error"], status = str(e), 400
     except GraphUnavailable as e:
         context["error"], status = e.message, 503
+    if context["page"]:
+        context["position"] = list_position(
+            offset=page_offset(request),
+            shown=len(context["page"].items),
+            total=_entities_total(context["graph"], params["label"], params["q"]),
+        )
     if context["page"] and context["page"].next_cursor:
         query = request.GET.copy()
         query["cursor"] = context["page"].next_cursor
+        query["pos"] = str(context["position"].last)
         context["next_query"] = query.urlencode()
     return render_page(request, "graph_app/entities.html", "entities-table", context, status)
+
+
+def _entities_total(graph: Any, label: str, q: str) -> int | None:
+    """The list's total from the overview's counts (Neo4j's count store: no scan); a name
+    search is not counted (it would read every entity of the label)."""
+    if q or not getattr(graph, "available", False):
+        return None
+    return dict(graph.by_label).get(label, 0) if label else int(graph.entities)
 
 
 @require_GET

@@ -1,7 +1,7 @@
 """HTML front door of graph curation. Each view calls one service from
 ``graph_app.services``; previews are the same service with ``dry_run``.
 
-Every action lands in the audit log with undo; the message after it says so."""
+Every action lands in the audit log with undo; the message after it has an Undo button."""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentif
 from graph_app.knowledge.errors import AmbiguousEntity, EntityChanged, GraphRefusal
 from memory_app.memory import DimensionMismatch
 from qqweb.actors import Actor
+from qqweb.audit.services import events_recorded
 from qqweb.auth import CURATOR, VIEWER, role_required
+from qqweb.messages import done_with_undo
 
 # Told to the curator as a message. A GraphStoreError (a bug) is not among them: it is
 # a 500, logged with its traceback.
@@ -34,10 +36,6 @@ def _entity_url(label: str, name: str) -> str:
         return reverse("graph_app:entity", args=[label, name])
     except NoReverseMatch:
         return reverse("graph_app:entities")
-
-
-def _undo_note(audit_id: int | None) -> str:
-    return f" Undo it from the audit log (event {audit_id})." if audit_id else ""
 
 
 def _refused(request: HttpRequest, what: str, error: Exception) -> None:
@@ -69,7 +67,7 @@ def entity_update(request: HttpRequest, label: str, name: str) -> HttpResponse:
     if done.audit_id is None:
         messages.info(request, "Nothing changed.")
     else:
-        messages.success(request, "Saved and re-embedded." + _undo_note(done.audit_id))
+        done_with_undo(request, "Saved and re-embedded.", event_id=done.audit_id)
     return redirect(_entity_url(label, done.state.name))
 
 
@@ -110,10 +108,10 @@ def entity_merge(request: HttpRequest) -> HttpResponse:
         )
         return render(request, "graph_app/merge.html", context, status=status)
     if outcome.applied:
-        messages.success(
+        done_with_undo(
             request,
-            f"Merged {source[0]} {source[1]!r} into {target[0]} {target[1]!r}."
-            + _undo_note(outcome.audit_id),
+            f"Merged {source[0]} {source[1]!r} into {target[0]} {target[1]!r}.",
+            event_id=outcome.audit_id,
         )
         return redirect(_entity_url(*target))
     return render(request, "graph_app/merge.html", {**context, "plan": outcome})
@@ -136,7 +134,7 @@ def entity_delete(request: HttpRequest, label: str, name: str) -> HttpResponse:
         _refused(request, "Not deleted", e)
         return redirect(_entity_url(label, name))
     if outcome.applied:
-        messages.success(request, f"Deleted the {label} {name!r}." + _undo_note(outcome.audit_id))
+        done_with_undo(request, f"Deleted the {label} {name!r}.", event_id=outcome.audit_id)
         return redirect("graph_app:entities")
     return render(request, "graph_app/delete.html", {"plan": outcome})
 
@@ -159,7 +157,7 @@ def relationship_change(request: HttpRequest) -> HttpResponse:
             done = services.relationship_delete(
                 actor=actor, start=start, rel_type=data["type"], end=end
             )
-            messages.success(request, "Relationship deleted." + _undo_note(done.audit_id))
+            done_with_undo(request, "Relationship deleted.", event_id=done.audit_id)
         else:
             done = services.relationship_update(
                 actor=actor,
@@ -169,7 +167,7 @@ def relationship_change(request: HttpRequest) -> HttpResponse:
                 new_type=data["new_type"].strip() or None,
                 changes=form.changes(request.POST, services.RELATIONSHIP_TEXT_FIELDS),
             )
-            messages.success(request, "Relationship saved." + _undo_note(done.audit_id))
+            done_with_undo(request, "Relationship saved.", event_id=done.audit_id)
     except (*REFUSALS, InvalidIdentifier) as e:
         _refused(request, "Not changed", e)
     return redirect(back)
@@ -194,18 +192,19 @@ def duplicates_verdict(request: HttpRequest) -> HttpResponse:
     a = (post.get("a_label", ""), post.get("a_name", ""))
     b = (post.get("b_label", ""), post.get("b_name", ""))
     try:
-        result = services.entity_pair_verdict(
-            actor=Actor.from_request(request),
-            a=a,
-            b=b,
-            verdict=post.get("verdict", ""),
-            keep=post.get("keep", "a"),
-        )
+        with events_recorded() as events:
+            result = services.entity_pair_verdict(
+                actor=Actor.from_request(request),
+                a=a,
+                b=b,
+                verdict=post.get("verdict", ""),
+                keep=post.get("keep", "a"),
+            )
     except REFUSALS as e:
         _refused(request, "Not done", e)
         return redirect("graph_app:duplicates")
     if isinstance(result, services.MergeOutcome):
-        messages.success(request, "Merged." + _undo_note(result.audit_id))
+        done_with_undo(request, "Merged.", event_id=result.audit_id)
     else:
-        messages.success(request, "Remembered: these two are not duplicates.")
+        done_with_undo(request, "Remembered: these two are not duplicates.", events=events)
     return redirect("graph_app:duplicates")

@@ -76,6 +76,22 @@ class NoteEditForm(forms.Form):
     importance = forms.FloatField(min_value=0, max_value=1)
 
 
+class NoteCreateForm(forms.Form):
+    content = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), max_length=20_000)
+    section = forms.ChoiceField(choices=[(s, s) for s in SECTIONS])
+    importance = forms.FloatField(
+        min_value=0,
+        max_value=1,
+        required=False,
+        help_text="Empty: the agent's own score of the text.",
+    )
+
+
+class CoreItemForm(forms.Form):
+    category = forms.ChoiceField(choices=[(c, c) for c in CORE_CATEGORIES])
+    content = forms.CharField(max_length=2_000)
+
+
 class PromoteForm(forms.Form):
     category = forms.ChoiceField(choices=[(c, c) for c in CORE_CATEGORIES])
 

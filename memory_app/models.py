@@ -97,7 +97,8 @@ class ReviewPair(models.Model):
     one of the two texts changes."""
 
     PENDING, MERGED, REJECTED, SKIPPED = "pending", "merged", "rejected", "skipped"
-    STATUSES = [(s, s) for s in (PENDING, MERGED, REJECTED, SKIPPED)]
+    SUPERSEDED = "superseded"  # "keep the newer text": the older note archived
+    STATUSES = [(s, s) for s in (PENDING, MERGED, REJECTED, SKIPPED, SUPERSEDED)]
 
     note_a = models.CharField(max_length=64)
     note_b = models.CharField(max_length=64)
@@ -109,6 +110,10 @@ class ReviewPair(models.Model):
     decided_by = models.CharField(max_length=200, blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
     primary = models.CharField(max_length=64, blank=True)
+    # the audit event of the verdict (merge, supersede, not a duplicate): what "back" undoes
+    event = models.ForeignKey(
+        "audit.AuditEvent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["-similarity", "id"]

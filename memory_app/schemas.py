@@ -73,6 +73,14 @@ class NotesQuery(Schema):
         return NoteFilter(**self.model_dump(exclude={"sort", "direction", "cursor", "limit"}))
 
 
+class NoteCreateIn(Schema):
+    content: str = Field(min_length=1, max_length=20_000)
+    section: str | None = Field(None, description="one of the five sections, or null")
+    importance: float | None = Field(
+        None, ge=0, le=1, description="null: the agent's own score of the text"
+    )
+
+
 class NotePatchIn(Schema):
     expected_updated_at: datetime = Field(
         description="updated_at of the copy the edit was made from (from GET); a stale copy "
@@ -186,6 +194,13 @@ class RestoreIn(Schema):
         pattern=r"^note_[0-9a-f]{12}$",
         description="restore under this id when the old one is taken",
     )
+    keep_days: int | None = Field(
+        None,
+        ge=0,
+        le=3650,
+        description="days the restored note is kept from the archival pass "
+        "(default QQ_RESTORE_GRACE_DAYS; 0: the next pass may archive it again)",
+    )
 
 
 class PurgeIn(ArchivePurgeParams):
@@ -248,6 +263,7 @@ class ReviewPairOut(Schema):
     found_at: UtcDateTime
     decided_by: str
     primary: str
+    event_id: int | None = Field(None, description="the verdict's audit event (undo it there)")
 
 
 class RunOut(Schema):
@@ -300,7 +316,11 @@ class PlanOut(Schema):
 
 
 class ReviewVerdictIn(Schema):
-    verdict: str = Field(description="merge, not_duplicate or skip", max_length=20)
+    verdict: str = Field(
+        description="merge, supersede (keep the newer note and its text; the older is "
+        "archived), not_duplicate or skip",
+        max_length=20,
+    )
     primary_id: ShortText | None = None
     content: str | None = Field(None, max_length=20_000)
 

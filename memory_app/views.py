@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from graph_app.selectors import graph_overview
 from memory_app import selectors, services
-from memory_app.forms import BulkForm, NoteEditForm, NoteFilterForm, PromoteForm, SearchForm
+from memory_app.forms import (
+    BulkForm,
+    NoteCreateForm,
+    NoteEditForm,
+    NoteFilterForm,
+    PromoteForm,
+    SearchForm,
+)
 from memory_app.memory import (
     DimensionMismatch,
     InvalidNote,
@@ -27,8 +36,11 @@ from qqweb.actors import Actor
 from qqweb.audit import selectors as audit_selectors
 from qqweb.audit import services as audit_services
 from qqweb.audit.errors import UndoForbidden, UndoRefused
+from qqweb.audit.services import events_recorded
 from qqweb.auth import CURATOR, VIEWER, has_role, role_required, user_role
+from qqweb.messages import done_with_undo
 from qqweb.pages import render_page
+from qqweb.positions import list_position, page_offset
 
 
 def _back(request: HttpRequest, fallback: str) -> HttpResponse:
@@ -73,12 +85,20 @@ def notes(request: HttpRequest) -> HttpResponse:
     status = 400 if form.errors else 200
     if form.is_valid():
         try:
+            flt = form.note_filter()
             context["page"] = selectors.notes_list(
-                flt=form.note_filter(),
+                flt=flt,
                 sort=form.cleaned_data["sort"] or "updated",
                 direction=form.cleaned_data["direction"] or "desc",
                 cursor=form.cleaned_data["cursor"] or None,
                 limit=50,
+            )
+            total = selectors.notes_count(flt=flt)
+            context["position"] = list_position(
+                offset=page_offset(request),
+                shown=len(context["page"].items),
+                total=total.value,
+                capped=total.capped,
             )
         except InvalidNote as e:
             context["error"], status = str(e), 400
@@ -87,6 +107,7 @@ def notes(request: HttpRequest) -> HttpResponse:
     if context["page"] and context["page"].next_cursor:
         query = request.GET.copy()
         query["cursor"] = context["page"].next_cursor
+        query["pos"] = str(context["position"].last)
         context["next_query"] = query.urlencode()
     return render_page(request, "memory_app/notes.html", "notes-table", context, status)
 
@@ -132,11 +153,11 @@ def notes_bulk(request: HttpRequest) -> HttpResponse:
         return render(
             request, "memory_app/_bulk_confirm.html", {"form": form, "error": e}, status=400
         )
-    messages.success(
+    done_with_undo(
         request,
         f"{data['action'].replace('_', ' ')}: {len(result.done)} done, "
-        f"{len(result.failed)} failed (batch {result.batch_id}; undo it in the "
-        "audit log).",
+        f"{len(result.failed)} failed (batch {result.batch_id}).",
+        batch_id=result.batch_id if result.done else None,
     )
     response = HttpResponse(status=204)
     response["HX-Redirect"] = back
@@ -189,14 +210,15 @@ def note_edit(request: HttpRequest, note_id: str) -> HttpResponse:
         return redirect(url)
     data = form.cleaned_data
     try:
-        services.note_edit(
-            actor=Actor.from_request(request),
-            note_id=note_id,
-            expected_updated_at=data["expected_updated_at"].replace(tzinfo=None),
-            content=data["content"],
-            section=data["section"],
-            importance=data["importance"],
-        )
+        with events_recorded() as events:
+            services.note_edit(
+                actor=Actor.from_request(request),
+                note_id=note_id,
+                expected_updated_at=data["expected_updated_at"].replace(tzinfo=None),
+                content=data["content"],
+                section=data["section"],
+                importance=data["importance"],
+            )
     except StaleWrite as e:
         return render(
             request,
@@ -207,19 +229,47 @@ def note_edit(request: HttpRequest, note_id: str) -> HttpResponse:
     except (InvalidNote, NoteNotFound, DimensionMismatch) as e:
         messages.error(request, f"Not saved: {e}")
         return redirect(url)
-    messages.success(request, "Saved. The change is in the note's history, with undo.")
+    if events:
+        done_with_undo(request, "Saved. The change is in the note's history.", events=events)
+    else:
+        messages.info(request, "Nothing changed.")
     return redirect(url)
+
+
+@require_http_methods(["GET", "POST"])
+@role_required(CURATOR)
+def note_create(request: HttpRequest) -> HttpResponse:
+    """GET: the form. POST: add the note (embedded with the configured model) and open it."""
+    form = NoteCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            with events_recorded() as events:
+                note = services.note_create(
+                    actor=Actor.from_request(request),
+                    content=data["content"],
+                    section=data["section"],
+                    importance=data["importance"],
+                )
+        except (InvalidNote, DimensionMismatch) as e:
+            form.add_error(None, str(e))
+        else:
+            done_with_undo(request, f"Added {note.note_id}.", events=events)
+            return redirect("memory_app:note_detail", note_id=note.note_id)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "memory_app/note_create.html", {"form": form}, status=status)
 
 
 @require_POST
 @role_required(CURATOR)
 def note_archive(request: HttpRequest, note_id: str) -> HttpResponse:
     try:
-        services.note_archive(actor=Actor.from_request(request), note_id=note_id)
+        with events_recorded() as events:
+            services.note_archive(actor=Actor.from_request(request), note_id=note_id)
     except (NoteNotFound, StaleWrite) as e:
         messages.error(request, f"Not archived: {e}")
         return redirect("memory_app:note_detail", note_id=note_id)
-    messages.success(request, f"Archived {note_id}. Undo it from the audit log.")
+    done_with_undo(request, f"Archived {note_id}.", events=events)
     return redirect("memory_app:notes")
 
 
@@ -229,10 +279,11 @@ def note_promote(request: HttpRequest, note_id: str) -> HttpResponse:
     form = PromoteForm(request.POST)
     try:
         category = form.cleaned_data["category"] if form.is_valid() else None
-        item = services.core_promote(
-            actor=Actor.from_request(request), note_id=note_id, category=category
-        )
-        messages.success(request, f"Promoted to core.md under {item['category']}.")
+        with events_recorded() as events:
+            item = services.core_promote(
+                actor=Actor.from_request(request), note_id=note_id, category=category
+            )
+        done_with_undo(request, f"Promoted to core.md under {item['category']}.", events=events)
     except (InvalidNote, NoteNotFound) as e:
         messages.error(request, f"Not promoted: {e}")
     return redirect("memory_app:note_detail", note_id=note_id)
@@ -284,6 +335,23 @@ def audit_undo(request: HttpRequest, event_id: int) -> HttpResponse:
         messages.success(request, "Undone.")
     except (UndoRefused, UndoForbidden, StoreUnavailable) as e:
         messages.error(request, str(e))
+    return _back(request, reverse("memory_app:audit"))
+
+
+@require_POST
+@role_required(CURATOR)
+def audit_batch_undo(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
+    """Undo every action of a batch (the Undo button after a bulk action)."""
+    try:
+        undone, refused = audit_services.batch_undo(
+            actor=Actor.from_request(request), batch_id=batch_id
+        )
+    except StoreUnavailable as e:
+        messages.error(request, str(e))
+        return _back(request, reverse("memory_app:audit"))
+    messages.success(request, f"Undid {undone} change{pluralize(undone)}.")
+    for reason in refused[:20]:
+        messages.error(request, reason)
     return _back(request, reverse("memory_app:audit"))
 
 

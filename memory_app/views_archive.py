@@ -16,7 +16,9 @@ from memory_app.memory import (
     RestoreConflict,
 )
 from qqweb.actors import Actor
+from qqweb.audit.services import events_recorded
 from qqweb.auth import ADMIN, VIEWER, has_role, role_required
+from qqweb.messages import done_with_undo
 from qqweb.pages import render_page
 
 
@@ -50,9 +52,20 @@ def archive_restore(request: HttpRequest, note_id: str) -> HttpResponse:
     if request.method == "GET":
         return render(request, "memory_app/archive_restore.html", {"preview": preview})
     new_id = request.POST.get("new_id") or None
+    keep_days = request.POST.get("keep_days", "").strip()
     try:
-        note = services.note_restore(
-            actor=Actor.from_request(request), note_id=note_id, new_id=new_id
+        if keep_days and not keep_days.isdigit():
+            raise InvalidNote("keep_days", "give a whole number of days (0: no grace period)")
+        with events_recorded() as events:
+            note = services.note_restore(
+                actor=Actor.from_request(request),
+                note_id=note_id,
+                new_id=new_id,
+                keep_days=int(keep_days) if keep_days else None,
+            )
+    except InvalidNote as e:
+        return render(
+            request, "memory_app/archive_restore.html", {"preview": preview, "error": e}, status=400
         )
     except (RestoreConflict, EmbeddingDimensionConflict) as e:
         return render(
@@ -60,7 +73,11 @@ def archive_restore(request: HttpRequest, note_id: str) -> HttpResponse:
         )
     except NoteNotFound as e:  # purged or undone while it was being restored
         return render(request, "memory_app/not_found.html", {"error": e}, status=404)
-    messages.success(request, f"Restored {note.note_id}, re-embedded, with its provenance.")
+    done_with_undo(
+        request,
+        f"Restored {note.note_id}, re-embedded, with its provenance.",
+        events=events,
+    )
     return redirect("memory_app:note_detail", note_id=note.note_id)
 
 
@@ -69,7 +86,11 @@ def archive_restore(request: HttpRequest, note_id: str) -> HttpResponse:
 def archive_restore_many(request: HttpRequest) -> HttpResponse:
     ids = request.POST.getlist("note_ids")
     result = services.archive_restore_many(actor=Actor.from_request(request), note_ids=ids)
-    messages.success(request, f"Restored {len(result.done)} notes (batch {result.batch_id}).")
+    done_with_undo(
+        request,
+        f"Restored {len(result.done)} notes (batch {result.batch_id}).",
+        batch_id=result.batch_id if result.done else None,
+    )
     for note_id, error in result.failed:
         messages.error(request, f"{note_id}: {error}")
     return redirect("memory_app:archive")
@@ -80,11 +101,12 @@ def archive_restore_many(request: HttpRequest) -> HttpResponse:
 def archive_purge(request: HttpRequest) -> HttpResponse:
     try:
         days = int(request.POST.get("days", ""))
-        result = services.archive_purge(
-            actor=Actor.from_request(request),
-            days=days,
-            dry_run=request.POST.get("confirmed") != "on",
-        )
+        with events_recorded() as events:
+            result = services.archive_purge(
+                actor=Actor.from_request(request),
+                days=days,
+                dry_run=request.POST.get("confirmed") != "on",
+            )
     except (ValueError, InvalidNote):
         return render(
             request,
@@ -94,10 +116,10 @@ def archive_purge(request: HttpRequest) -> HttpResponse:
         )
     if not result["dropped"] and request.POST.get("confirmed") != "on":
         return render(request, "memory_app/_purge_confirm.html", {"result": result})
-    messages.success(
+    done_with_undo(
         request,
-        f"Purged {result['dropped']} archive lines older than "
-        f"{days} days. Undo it from the audit log.",
+        f"Purged {result['dropped']} archive lines older than {days} days.",
+        events=events,
     )
     response = HttpResponse(status=204)
     response["HX-Redirect"] = "/archive/"

@@ -11,9 +11,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from memory_app import selectors, services
+from memory_app.forms import CoreItemForm
 from memory_app.memory import InvalidNote, NoteNotFound
 from qqweb.actors import Actor
+from qqweb.audit.services import events_recorded
 from qqweb.auth import CURATOR, VIEWER, has_role, role_required
+from qqweb.messages import done_with_undo
 
 
 @require_GET
@@ -32,12 +35,33 @@ def _file_change(
     """Call one core.md / notes.md service with the posted item; say how it went."""
     values = {name: request.POST.get(posted, "") for name, posted in fields.items()}
     try:
-        change(actor=Actor.from_request(request), **values)
+        with events_recorded() as events:
+            change(actor=Actor.from_request(request), **values)
     except InvalidNote as e:
         messages.error(request, f"Not changed: {e}")
     else:
-        messages.success(request, done)
+        done_with_undo(request, done, events=events)
     return redirect("memory_app:core")
+
+
+@require_POST
+@role_required(CURATOR)
+def core_item_add(request: HttpRequest) -> HttpResponse:
+    form = CoreItemForm(request.POST)
+    if not form.is_valid():
+        messages.error(
+            request,
+            "Not added: "
+            + "; ".join(f"{k}: {' '.join(str(m) for m in v)}" for k, v in form.errors.items()),
+        )
+        return redirect("memory_app:core")
+    return _file_change(
+        request,
+        services.core_item_add,
+        f"Added to core.md under {form.cleaned_data['category']}.",
+        category="category",
+        content="content",
+    )
 
 
 @require_POST
@@ -46,7 +70,7 @@ def core_item_remove(request: HttpRequest) -> HttpResponse:
     return _file_change(
         request,
         services.core_item_remove,
-        "Removed from core.md. Undo it from the audit log.",
+        "Removed from core.md.",
         category="section",
         content="content",
     )
@@ -58,7 +82,7 @@ def working_item_remove(request: HttpRequest) -> HttpResponse:
     return _file_change(
         request,
         services.working_item_remove,
-        "Removed from notes.md. Undo it from the audit log.",
+        "Removed from notes.md.",
         section="section",
         content="content",
     )
@@ -82,16 +106,20 @@ def working_item_edit(request: HttpRequest) -> HttpResponse:
 def candidate_verdict(request: HttpRequest, note_id: str) -> HttpResponse:
     actor = Actor.from_request(request)
     try:
-        if request.POST.get("verdict") == "approve":
-            item = services.promotion_approve(
-                actor=actor, note_id=note_id, category=request.POST.get("category") or None
-            )
-            messages.success(request, f"Promoted to core.md under {item['category']}.")
-        elif request.POST.get("verdict") == "reject":
-            services.promotion_reject(actor=actor, note_id=note_id)
-            messages.success(request, "Not for core; it will not be proposed again.")
-        else:
-            messages.error(request, "verdict: approve or reject")
+        with events_recorded() as events:
+            if request.POST.get("verdict") == "approve":
+                item = services.promotion_approve(
+                    actor=actor, note_id=note_id, category=request.POST.get("category") or None
+                )
+                done = f"Promoted to core.md under {item['category']}."
+            elif request.POST.get("verdict") == "reject":
+                services.promotion_reject(actor=actor, note_id=note_id)
+                done = "Not for core; it will not be proposed again."
+            else:
+                messages.error(request, "verdict: approve or reject")
+                return redirect("memory_app:core")
     except (InvalidNote, NoteNotFound) as e:
         messages.error(request, str(e))
+        return redirect("memory_app:core")
+    done_with_undo(request, done, events=events)
     return redirect("memory_app:core")

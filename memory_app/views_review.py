@@ -8,6 +8,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memory_app import selectors, services
@@ -17,6 +18,7 @@ from memory_app.memory import InvalidNote, MemoryLibraryError
 from memory_app.models import MaintenanceRun
 from qqweb.actors import Actor
 from qqweb.auth import ADMIN, CURATOR, VIEWER, has_role, role_required
+from qqweb.messages import done_with_undo
 from qqweb.pages import render_page
 
 
@@ -33,13 +35,17 @@ def review(request: HttpRequest) -> HttpResponse:
         content=request.GET.get("content") or None,
         primary_id=request.GET.get("primary") or None,
     )
+    can_curate = has_role(request.user, CURATOR)
     context: dict[str, Any] = {
         "item": item,
+        "last_decided": (
+            selectors.review_last_decided(actor=Actor.from_request(request)) if can_curate else None
+        ),
         "calibration": selectors.review_calibration(),
         "scan": selectors.latest_scan(),
         "open_scan": selectors.open_scan(),
         "threshold": settings.QQ_DEDUP_THRESHOLD,
-        "can_curate": has_role(request.user, CURATOR),
+        "can_curate": can_curate,
         "can_scan": has_role(request.user, ADMIN),
         "llm_configured": bool(settings.QQ_LLM_URL),
     }
@@ -63,11 +69,19 @@ def review_llm_text(request: HttpRequest, pair_id: int) -> HttpResponse:
     return render(request, "memory_app/review.html#merge-text", context)
 
 
+VERDICT_DONE = {
+    "merged": "Merged; {primary} kept.",
+    "superseded": "Kept the newer text ({primary}); the older note is archived.",
+    "rejected": "Remembered: not a duplicate.",
+    "skipped": "Skipped; it comes back later.",
+}
+
+
 @require_POST
 @role_required(CURATOR)
 def review_verdict(request: HttpRequest, pair_id: int) -> HttpResponse:
     try:
-        services.review_verdict(
+        pair = services.review_verdict(
             actor=Actor.from_request(request),
             pair_id=pair_id,
             verdict=request.POST.get("verdict", ""),
@@ -76,7 +90,24 @@ def review_verdict(request: HttpRequest, pair_id: int) -> HttpResponse:
         )
     except (InvalidNote, MemoryLibraryError) as e:
         messages.error(request, str(e))
+        return redirect("memory_app:review")
+    done_with_undo(
+        request, VERDICT_DONE[pair.status].format(primary=pair.primary), event_id=pair.event_id
+    )
     return redirect("memory_app:review")
+
+
+@require_POST
+@role_required(CURATOR)
+def review_back(request: HttpRequest) -> HttpResponse:
+    """ "Back": take back the curator's latest verdict; its pair is shown again."""
+    try:
+        pair = services.review_back(actor=Actor.from_request(request))
+    except (InvalidNote, MemoryLibraryError) as e:
+        messages.error(request, str(e))
+        return redirect("memory_app:review")
+    messages.success(request, "Took back the last verdict; the pair is in the queue again.")
+    return redirect(f"{reverse('memory_app:review')}?pair={pair.pk}")
 
 
 @require_POST

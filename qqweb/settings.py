@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.humanize",
     "django_htmx",
     "template_partials",
     "django_celery_beat",
@@ -282,6 +283,8 @@ QQ_GRAPH_DUPLICATE_THRESHOLD = envfloat("QQ_GRAPH_DUPLICATE_THRESHOLD", 0.9)
 QQ_MAX_WORKING_NOTES = envint("QQ_MAX_WORKING_NOTES", 100)
 QQ_ARCHIVE_RETENTION_DAYS = envint("QQ_ARCHIVE_RETENTION_DAYS", 90)
 QQ_CITE_THRESHOLD = envfloat("QQ_CITE_THRESHOLD", 0.3)
+# Days a note brought back by a restore or an undo is kept from the archival pass.
+QQ_RESTORE_GRACE_DAYS = envint("QQ_RESTORE_GRACE_DAYS", 30)
 # An OpenAI-compatible chat endpoint for LLM merges of duplicates (empty: simple merge).
 QQ_LLM_URL = envstr("QQ_LLM_URL", "")
 QQ_LLM_MODEL = envstr("QQ_LLM_MODEL", "")

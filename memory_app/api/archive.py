@@ -46,11 +46,15 @@ def archive_list(
     "/archive/{note_id}/restore", response={200: NoteOut, **errors(404, 409, 503)}, tags=["archive"]
 )
 def archive_restore(request: HttpRequest, note_id: str, body: RestoreIn) -> Note:
-    """Restore (admin): re-embedded, provenance back. 409 with a ``suggested_id`` when the
+    """Restore (admin): re-embedded, provenance back, kept from the archival pass for
+    ``keep_days`` (default QQ_RESTORE_GRACE_DAYS). 409 with a ``suggested_id`` when the
     id exists in MongoDB; send it back as ``new_id`` to restore under it."""
     require_role(request, ADMIN)
     doc = services.note_restore(
-        actor=Actor.from_request(request), note_id=note_id, new_id=body.new_id
+        actor=Actor.from_request(request),
+        note_id=note_id,
+        new_id=body.new_id,
+        keep_days=body.keep_days,
     )
     return selectors.note_get(note_id=doc.note_id)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from django.http import HttpRequest
-from ninja import Query
+from ninja import Query, Status
 from pydantic import Field
 
 from memory_app import selectors, services
@@ -19,6 +19,7 @@ from memory_app.schemas import (
     BulkOut,
     HistogramOut,
     MemoryOverviewOut,
+    NoteCreateIn,
     NoteOut,
     NotePatchIn,
     NotesPageOut,
@@ -110,6 +111,20 @@ def notes_bulk(request: HttpRequest, body: BulkIn) -> dict[str, Any]:
         "done": result.done,
         "failed": [{"note_id": i, "error": e} for i, e in result.failed],
     }
+
+
+@router.post("/notes", response={201: NoteOut, **errors(409, 503)})
+def note_create(request: HttpRequest, body: NoteCreateIn) -> Status:
+    """Add a note by hand, in the agent's shape, embedded with the configured model (409
+    when its dimension differs from the stored vectors'); undo it from the audit log."""
+    require_role(request, CURATOR)
+    note = services.note_create(
+        actor=Actor.from_request(request),
+        content=body.content,
+        section=body.section,
+        importance=body.importance,
+    )
+    return Status(201, selectors.note_get(note_id=note.note_id))
 
 
 @router.get("/notes/{note_id}", response={200: NoteOut, **errors(404, 503)})

@@ -48,8 +48,11 @@ def duplicates_scan(request: HttpRequest, body: DedupScanParams) -> Status:
     tags=["duplicates"],
 )
 def duplicates_verdict(request: HttpRequest, pair_id: int, body: ReviewVerdictIn) -> ReviewPair:
-    """merge (into ``primary_id``, optionally with ``content``), not_duplicate
-    (remembered until a text changes) or skip. Without ``primary_id`` the merge keeps the
+    """merge (into ``primary_id``, optionally with ``content``), supersede ("keep the
+    newer text": the note written later survives with its text, the older one is
+    archived; 400 when neither is newer), not_duplicate (remembered until a text
+    changes) or skip. Undoing a merge or a supersede (``POST /api/audit/{event_id}/undo``)
+    puts the pair back in the queue. Without ``primary_id`` the merge keeps the
     agent's primary, the note of higher importance (ties: more reads, then older), as the
     review page pre-selects and auto-consolidation does."""
     require_role(request, CURATOR)
@@ -60,6 +63,16 @@ def duplicates_verdict(request: HttpRequest, pair_id: int, body: ReviewVerdictIn
         primary_id=body.primary_id,
         content=body.content,
     )
+
+
+@router.post(
+    "/duplicates/back", response={200: ReviewPairOut, **errors(400, 503)}, tags=["duplicates"]
+)
+def duplicates_back(request: HttpRequest) -> ReviewPair:
+    """Take back the caller's latest verdict (a merge or supersede is undone through the
+    audit log, 400 with the reason when that is refused); the pair is pending again."""
+    require_role(request, CURATOR)
+    return services.review_back(actor=Actor.from_request(request))
 
 
 @router.post(

@@ -8,7 +8,7 @@ approximate: at 10k notes it takes a fraction of a second on two cores.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -113,3 +113,18 @@ def plan_merge(
         pushed_source=dict(source) if isinstance(source, dict) else None,
         content_changed=changed,
     )
+
+
+def plan_supersede(newer: dict[str, Any], older: dict[str, Any], similarity: float) -> MergePlan:
+    """ "Keep the newer text": the newer note survives with its own id, text and
+    ``created_at`` (when that text was written); the older one is archived, as in a merge
+    (``Consolidated with <newer> ...``, the agent's reason). Reads add up, the latest read,
+    the lowest decay rate and the older note's source (pushed onto the history) carry
+    over, and the importance is the higher of the two plus the merge bonus: an update of
+    a fact is as important as the fact was."""
+    plan = plan_merge(newer, older, similarity)
+    fields = dict(plan.set_fields)
+    fields.pop("created_at", None)
+    top = max(float(newer.get("importance", 0.5)), float(older.get("importance", 0.5)))
+    fields["importance"] = round(min(1.0, top + MERGE_IMPORTANCE_BONUS), 6)
+    return replace(plan, set_fields=fields)

@@ -41,6 +41,18 @@ class NotesPage:
 
 
 @dataclass(frozen=True)
+class NotesCount:
+    """How many notes a list holds: ``value`` exact, or a lower bound when ``capped``
+    ("more than"), or the collection's metadata count when ``estimated``; None when the
+    filter cannot be counted by the database (effective importance is computed while
+    reading)."""
+
+    value: int | None
+    estimated: bool = False
+    capped: bool = False
+
+
+@dataclass(frozen=True)
 class NoteFilter:
     section: str | None = None
     min_importance: float | None = None

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime
 
-from memory_app.memory import NoteNotFound
+from django.conf import settings
+
+from memory_app.memory import InvalidNote, NoteNotFound
 from memory_app.memory.archive import ArchivedNote, ArchiveLine, new_note_id, reason_kind
+from memory_app.memory.archive.entries import parse_local
+from memory_app.memory.documents import effective_importance, utcnow_naive
+from memory_app.memory.grace import keep_until
 from memory_app.selectors.notes import source_summary
 from memory_app.stores import archive_manager, notes_store
 
@@ -50,12 +56,32 @@ def archive_browse(
     )
 
 
+def grace_until(keep_days: int | None = None, now: datetime | None = None) -> datetime | None:
+    """When a note brought back now (restored, or by an undo) stops being kept from the
+    archival pass: ``keep_days`` from now (None: ``QQ_RESTORE_GRACE_DAYS``; 0: no grace,
+    the next pass may archive it again). A bad number of days is InvalidNote."""
+    days = settings.QQ_RESTORE_GRACE_DAYS if keep_days is None else keep_days
+    try:
+        return keep_until(now or utcnow_naive(), days)
+    except ValueError as e:
+        raise InvalidNote("keep_days", str(e)) from e
+
+
 @dataclass
 class RestorePreview:
     archived: ArchivedNote
     conflict: bool
     suggested_id: str
     importance_after: float
+    effective_after: float  # the effective importance it comes back with
+    keep_days: int  # the default grace period (QQ_RESTORE_GRACE_DAYS)
+    keep_until: datetime | None  # the end of that grace period, for a restore now
+    archive_threshold: float
+
+    @property
+    def archived_again(self) -> bool:
+        """True when, without a grace period, the next archival pass archives it again."""
+        return self.effective_after < self.archive_threshold
 
     @property
     def source(self) -> dict[str, str] | None:
@@ -67,6 +93,22 @@ def archive_restore_preview(*, note_id: str, boost: float = 0.1) -> RestorePrevi
     if archived is None:
         raise NoteNotFound(note_id)
     conflict = notes_store().get_note(note_id) is not None
+    now = utcnow_naive()
+    importance = round(min(1.0, archived.importance + boost), 6)
+    comes_back = {
+        "importance": importance,
+        "access_count": archived.access_count,
+        "created_at": parse_local(archived.original_created_at) or now,
+        "last_accessed": None,
+        "decay_rate": 0.01,  # what a restore writes (restored_document)
+    }
     return RestorePreview(
-        archived, conflict, new_note_id(), round(min(1.0, archived.importance + boost), 6)
+        archived,
+        conflict,
+        new_note_id(),
+        importance,
+        effective_importance(comes_back, now),
+        settings.QQ_RESTORE_GRACE_DAYS,
+        grace_until(now=now),
+        settings.QQ_ARCHIVE_THRESHOLD,
     )

@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from memory_app.memory import InvalidNote, MemoryLibraryError, NoteNotFound
 from memory_app.memory.constants import SECTIONS
 from memory_app.memory.documents import effective_importance, utcnow_naive
 from memory_app.memory.domain import Note
-from memory_app.memory.listing import NoteFilter, NotesPage
+from memory_app.memory.grace import KEEP_UNTIL_FIELD
+from memory_app.memory.listing import NoteFilter, NotesCount, NotesPage
 from memory_app.stores import core_notes, notes_store
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.selectors import target_history
+from qqweb.audit.snapshots import to_json
 from qqweb.clients import embedder
+
+
+def notes_count(*, flt: NoteFilter) -> NotesCount:
+    """The list's total (see ``count_notes`` for what it costs)."""
+    return notes_store().count_notes(flt)
 
 
 def notes_list(
@@ -51,6 +59,18 @@ class NoteDetail:
         return len(self.note.embedding)
 
     @property
+    def kept_until(self) -> datetime | None:
+        """The end of the note's grace period from archival, while it runs."""
+        until = self.note.extra.get(KEEP_UNTIL_FIELD)
+        return until if isinstance(until, datetime) and until > utcnow_naive() else None
+
+    @property
+    def raw_json(self) -> str:
+        """The stored document as JSON, read-only: dates as ``{"$date": ...}`` (naive UTC,
+        as stored), the embedding cut to its first 8 values (its length is said)."""
+        return document_json(self.note.to_document())
+
+    @property
     def provenance_timeline(self) -> list[dict[str, str]]:
         """``source_history`` as rows to show, whatever shape each entry has."""
         return [source_summary(s) for s in self.note.source_history if isinstance(s, dict)]
@@ -67,6 +87,16 @@ class NoteDetail:
         return " ".join(
             f"{day / 90 * 300:.1f},{100 - value * 100:.1f}" for day, value in self.curve
         )
+
+
+def document_json(doc: Mapping[str, Any], keep_values: int = 8) -> str:
+    """A note's document as indented JSON (extended-JSON dates); a long embedding is cut
+    to ``keep_values`` values followed by a string naming its length."""
+    out = dict(doc)
+    vector = out.get("embedding")
+    if isinstance(vector, list) and len(vector) > keep_values:
+        out["embedding"] = [*vector[:keep_values], f"... {len(vector)} values in all"]
+    return json.dumps(to_json(out), indent=2, ensure_ascii=False, default=str)
 
 
 def flatten_fields(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:

@@ -12,9 +12,11 @@ from django.conf import settings
 from memory_app.memory import InvalidNote, NoteNotFound, StoreUnavailable
 from memory_app.memory.dedup_math import MergePlan
 from memory_app.memory.documents import effective_importance, utcnow_naive
+from memory_app.memory.updates import Change, newer_and_older, update_changes
 from memory_app.models import MaintenanceRun, ReviewPair
 from memory_app.selectors.notes import source_summary
 from memory_app.stores import deduplicator, notes_store
+from qqweb.actors import Actor
 
 Segment = tuple[str, str]  # ("same" | "gone" | "new", words)
 
@@ -29,6 +31,14 @@ class ReviewItem:
     plan: MergePlan
     merged_preview: dict[str, Any]
     remaining: int
+    changes: tuple[Change, ...] = ()  # the values the two texts differ in
+    newer_id: str | None = None  # the note written later, when the dates tell
+
+    @property
+    def possible_update(self) -> bool:
+        """The texts differ in a date, number, version, id or name: perhaps an old and a
+        new value of one fact rather than two copies."""
+        return bool(self.changes)
 
     @property
     def provenance(self) -> tuple[dict[str, str] | None, dict[str, str] | None]:
@@ -55,6 +65,18 @@ def word_diff(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
     return left, right
 
 
+DECIDED = (ReviewPair.MERGED, ReviewPair.SUPERSEDED, ReviewPair.REJECTED, ReviewPair.SKIPPED)
+
+
+def review_last_decided(*, actor: Actor) -> ReviewPair | None:
+    """The pair ``actor`` gave the latest verdict on, still standing (not taken back)."""
+    return (
+        ReviewPair.objects.filter(decided_by=actor.label, status__in=DECIDED)
+        .order_by("-decided_at", "-id")
+        .first()
+    )
+
+
 def review_pending_count() -> int:
     return ReviewPair.objects.filter(status=ReviewPair.PENDING).count()
 
@@ -63,7 +85,9 @@ def review_next(
     *, pair_id: int | None = None, content: str | None = None, primary_id: str | None = None
 ) -> ReviewItem | None:
     """The most similar pending pair (or ``pair_id``) whose two notes still exist, with a
-    preview of the merge: the seed's simple merge, or ``content`` as the curator wrote it."""
+    preview of the merge: the seed's simple merge, or ``content`` as the curator wrote it.
+    A pair whose texts differ in a value (:func:`update_changes`) is flagged a possible
+    update, and its merge keeps the newer note unless ``primary_id`` says otherwise."""
     pending = ReviewPair.objects.filter(status=ReviewPair.PENDING)
     if pair_id is not None:
         pending = pending.filter(pk=pair_id)
@@ -72,6 +96,11 @@ def review_next(
         a, b = store.get_full_note(pair.note_a), store.get_full_note(pair.note_b)
         if a is None or b is None:
             continue  # merged or archived elsewhere since the scan
+        changes = update_changes(str(a["content"]), str(b["content"]))
+        ordered = newer_and_older(a, b)
+        newer_id = str(ordered[0]["note_id"]) if ordered else None
+        if primary_id is None and changes and newer_id:
+            primary_id = newer_id  # a possible update: keep the newer text by default
         plan = deduplicator().plan(a, b, pair.similarity, content=content, primary_id=primary_id)
         primary = a if plan.primary_id == a["note_id"] else b
         merged = {
@@ -81,7 +110,9 @@ def review_next(
         }
         merged["effective_importance"] = effective_importance(merged, utcnow_naive())
         diff_a, diff_b = word_diff(str(a["content"]), str(b["content"]))
-        return ReviewItem(pair, a, b, diff_a, diff_b, plan, merged, review_pending_count())
+        return ReviewItem(
+            pair, a, b, diff_a, diff_b, plan, merged, review_pending_count(), changes, newer_id
+        )
     return None
 
 
@@ -111,11 +142,17 @@ def review_calibration(
     *, step: float = 0.025, min_verdicts: int = 5, target_share: float = 0.8
 ) -> Calibration:
     """The share of "merge" verdicts per similarity bucket, and the lowest threshold above
-    which curators merged at least ``target_share`` of the pairs they judged."""
-    judged = ReviewPair.objects.filter(status__in=[ReviewPair.MERGED, ReviewPair.REJECTED])
-    values = list(judged.values_list("similarity", "status"))
+    which curators merged at least ``target_share`` of the pairs they judged. A supersede
+    counts as a merge (the pair was one fact); a verdict taken back (its pair pending
+    again) is not counted."""
+    merged_like = (ReviewPair.MERGED, ReviewPair.SUPERSEDED)  # "the same fact": a duplicate
+    judged = ReviewPair.objects.filter(status__in=[*merged_like, ReviewPair.REJECTED])
+    values = [
+        (s, ReviewPair.MERGED if st in merged_like else st)
+        for s, st in judged.values_list("similarity", "status")
+    ]
     low = min((s for s, _ in values), default=settings.QQ_DEDUP_THRESHOLD)
-    start = max(0.0, int(low / step) * step)
+    start = max(0.0, min(int(low / step) * step, 1.0 - step))  # 1.0 is in the last bucket
     rows = []
     edge = start
     while edge < 1.0 - 1e-9:

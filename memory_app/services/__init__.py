@@ -7,9 +7,10 @@ Functions are keyword-only and named ``<noun>_<verb>``; the HTML views, the JSON
 the Celery tasks all call these, never the stores directly.
 """
 
-from memory_app.services import archive, files, maintenance, notes, review
+from memory_app.services import archive, files, maintenance, merging, notes, review
 from memory_app.services.archive import archive_purge, archive_restore_many
 from memory_app.services.files import (
+    core_item_add,
     core_item_remove,
     core_promote,
     promotion_approve,
@@ -17,25 +18,25 @@ from memory_app.services.files import (
     working_item_edit,
     working_item_remove,
 )
+from memory_app.services.merging import cosine, pair_merge, pair_supersede
 from memory_app.services.notes import (
     BULK_ACTIONS,
     BULK_MAX,
     MANUAL_ARCHIVE_REASON,
     bulk_matching_ids,
-    cosine,
     note_archive,
+    note_create,
     note_edit,
     note_restore,
     notes_bulk,
-    pair_merge,
 )
-from memory_app.services.review import VERDICTS, duplicates_scan, review_verdict
+from memory_app.services.review import VERDICTS, duplicates_scan, review_back, review_verdict
 from memory_app.services.runs import run_create
 
 # Every undo handler of the notes memory by action, registered in MemoryAppConfig.ready().
 UNDO_HANDLERS = {
     action: handler
-    for module in (notes, files, archive, review, maintenance)
+    for module in (notes, merging, files, archive, review, maintenance)
     for action, handler in module.UNDO_HANDLERS.items()
 }
 
@@ -67,17 +68,21 @@ __all__ = [
     "archive_purge",
     "archive_restore_many",
     "bulk_matching_ids",
+    "core_item_add",
     "core_item_remove",
     "core_promote",
     "cosine",
     "duplicates_scan",
     "note_archive",
+    "note_create",
     "note_edit",
     "note_restore",
     "notes_bulk",
     "pair_merge",
+    "pair_supersede",
     "promotion_approve",
     "promotion_reject",
+    "review_back",
     "review_verdict",
     "run_create",
     "working_item_edit",

@@ -46,6 +46,30 @@ def core_promote(
     return dict(audited(event, write))
 
 
+def core_item_add(
+    *, actor: Actor, category: str, content: str, batch_id: uuid.UUID | None = None
+) -> dict[str, str]:
+    """Add an item to core.md by hand, newest first under ``category`` (the agent's
+    format; no provenance, as the file keeps none). Refused when core.md has it already.
+    Undo removes it."""
+    if category not in CORE_CATEGORIES:
+        raise InvalidNote("category", f"must be one of {', '.join(CORE_CATEGORIES)}")
+    item = {"category": category, "content": " ".join((content or "").split())}
+    if not item["content"]:
+        raise InvalidNote("content", "must not be empty")
+    manager = core_notes()
+    event = audit_begin(
+        actor, "core.add", "core", f"{category}: {item['content']}"[:300], None, batch_id
+    )
+
+    def write() -> dict[str, str]:
+        if not manager.add_core(item["content"], category, source="qqweb"):
+            raise InvalidNote("content", "core.md has this item already")
+        return item
+
+    return dict(audited(event, write))
+
+
 def core_item_remove(
     *, actor: Actor, category: str, content: str, batch_id: uuid.UUID | None = None
 ) -> None:
@@ -157,6 +181,7 @@ def _undo_promotion_reject(before: Any, after: dict[str, Any]) -> dict[str, Any]
 
 UNDO_HANDLERS = {  # registered in MemoryAppConfig.ready()
     "core.promote": _undo_core_promote,
+    "core.add": _undo_core_promote,
     "core.remove": _undo_core_remove,
     "working.remove": _undo_working_remove,
     "working.edit": _undo_working_edit,

@@ -1,26 +1,29 @@
-"""Audited writes to notes in MongoDB: edit, archive, restore, merge, bulk."""
+"""Audited writes to notes in MongoDB: edit, archive, restore, bulk (merges: merging.py)."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-import numpy as np
-
 from memory_app.memory import InvalidNote, NoteNotFound
-from memory_app.memory.archive import ArchivedNote, ArchiveManager
+from memory_app.memory.archive import ArchivedNote, ArchiveManager, new_note_id
 from memory_app.memory.constants import SECTIONS
+from memory_app.memory.documents import utcnow_naive
 from memory_app.memory.domain import Note
 from memory_app.memory.embeddings import embed_keeping_dimension
 from memory_app.memory.errors import StaleWrite
+from memory_app.memory.grace import with_grace
+from memory_app.memory.importance import score_content
 from memory_app.memory.listing import NoteFilter
-from memory_app.memory.mongo import MERGED_IDS_FIELD
 from memory_app.memory.mongo_store import validate_importance
-from memory_app.memory.vectors import normalise
+from memory_app.selectors.archive import grace_until
 from memory_app.services.common import same_time
-from memory_app.stores import archive_manager, deduplicator, notes_store
+
+# merges moved to merging.py; these names stay importable from here
+from memory_app.services.merging import cosine as cosine
+from memory_app.services.merging import pair_merge as pair_merge
+from memory_app.stores import archive_manager, notes_store
 from qqweb.actors import Actor
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import BulkResult, audit_begin, audited
@@ -92,6 +95,65 @@ def _current(note_id: str) -> Note:
     return note
 
 
+def note_create(
+    *,
+    actor: Actor,
+    content: str,
+    section: str | None = None,
+    importance: float | None = None,
+    batch_id: uuid.UUID | None = None,
+) -> Note:
+    """Add a note by hand, in the agent's document shape: a new ``note_`` id, the text
+    embedded with the configured model (in the collection's dimension, else
+    EmbeddingDimensionConflict before anything is written), ``importance`` given or the
+    agent's own score of the text, ``decay_rate`` 0.01, no reads yet, and a provenance
+    ``source`` saying who added it (``source_type: unknown``, ``source_id: unknown:<ts>``,
+    the shape the agent writes when it cannot say more). Undo deletes it while it is
+    unchanged."""
+    text = (content or "").strip()
+    if not text:
+        raise InvalidNote("content", "must not be empty")
+    if section is not None and section not in SECTIONS:
+        raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
+    if importance is not None:
+        validate_importance(importance)
+    store = notes_store()
+    note_id = new_note_id()
+    embedding = embed_keeping_dimension(
+        embedder(), text, store.dominant_dimension(), what=f"the new note {note_id!r}"
+    )
+    now = utcnow_naive()
+    stamp = datetime.now(UTC).isoformat()
+    doc = {
+        "note_id": note_id,
+        "content": text,
+        "embedding": [float(x) for x in embedding],
+        "section": section,
+        "metadata": {},
+        "importance": float(importance if importance is not None else score_content(text, section)),
+        "decay_rate": 0.01,
+        "access_count": 0,
+        "created_at": now,
+        "updated_at": now,
+        "last_accessed": None,
+        "source": {
+            "source_type": "unknown",
+            "source_id": f"unknown:{stamp}",
+            "timestamp": stamp,
+            "evidence": f"added by hand in qqweb by {actor.label}",
+        },
+    }
+    event = audit_begin(actor, "note.create", "note", note_id, None, batch_id)
+
+    def write() -> dict[str, Any]:
+        if not store.insert_agent_documents([doc]):
+            raise InvalidNote("note_id", f"{note_id!r} exists already; try again")
+        return store.get_full_note(note_id) or doc
+
+    audited(event, write)
+    return _current(note_id)
+
+
 def note_archive(
     *,
     actor: Actor,
@@ -144,11 +206,15 @@ def note_restore(
     note_id: str,
     new_id: str | None = None,
     boost_importance: float = 0.1,
+    keep_days: int | None = None,
     batch_id: uuid.UUID | None = None,
 ) -> Note:
-    """Restore an archived note (re-embedded, provenance back). RestoreConflict when the
-    id exists, naming a new id to restore under; EmbeddingDimensionConflict when the
-    configured model's vectors would not have the collection's dimension."""
+    """Restore an archived note (re-embedded, provenance back), kept from the archival
+    pass for ``keep_days`` (None: QQ_RESTORE_GRACE_DAYS; 0: the next pass may archive it
+    again). RestoreConflict when the id exists, naming a new id to restore under;
+    EmbeddingDimensionConflict when the configured model's vectors would not have the
+    collection's dimension."""
+    until = grace_until(keep_days)
     manager = archive_manager()
     archived = manager.find_line(note_id)
     if archived is None:
@@ -158,80 +224,10 @@ def note_restore(
 
     def write() -> dict[str, Any]:
         # the very line in the audit event, even if a purge or an undo moved it since
-        doc = manager.restore(archived, boost_importance, new_id=new_id)
+        doc = manager.restore(archived, boost_importance, new_id=new_id, keep_until=until)
         return notes_store().get_full_note(doc["note_id"]) or {}
 
     return _current(str(audited(event, write)["note_id"]))
-
-
-def pair_merge(
-    *,
-    actor: Actor,
-    note_a_id: str,
-    note_b_id: str,
-    primary_id: str | None = None,
-    content: str | None = None,
-    similarity: float | None = None,
-    use_llm: bool = False,
-    batch_id: uuid.UUID | None = None,
-    expected_updated_at: Mapping[str, datetime | None] | None = None,
-) -> Note:
-    """Merge two notes the contract's way (or with a curator's text); crash-safe order.
-    ``use_llm`` (without a curator's text) asks the configured LLM (QQ_LLM_URL) for the
-    merged text and, when it does not answer, keeps the simple merge, as the agent does.
-    ``expected_updated_at`` (a plan's, by note id): a note changed since is refused
-    (StaleWrite) before anything is written."""
-    store = notes_store()
-    a, b = store.get_full_note(note_a_id), store.get_full_note(note_b_id)
-    for note_id, doc in ((note_a_id, a), (note_b_id, b)):
-        if doc is None:
-            raise NoteNotFound(note_id)
-        if expected_updated_at is not None and note_id in expected_updated_at:
-            planned = expected_updated_at[note_id]
-            if planned is not None and not same_time(doc.get("updated_at"), planned):
-                raise StaleWrite(note_id, doc)
-    assert a is not None and b is not None
-    if note_a_id == note_b_id:
-        raise InvalidNote("note_b_id", "a note cannot be merged with itself")
-    if primary_id is not None and primary_id not in (note_a_id, note_b_id):
-        raise InvalidNote("primary_id", "must be one of the two notes")
-    dedup = deduplicator()
-    if content is None and use_llm:
-        content = dedup.llm_merge_text(*dedup.ordered(a, b, primary_id))
-    plan = dedup.plan(
-        a,
-        b,
-        similarity if similarity is not None else cosine(a, b),
-        content=content,
-        primary_id=primary_id,
-    )
-    primary, secondary = (a, b) if plan.primary_id == note_a_id else (b, a)
-    dedup.check_reembed(plan, primary)  # a new text must keep the primary's dimension
-    before = {
-        "primary": primary,
-        "secondary": secondary,
-        "plan": {
-            "inc_access": plan.inc_access,
-            "pushed_source": plan.pushed_source,
-            "archive_reason": plan.archive_reason,
-        },
-    }
-    event = audit_begin(actor, "pair.merge", "note", plan.primary_id, before, batch_id)
-
-    def write() -> dict[str, Any]:
-        dedup.apply_merge(plan, archive_manager())
-        return store.get_full_note(plan.primary_id) or {}
-
-    audited(event, write)
-    return _current(plan.primary_id)
-
-
-def cosine(a: dict[str, Any], b: dict[str, Any]) -> float:
-    va, vb = a.get("embedding") or [], b.get("embedding") or []
-    if not va or len(va) != len(vb):
-        return 0.0
-    pair = normalise(np.asarray([va, vb], dtype=np.float32))
-    return round(float(pair[0] @ pair[1]), 4)
 
 
 BULK_ACTIONS = ("archive", "set_importance", "move_section")
@@ -311,11 +307,18 @@ def _undo_note_edit(before: dict[str, Any], after: dict[str, Any]) -> dict[str, 
     return fields
 
 
+def _undo_note_create(before: Any, after: dict[str, Any]) -> dict[str, Any]:
+    if not notes_store().delete_if_unchanged(after["note_id"], after["updated_at"]):
+        raise UndoRefused("the note changed or is gone since it was added; archive it instead")
+    return {"note_id": after["note_id"]}
+
+
 def _undo_note_archive(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     store = notes_store()
     if store.get_full_note(before["note_id"]) is not None:
         raise UndoRefused(f"a note {before['note_id']!r} exists again; restore it by hand")
-    store.insert_agent_documents([before])  # the exact document, embedding included
+    # the exact document, embedding included, kept from the next archival pass
+    store.insert_agent_documents([with_grace(before, grace_until())])
     archive_manager().drop([ArchivedNote.from_entry(after)])
     return {"note_id": before["note_id"]}
 
@@ -330,44 +333,9 @@ def _undo_note_restore(before: dict[str, Any], after: dict[str, Any]) -> dict[st
     return {"note_id": after["note_id"]}
 
 
-def _undo_pair_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    store = notes_store()
-    primary, secondary, plan = before["primary"], before["secondary"], before["plan"]
-    current = store.get_full_note(primary["note_id"])
-    if current is None:
-        raise UndoRefused("the merged note is gone")
-    if store.get_full_note(secondary["note_id"]) is not None:
-        raise UndoRefused(f"a note {secondary['note_id']!r} exists again")
-    history = list(primary.get("source_history") or [])
-    since = list(current.get("source_history") or [])[len(history) :]
-    if plan["pushed_source"] and since[:1] == [plan["pushed_source"]]:
-        since = since[1:]
-    restore = {
-        k: v
-        for k, v in primary.items()
-        if k not in ("access_count", "source_history", "updated_at", MERGED_IDS_FIELD)
-    }
-    if current.get("last_accessed") != after.get("last_accessed"):
-        restore.pop("last_accessed", None)  # the agent read the note since: keep that
-    had_history = "source_history" in primary or bool(since)
-    store.unmerge_primary(
-        primary["note_id"],
-        secondary["note_id"],
-        restore,
-        inc_access=int(plan["inc_access"]),
-        source_history=history + since if had_history else None,
-    )
-    store.insert_agent_documents([secondary])
-    manager = archive_manager()
-    merged_line = manager.find_line(secondary["note_id"])
-    if merged_line is not None and merged_line.reason == plan["archive_reason"]:
-        manager.drop([merged_line])
-    return {"primary": primary["note_id"], "secondary": secondary["note_id"]}
-
-
 UNDO_HANDLERS = {  # registered in MemoryAppConfig.ready()
     "note.edit": _undo_note_edit,
+    "note.create": _undo_note_create,
     "note.archive": _undo_note_archive,
     "note.restore": _undo_note_restore,
-    "pair.merge": _undo_pair_merge,
 }

@@ -11,12 +11,15 @@ from django.utils import timezone
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun, ReviewPair
 from memory_app.selectors import content_hash
-from memory_app.services.notes import pair_merge
+from memory_app.selectors.review import review_last_decided
+from memory_app.services.merging import pair_merge_audited, pair_supersede
 from memory_app.stores import deduplicator, notes_store
 from qqweb.actors import Actor
-from qqweb.audit.services import audit_begin, audited
+from qqweb.audit.errors import UndoRefused
+from qqweb.audit.models import AuditEvent
+from qqweb.audit.services import audit_begin, audit_undo, audited
 
-VERDICTS = ("merge", "not_duplicate", "skip")
+VERDICTS = ("merge", "supersede", "not_duplicate", "skip")
 
 
 def duplicates_scan(
@@ -60,7 +63,7 @@ def duplicates_scan(
             stats["queued"] += 1
         elif pair.status == ReviewPair.REJECTED and (pair.hash_a, pair.hash_b) == hashes:
             stats["kept_rejected"] += 1
-        elif pair.status in (ReviewPair.REJECTED, ReviewPair.MERGED):
+        elif pair.status in (ReviewPair.REJECTED, ReviewPair.MERGED, ReviewPair.SUPERSEDED):
             pair.status, pair.hash_a, pair.hash_b = ReviewPair.PENDING, *hashes
             pair.similarity = round(similarity, 4)
             changed.append(pair)
@@ -105,10 +108,12 @@ def review_verdict(
     primary_id: str | None = None,
     content: str | None = None,
 ) -> ReviewPair:
-    """merge (into ``primary_id``, optionally with the curator's text), not_duplicate
+    """merge (into ``primary_id``, optionally with the curator's text), supersede ("keep
+    the newer text": the newer note survives, the older is archived), not_duplicate
     (remembered), or skip (asked again later). Without ``primary_id`` the merge keeps the
-    agent's primary (``NoteDeduplicator.ordered``: the higher importance), the one the
-    review page pre-selects and auto-consolidation keeps."""
+    agent's primary (``NoteDeduplicator.ordered``: the higher importance), as
+    auto-consolidation does. The verdict's audit event is kept on the pair, for
+    :func:`review_back`."""
     if verdict not in VERDICTS:
         raise InvalidNote("verdict", f"must be one of {', '.join(VERDICTS)}")
     pair = ReviewPair.objects.filter(pk=pair_id).first()
@@ -119,7 +124,7 @@ def review_verdict(
     if verdict == "merge":
         if primary_id is not None and primary_id not in (pair.note_a, pair.note_b):
             raise InvalidNote("primary_id", "must be one of the two notes")
-        merged = pair_merge(
+        merged, event = pair_merge_audited(
             actor=actor,
             note_a_id=pair.note_a,
             note_b_id=pair.note_b,
@@ -127,7 +132,12 @@ def review_verdict(
             content=content or None,
             similarity=pair.similarity,
         )
-        return _decide(pair, ReviewPair.MERGED, actor, merged.note_id)
+        return _decide(pair, ReviewPair.MERGED, actor, merged.note_id, event)
+    if verdict == "supersede":
+        kept, event = pair_supersede(
+            actor=actor, note_a_id=pair.note_a, note_b_id=pair.note_b, similarity=pair.similarity
+        )
+        return _decide(pair, ReviewPair.SUPERSEDED, actor, kept.note_id, event)
     if verdict == "skip":
         return _decide(pair, ReviewPair.SKIPPED, actor, "")
     event = audit_begin(
@@ -135,23 +145,56 @@ def review_verdict(
     )
 
     def write() -> dict[str, int]:
-        _decide(pair, ReviewPair.REJECTED, actor, "")
+        _decide(pair, ReviewPair.REJECTED, actor, "", event)
         return {"pair_id": pair.pk}
 
     audited(event, write)
     return pair
 
 
-def _decide(pair: ReviewPair, status: str, actor: Actor, primary: str) -> ReviewPair:
+def _decide(
+    pair: ReviewPair, status: str, actor: Actor, primary: str, event: AuditEvent | None = None
+) -> ReviewPair:
     with transaction.atomic():
         pair.status, pair.decided_by, pair.primary = status, actor.label, primary
-        pair.decided_at = timezone.now()
-        pair.save(update_fields=["status", "decided_by", "decided_at", "primary"])
+        pair.decided_at, pair.event = timezone.now(), event
+        pair.save(update_fields=["status", "decided_by", "decided_at", "primary", "event"])
     return pair
 
 
+def review_back(*, actor: Actor) -> ReviewPair:
+    """ "Back": undo ``actor``'s latest verdict and put its pair back in the queue. A merge
+    or a supersede is undone through the audit log (the notes and the archive as they
+    were; refused with the reason when a note changed since, as any undo), "not a
+    duplicate" likewise, a skip simply becomes pending again."""
+    pair = review_last_decided(actor=actor)
+    if pair is None:
+        raise InvalidNote("verdict", "there is no verdict of yours to take back")
+    if pair.status == ReviewPair.SKIPPED:
+        _reopen(pair)
+        return pair
+    if pair.event_id is None:  # a verdict from before verdicts kept their event
+        raise InvalidNote("verdict", "this verdict has no audit event here: undo it in Audit")
+    try:
+        audit_undo(actor=actor, event_id=pair.event_id)
+    except UndoRefused as e:
+        raise InvalidNote("verdict", f"the last verdict cannot be taken back: {e.reason}") from e
+    pair.refresh_from_db()
+    if pair.status != ReviewPair.PENDING:  # undone, but the pair was not found by the undo
+        _reopen(pair)
+    return pair
+
+
+def _reopen(pair: ReviewPair) -> None:
+    pair.status, pair.decided_by, pair.decided_at, pair.primary = ReviewPair.PENDING, "", None, ""
+    pair.event = None
+    pair.save(update_fields=["status", "decided_by", "decided_at", "primary", "event"])
+
+
 def _undo_pair_reject(before: dict[str, Any], after: Any) -> dict[str, Any]:
-    ReviewPair.objects.filter(pk=before["pair_id"]).update(status=ReviewPair.PENDING)
+    pair = ReviewPair.objects.filter(pk=before["pair_id"]).first()
+    if pair is not None:
+        _reopen(pair)
     return before
 
 

@@ -4,7 +4,9 @@ event's ``before`` with the handler registered for its action."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,6 +20,20 @@ from qqweb.audit.registry import undo_handler, undo_role
 from qqweb.audit.snapshots import from_json, to_json
 from qqweb.auth import role_at_least
 
+_recording: ContextVar[list[AuditEvent] | None] = ContextVar("audit_recording", default=None)
+
+
+@contextmanager
+def events_recorded() -> Iterator[list[AuditEvent]]:
+    """The audit events begun inside the block, in order (a view wraps one service call
+    in it to offer an Undo of what that call did)."""
+    events: list[AuditEvent] = []
+    token = _recording.set(events)
+    try:
+        yield events
+    finally:
+        _recording.reset(token)
+
 
 def audit_begin(
     actor: Actor,
@@ -27,7 +43,7 @@ def audit_begin(
     before: Any,
     batch_id: uuid.UUID | None,
 ) -> AuditEvent:
-    return AuditEvent.objects.create(
+    event = AuditEvent.objects.create(
         actor=actor.label,
         actor_user_id=actor.user_id,
         action=action,
@@ -36,6 +52,10 @@ def audit_begin(
         before=to_json(before),
         batch_id=batch_id or uuid.uuid4(),
     )
+    recording = _recording.get()
+    if recording is not None:
+        recording.append(event)
+    return event
 
 
 def audited(event: AuditEvent, work: Callable[[], Any]) -> Any:

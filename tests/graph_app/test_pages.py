@@ -63,7 +63,7 @@ def test_the_edit_form_renames_and_says_how_to_undo(curator_client, graph):
     assert response.redirect_chain[-1][0] == reverse(
         "graph_app:entity", args=["Project", "Lumen RAG"]
     )
-    assert "Undo it from the audit log" in page and "lumen-rag, Lumen" in page
+    assert 'id="message-undo" data-undo-event=' in page and "lumen-rag, Lumen" in page
 
 
 def test_the_merge_page_previews_then_merges(curator_client, graph):

@@ -138,7 +138,8 @@ def test_a_bad_verdict_changes_nothing(curator_client, twins):
         {"verdict": "delete both"},
         follow=True,
     )
-    assert "verdict: must be one of merge, not_duplicate, skip" in response.content.decode()
+    expected = "verdict: must be one of merge, supersede, not_duplicate, skip"
+    assert expected in response.content.decode()
     assert ReviewPair.objects.get().status == "pending" and notes_store().count() == 3
 
 

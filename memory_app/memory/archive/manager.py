@@ -130,7 +130,12 @@ class ArchiveManager:
         return True
 
     def restore(
-        self, archived: ArchivedNote, boost_importance: float = 0.1, *, new_id: str | None = None
+        self,
+        archived: ArchivedNote,
+        boost_importance: float = 0.1,
+        *,
+        new_id: str | None = None,
+        keep_until: datetime | None = None,
     ) -> dict[str, Any]:
         """Bring back the note read as ``archived``: re-embedded with the current embedder,
         with its ``source`` and ``source_history``. Returns the document in MongoDB.
@@ -139,6 +144,7 @@ class ArchiveManager:
         given. Insert first, then mark that very line restored, found again under the lock
         by its ``note_id`` and ``archived_at`` (a purge or an undo may have moved it since
         it was read); a retry after a crash finishes the marking without inserting twice.
+        ``keep_until``: the restored note's grace period from archival (:mod:`..grace`).
         When the line is gone by then, the note this call inserted is taken out again and
         ``ArchiveLineGone`` (a ``NoteNotFound``) is raised."""
         store = self._store()
@@ -149,7 +155,9 @@ class ArchiveManager:
         doc = existing
         if doc is None:
             embedding = self._embed(archived.content, target)
-            doc = restored_document(archived, target, boost_importance, embedding, utcnow_naive())
+            doc = restored_document(
+                archived, target, boost_importance, embedding, utcnow_naive(), keep_until
+            )
             if not store.insert_agent_documents([doc]):  # the agent wrote that id meanwhile
                 raise RestoreConflict(target, new_note_id())
         if not self._mark_restored(archived):

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import MemoryLibraryError, NoteNotFound
+from ..grace import with_grace
 from .entries import ArchivedNote, local_naive_iso, parse_local
 
 
@@ -39,10 +40,16 @@ class ArchiveLineGone(NoteNotFound):
 
 
 def restored_document(
-    archived: ArchivedNote, target: str, boost: float, embedding: list[float], now: datetime
+    archived: ArchivedNote,
+    target: str,
+    boost: float,
+    embedding: list[float],
+    now: datetime,
+    keep_until: datetime | None = None,
 ) -> dict[str, Any]:
     """The note back in the agent's format, under ``target``, with its ``source`` and
-    ``source_history`` (the agent's own restore drops them) and the importance boosted."""
+    ``source_history`` (the agent's own restore drops them) and the importance boosted;
+    kept from archival until ``keep_until`` when given (:mod:`..grace`)."""
     metadata = {
         **archived.metadata,
         "restored_from_archive": True,
@@ -67,7 +74,7 @@ def restored_document(
         doc["source"] = archived.source
     if archived.source_history:
         doc["source_history"] = archived.source_history
-    return doc
+    return with_grace(doc, keep_until)
 
 
 def is_restore_of(doc: Mapping[str, Any], archived: ArchivedNote) -> bool:

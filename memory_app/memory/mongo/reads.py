@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from ..documents import utcnow_naive
-from ..listing import LIST_FIELDS, NoteFilter, NotesPage
+from ..listing import LIST_FIELDS, NoteFilter, NotesCount, NotesPage, build_query
 from .base import MongoBase
 from .paging import page_notes
 
@@ -46,6 +46,30 @@ class Reads(MongoBase):
                 now=now or utcnow_naive(),
                 max_scan=max_scan,
             )
+
+    def count_notes(
+        self, flt: NoteFilter | None = None, *, cap: int = 100_000, now: datetime | None = None
+    ) -> NotesCount:
+        """How many notes ``flt`` matches, for "41-60 of 1,234" on the list. Its cost:
+
+        - no filter: ``estimated_document_count``, the collection's metadata, no scan
+          (``estimated=True``);
+        - a filter the database evaluates: ``count_documents`` with ``limit=cap + 1``: an
+          index range on an indexed field (section, importance, source type and file,
+          last read), else a scan that stops after ``cap + 1`` matches; more than ``cap``
+          is reported as ``capped`` (a lower bound). A filter matching few notes among
+          many without an index (text, no embedding, stale) still reads the collection;
+        - a filter on effective importance: not counted (``value=None``), since it is
+          only known by decaying every note."""
+        flt = flt or NoteFilter()
+        if flt.needs_decay:
+            return NotesCount(None)
+        query = build_query(flt, now or utcnow_naive())
+        with self._guard():
+            if not query:
+                return NotesCount(int(self.collection.estimated_document_count()), estimated=True)
+            found = int(self.collection.count_documents(query, limit=cap + 1))
+        return NotesCount(min(found, cap), capped=found > cap)
 
     def importance_histogram(self, bins: int = 10, section: str | None = None) -> list[int]:
         """Counts of stored importance in ``bins`` equal buckets over [0, 1], counted by

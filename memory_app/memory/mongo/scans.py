@@ -12,6 +12,7 @@ import numpy as np
 from pymongo import UpdateOne
 
 from ..documents import effective_importance
+from ..grace import KEEP_UNTIL_FIELD, kept_from_archival
 from ..importance import (
     BASE_FIELD,
     DECAYED_FIELD,
@@ -186,10 +187,15 @@ class DecayScans(MongoBase):
 
     def archival_candidates(self, threshold: float, now: datetime) -> list[tuple[str, float]]:
         """``(note_id, effective importance)`` of every note below ``threshold`` now, in
-        collection order (the archival job and the seed's ``archive_low_importance``)."""
+        collection order (the archival job and the seed's ``archive_low_importance``).
+        A note in its grace period (``qqweb_keep_until`` after ``now``: restored, or
+        brought back by an undo) is never a candidate (:mod:`memory_app.memory.grace`)."""
         found: list[tuple[str, float]] = []
+        fields = {**DECAY_FIELDS, KEEP_UNTIL_FIELD: 1}
         with self._guard():
-            for doc in self.collection.find({}, DECAY_FIELDS).batch_size(2000):
+            for doc in self.collection.find({}, fields).batch_size(2000):
+                if kept_from_archival(doc, now):
+                    continue
                 value = effective_importance(doc, now)
                 if value < threshold:
                     found.append((str(doc["note_id"]), value))

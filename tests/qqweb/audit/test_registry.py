@@ -9,6 +9,7 @@ from qqweb.audit.registry import register_undo, undo_handler, undo_role, undoabl
 def test_every_undoable_action_is_registered_at_startup():
     assert set(undoable_actions()) == {
         "archive.purge",
+        "core.add",
         "core.promote",
         "core.remove",
         "entity.delete",
@@ -18,12 +19,14 @@ def test_every_undoable_action_is_registered_at_startup():
         "entity_pair.verdict",
         "graph.reembed",
         "note.archive",
+        "note.create",
         "note.edit",
         "note.restore",
         "notes.decay",
         "notes.reembed",
         "pair.merge",
         "pair.reject",
+        "pair.supersede",
         "promotion.reject",
         "relationship.delete",
         "relationship.edit",
