@@ -43,6 +43,17 @@ class NoteFilterForm(forms.Form):
     )
     cursor = forms.CharField(required=False, widget=forms.HiddenInput)
 
+    # What the list uses when the URL names no order; the dropdowns show the same.
+    DEFAULT_ORDER = {"sort": "updated", "direction": "desc"}
+
+    def __init__(self, data: Any = None, *args: Any, **kwargs: Any) -> None:
+        if data is not None:
+            data = data.copy()
+            for name, value in self.DEFAULT_ORDER.items():
+                if not data.get(name):
+                    data[name] = value
+        super().__init__(data, *args, **kwargs)
+
     def note_filter(self) -> NoteFilter:
         data = self.cleaned_data
         values: dict[str, Any] = {

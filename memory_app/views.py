@@ -22,7 +22,6 @@ from memory_app.memory import (
     StoreUnavailable,
 )
 from memory_app.memory.errors import StaleWrite
-from memory_app.memory.listing import NoteFilter
 from qqweb.actors import Actor
 from qqweb.audit import selectors as audit_selectors
 from qqweb.audit import services as audit_services
@@ -106,15 +105,11 @@ def notes_bulk(request: HttpRequest) -> HttpResponse:
     ids = data["note_ids"] if data["scope"] == "selected" else None
     flt = filter_form.note_filter() if data["scope"] == "matching" else None
     if not data["confirmed"]:
-        count = (
-            len(ids or [])
-            if ids is not None
-            else len(services.bulk_matching_ids(flt or NoteFilter()))
-        )
+        preview = services.notes_bulk_preview(note_ids=ids, flt=flt)
         return render(
             request,
             "memory_app/_bulk_confirm.html",
-            {"form": form, "count": count, "post": request.POST},
+            {"form": form, "preview": preview, "count": preview.count, "post": request.POST},
         )
     try:
         result = services.notes_bulk(

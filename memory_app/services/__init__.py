@@ -27,6 +27,7 @@ from memory_app.services.notes import (
     note_edit,
     note_restore,
     notes_bulk,
+    notes_bulk_preview,
     pair_merge,
 )
 from memory_app.services.review import VERDICTS, duplicates_scan, review_verdict
@@ -56,6 +57,7 @@ __all__ = [
     "note_edit",
     "note_restore",
     "notes_bulk",
+    "notes_bulk_preview",
     "pair_merge",
     "promotion_approve",
     "promotion_reject",
