@@ -187,10 +187,21 @@ def note_edit(request: HttpRequest, note_id: str) -> HttpResponse:
             importance=data["importance"],
         )
     except StaleWrite as e:
+        current = e.current or {}
+        diff_current, diff_mine = selectors.word_diff(
+            str(current.get("content", "")), data["content"]
+        )
         return render(
             request,
             "memory_app/stale_edit.html",
-            {"error": e, "mine": data, "current": e.current, "note_id": note_id},
+            {
+                "error": e,
+                "mine": data,
+                "current": e.current,
+                "note_id": note_id,
+                "diff_current": diff_current,
+                "diff_mine": diff_mine,
+            },
             status=409,
         )
     except (InvalidNote, NoteNotFound, DimensionMismatch) as e:
