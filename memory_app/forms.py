@@ -167,3 +167,19 @@ def _param_field(prop: dict[str, Any], initial: Any) -> forms.Field:
             attrs["max"] = str(prop["maximum"])
         widget = forms.NumberInput(attrs)
     return forms.CharField(required=False, label=label, initial=initial, widget=widget)
+
+
+class AuditFilterForm(forms.Form):
+    """The Audit page's filters; ``action`` is one of the actions the log holds."""
+
+    actor = forms.CharField(required=False, max_length=200, label="Who")
+    action = forms.ChoiceField(required=False, choices=[])
+    target = forms.CharField(required=False, max_length=200)
+    batch = forms.UUIDField(required=False)
+    before = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, actions: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["action"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [("", "any action"), *[(a, a) for a in actions]]

@@ -22,6 +22,7 @@ urlpatterns = [
     path("retrieval/", views.retrieval, name="retrieval"),
     path("audit/", views.audit, name="audit"),
     path("audit/<int:event_id>/undo/", views.audit_undo, name="audit_undo"),
+    path("audit/batches/<uuid:batch_id>/undo/", views.audit_batch_undo, name="audit_batch_undo"),
     path("archive/", views_archive.archive, name="archive"),
     path("archive/restore/", views_archive.archive_restore_many, name="archive_restore_many"),
     path("archive/purge/", views_archive.archive_purge, name="archive_purge"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib import messages
@@ -13,7 +14,14 @@ from django.views.decorators.http import require_GET, require_POST
 
 from graph_app.selectors import graph_overview
 from memory_app import selectors, services
-from memory_app.forms import BulkForm, NoteEditForm, NoteFilterForm, PromoteForm, SearchForm
+from memory_app.forms import (
+    AuditFilterForm,
+    BulkForm,
+    NoteEditForm,
+    NoteFilterForm,
+    PromoteForm,
+    SearchForm,
+)
 from memory_app.memory import (
     DimensionMismatch,
     InvalidNote,
@@ -260,19 +268,26 @@ def search(request: HttpRequest) -> HttpResponse:
 @require_GET
 @role_required(VIEWER)
 def audit(request: HttpRequest) -> HttpResponse:
-    filters = {k: request.GET.get(k, "")[:200] for k in ("actor", "action", "target")}
-    return render_page(
-        request,
-        "memory_app/audit.html",
-        "audit-table",
-        {
-            "events": audit_selectors.audit_events(
-                actor=filters["actor"], action=filters["action"], target=filters["target"]
-            ),
-            "filters": filters,
-            "can_curate": has_role(request.user, CURATOR),
-        },
+    form = AuditFilterForm(request.GET, actions=audit_selectors.audit_actions())
+    data = form.cleaned_data if form.is_valid() else {}
+    page = audit_selectors.audit_page(
+        actor=data.get("actor", ""),
+        action=data.get("action", ""),
+        target=data.get("target", ""),
+        batch=data.get("batch"),
+        before=data.get("before"),
     )
+    older = request.GET.copy()
+    older["before"] = str(page.next_before)
+    context = {
+        "form": form,
+        "page": page,
+        "events": page.events,
+        "batch": data.get("batch"),
+        "older_query": older.urlencode() if page.next_before else "",
+        "can_curate": has_role(request.user, CURATOR),
+    }
+    return render_page(request, "memory_app/audit.html", "audit-table", context)
 
 
 @require_POST
@@ -302,3 +317,16 @@ def retrieval(request: HttpRequest) -> HttpResponse:
         context,
         400 if context["error"] else 200,
     )
+
+
+@require_POST
+@role_required(CURATOR)
+def audit_batch_undo(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
+    """Undo every action of one batch (a bulk action, a merge, a maintenance run)."""
+    undone, refused = audit_services.batch_undo(
+        actor=Actor.from_request(request), batch_id=batch_id
+    )
+    messages.success(request, f"Batch undone: {undone} action{'s' if undone != 1 else ''}.")
+    for reason in refused:
+        messages.error(request, f"Not undone: {reason}")
+    return _back(request, reverse("memory_app:audit") + f"?batch={batch_id}")
