@@ -66,6 +66,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    # django-ninja ships Swagger UI: with its app installed, /api/docs serves it from our
+    # static files instead of a CDN, so the docs work offline.
+    "ninja",
     "template_partials",
     "django_celery_beat",
     "qqweb",
