@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from graph_app import selectors
@@ -76,7 +76,12 @@ def _entities_total(graph: Any, label: str, q: str) -> int | None:
 def entity(request: HttpRequest, label: str, name: str) -> HttpResponse:
     try:
         detail = selectors.entity_detail(label=label, name=name)
-    except (EntityNotFound, InvalidIdentifier) as e:
+    except EntityNotFound as e:
+        renamed_to = selectors.entity_renamed_to(label=label, name=name)
+        if renamed_to is not None:  # the old name of a renamed entity: go to the new one
+            return redirect("graph_app:entity", label=label, name=renamed_to)
+        return render(request, "memory_app/not_found.html", {"error": e}, status=404)
+    except InvalidIdentifier as e:
         return render(request, "memory_app/not_found.html", {"error": e}, status=404)
     return render(request, "graph_app/entity.html", {"e": detail})
 

@@ -45,6 +45,17 @@ class NoteFilterForm(forms.Form):
     )
     cursor = forms.CharField(required=False, max_length=512, widget=forms.HiddenInput)
 
+    # What the list uses when the URL names no order; the dropdowns show the same.
+    DEFAULT_ORDER = {"sort": "updated", "direction": "desc"}
+
+    def __init__(self, data: Any = None, *args: Any, **kwargs: Any) -> None:
+        if data is not None:
+            data = data.copy()
+            for name, value in self.DEFAULT_ORDER.items():
+                if not data.get(name):
+                    data[name] = value
+        super().__init__(data, *args, **kwargs)
+
     def note_filter(self) -> NoteFilter:
         data = self.cleaned_data
         values: dict[str, Any] = {
@@ -182,3 +193,19 @@ def _param_field(prop: dict[str, Any], initial: Any) -> forms.Field:
             attrs["max"] = str(prop["maximum"])
         widget = forms.NumberInput(attrs)
     return forms.CharField(required=False, label=label, initial=initial, widget=widget)
+
+
+class AuditFilterForm(forms.Form):
+    """The Audit page's filters; ``action`` is one of the actions the log holds."""
+
+    actor = forms.CharField(required=False, max_length=200, label="Who")
+    action = forms.ChoiceField(required=False, choices=[])
+    target = forms.CharField(required=False, max_length=200)
+    batch = forms.UUIDField(required=False)
+    before = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, actions: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["action"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [("", "any action"), *[(a, a) for a in actions]]

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from graph_app.selectors import graph_overview
 from memory_app import selectors, services
 from memory_app.forms import (
+    AuditFilterForm,
     BulkForm,
     NoteCreateForm,
     NoteEditForm,
@@ -31,7 +32,6 @@ from memory_app.memory import (
     StoreUnavailable,
 )
 from memory_app.memory.errors import StaleWrite
-from memory_app.memory.listing import NoteFilter
 from qqweb.actors import Actor
 from qqweb.audit import selectors as audit_selectors
 from qqweb.audit import services as audit_services
@@ -127,15 +127,11 @@ def notes_bulk(request: HttpRequest) -> HttpResponse:
     ids = data["note_ids"] if data["scope"] == "selected" else None
     flt = filter_form.note_filter() if data["scope"] == "matching" else None
     if not data["confirmed"]:
-        count = (
-            len(ids or [])
-            if ids is not None
-            else len(services.bulk_matching_ids(flt or NoteFilter()))
-        )
+        preview = services.notes_bulk_preview(note_ids=ids, flt=flt)
         return render(
             request,
             "memory_app/_bulk_confirm.html",
-            {"form": form, "count": count, "post": request.POST},
+            {"form": form, "preview": preview, "count": preview.count, "post": request.POST},
         )
     # The list to go back to, made before anything is written: the posted query string,
     # parsed and encoded again (a raw CR/LF would make the header, and the answer, fail).
@@ -220,10 +216,21 @@ def note_edit(request: HttpRequest, note_id: str) -> HttpResponse:
                 importance=data["importance"],
             )
     except StaleWrite as e:
+        current = e.current or {}
+        diff_current, diff_mine = selectors.word_diff(
+            str(current.get("content", "")), data["content"]
+        )
         return render(
             request,
             "memory_app/stale_edit.html",
-            {"error": e, "mine": data, "current": e.current, "note_id": note_id},
+            {
+                "error": e,
+                "mine": data,
+                "current": e.current,
+                "note_id": note_id,
+                "diff_current": diff_current,
+                "diff_mine": diff_mine,
+            },
             status=409,
         )
     except (InvalidNote, NoteNotFound, DimensionMismatch) as e:
@@ -311,20 +318,27 @@ def search(request: HttpRequest) -> HttpResponse:
 @require_GET
 @role_required(VIEWER)
 def audit(request: HttpRequest) -> HttpResponse:
-    filters = {k: request.GET.get(k, "")[:200] for k in ("actor", "action", "target")}
-    events = audit_selectors.audit_events(
-        actor=filters["actor"], action=filters["action"], target=filters["target"]
+    form = AuditFilterForm(request.GET, actions=audit_selectors.audit_actions())
+    data = form.cleaned_data if form.is_valid() else {}
+    page = audit_selectors.audit_page(
+        actor=data.get("actor", ""),
+        action=data.get("action", ""),
+        target=data.get("target", ""),
+        batch=data.get("batch"),
+        before=data.get("before"),
     )
-    return render_page(
-        request,
-        "memory_app/audit.html",
-        "audit-table",
-        {
-            "events": events,
-            "filters": filters,
-            "may_undo": audit_selectors.undoable_by(events=events, role=user_role(request.user)),
-        },
-    )
+    older = request.GET.copy()
+    older["before"] = str(page.next_before)
+    context = {
+        "form": form,
+        "page": page,
+        "events": page.events,
+        "batch": data.get("batch"),
+        "older_query": older.urlencode() if page.next_before else "",
+        "can_curate": has_role(request.user, CURATOR),
+        "may_undo": audit_selectors.undoable_by(events=page.events, role=user_role(request.user)),
+    }
+    return render_page(request, "memory_app/audit.html", "audit-table", context)
 
 
 @require_POST
@@ -341,12 +355,13 @@ def audit_undo(request: HttpRequest, event_id: int) -> HttpResponse:
 @require_POST
 @role_required(CURATOR)
 def audit_batch_undo(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
-    """Undo every action of a batch (the Undo button after a bulk action)."""
+    """Undo every action of one batch (a bulk action, a merge, a maintenance run; the Undo
+    button after a bulk action, the Audit page's batch view)."""
     try:
         undone, refused = audit_services.batch_undo(
             actor=Actor.from_request(request), batch_id=batch_id
         )
-    except StoreUnavailable as e:
+    except (UndoForbidden, StoreUnavailable) as e:
         messages.error(request, str(e))
         return _back(request, reverse("memory_app:audit"))
     messages.success(request, f"Undid {undone} change{pluralize(undone)}.")

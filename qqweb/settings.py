@@ -70,6 +70,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "django_htmx",
+    # django-ninja ships Swagger UI: with its app installed, /api/docs serves it from our
+    # static files instead of a CDN, so the docs work offline.
+    "ninja",
     "template_partials",
     "django_celery_beat",
     "axes",

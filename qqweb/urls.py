@@ -1,6 +1,9 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from qqweb import views
 from qqweb.api import api
@@ -31,6 +34,11 @@ urlpatterns = [
     ),
     path("admin/", admin.site.urls),
     path("api/", api.urls),
+    # Browsers ask for /favicon.ico on pages that name no icon (the API docs).
+    path(
+        "favicon.ico",
+        login_not_required(RedirectView.as_view(url=static("qqweb/favicon.svg"), permanent=True)),
+    ),
 ]
 
 handler400 = views.error_400

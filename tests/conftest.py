@@ -12,6 +12,8 @@ ones it touches:
 - ``stores``: all four, for tests that use everything (pages, whose layout checks every
   store, and the API).
 - ``celery_worker``: a real worker process on the same services, started once per session.
+- ``dev_broker_worker``: a real worker on the broker ``make dev`` runs (kombu's SQLAlchemy
+  transport on SQLite, thread pool), started once per session.
 
 A test that requests nothing starts nothing: every store setting then points where no
 store can answer (a closed port on loopback, a path under /dev/null), so a test that
@@ -70,14 +72,16 @@ STORE_FIXTURES = ("mongo", "memory_dir", "neo4j", "broker")
 _NOT_REQUESTED_TRACE = re.compile(r"127\.0\.0\.1:9\b|/dev/null/memory_dir-not-requested")
 
 
-def _celery_uses(url: str) -> None:
-    """Point the Celery app's broker and result backend at ``url``. The app read its
-    settings once and keeps its connection pool, producer pool and backend, so forget
-    those too: the next publish takes them from kombu's pools for the new URL."""
-    if celery_app.conf.broker_url == url and celery_app.conf.result_backend == url:
+def _celery_uses(url: str, result_backend: str | None = None) -> None:
+    """Point the Celery app's broker at ``url`` and its result backend at
+    ``result_backend`` (the same URL by default). The app read its settings once and keeps
+    its connection pool, producer pool and backend, so forget those too: the next publish
+    takes them from kombu's pools for the new URL."""
+    backend = result_backend or url
+    if celery_app.conf.broker_url == url and celery_app.conf.result_backend == backend:
         return
     celery_app.conf.broker_url = url
-    celery_app.conf.result_backend = url
+    celery_app.conf.result_backend = backend
     celery_app._pool = None
     if "amqp" in celery_app.__dict__:
         celery_app.amqp._producer_pool = None
@@ -243,6 +247,58 @@ def celery_worker(stores: dict[str, Any], worker_process: dict[str, str]) -> dic
     """The worker, and every store for this test (the worker uses them all); returns the
     worker's environment."""
     return worker_process
+
+
+@pytest.fixture(scope="session")
+def dev_broker_worker_process(
+    tmp_path_factory: pytest.TempPathFactory, mongo_server: SecantusDBServer, neo4j_uri: str
+) -> Iterator[dict[str, str]]:
+    """A real worker started as ``scripts/dev.sh`` starts it (thread pool, two threads) on
+    the broker ``make dev`` uses when CELERY_BROKER_URL is unset: kombu's SQLAlchemy
+    transport and the database result backend, on SQLite files of their own (the settings
+    derive the transport options from the URL, as for ``make dev``). Yields its
+    environment."""
+    workdir = tmp_path_factory.mktemp("dev-worker")
+    memory_dir = workdir / "memory"
+    memory_dir.mkdir()
+    env = {
+        "DJANGO_SETTINGS_MODULE": "qqweb.settings",
+        "MONGODB_URI": mongo_server.uri,
+        "QQ_MONGO_DB": "qqtest_dev_worker",
+        "NEO4J_URI": neo4j_uri,
+        "MEMORY_DIR": str(memory_dir),
+        "CELERY_BROKER_URL": f"sqla+sqlite:///{workdir / 'celery-broker.sqlite3'}",
+        "CELERY_RESULT_BACKEND": f"db+sqlite:///{workdir / 'celery-results.sqlite3'}",
+        "QQ_EMBEDDING_BACKEND": "hashing",
+        "DATABASE_URL": f"sqlite:///{django_settings.DATABASES['default']['TEST']['NAME']}",
+    }
+    proc = start_celery_worker(
+        env, workdir, name="qqweb-dev-broker", pool=("--pool=threads", "--concurrency=2")
+    )
+    yield env
+    stop(proc)
+
+
+@pytest.fixture
+def dev_broker_worker(
+    stores: dict[str, Any], settings: Any, dev_broker_worker_process: dict[str, str]
+) -> Iterator[dict[str, str]]:
+    """The ``make dev`` broker and its worker, and every store for this test; the notes
+    database and memory directory are the worker's (emptied before and after). Returns
+    the worker's environment."""
+    env = dev_broker_worker_process
+    settings.CELERY_BROKER_URL = env["CELERY_BROKER_URL"]
+    settings.CELERY_RESULT_BACKEND = env["CELERY_RESULT_BACKEND"]
+    _celery_uses(env["CELERY_BROKER_URL"], env["CELERY_RESULT_BACKEND"])
+    settings.QQ_MONGO_DB = env["QQ_MONGO_DB"]
+    settings.MEMORY_DIR = Path(env["MEMORY_DIR"])
+    forget_cached_health()
+    store = notes_store()
+    store.ensure_indexes()
+    store.clear_all()
+    yield env
+    vector_indexes_close()
+    notes_store().clear_all()
 
 
 # --- personas ------------------------------------------------------------------------------

@@ -147,7 +147,11 @@ def start_redis(workdir: Path) -> tuple[str, subprocess.Popen[str]]:
 
 
 def start_celery_worker(
-    env: dict[str, str], workdir: Path, queue: str = "celery", name: str = "qqweb-test"
+    env: dict[str, str],
+    workdir: Path,
+    queue: str = "celery",
+    name: str = "qqweb-test",
+    pool: tuple[str, ...] = ("--pool=solo", "--concurrency=1"),
 ) -> subprocess.Popen[str]:
     log = workdir / f"{name}.log"
     with open(log, "w") as out:
@@ -159,8 +163,7 @@ def start_celery_worker(
                 "-A",
                 "qqweb",
                 "worker",
-                "--pool=solo",
-                "--concurrency=1",
+                *pool,
                 "--loglevel=INFO",
                 f"--hostname={name}@%h",
                 "-Q",

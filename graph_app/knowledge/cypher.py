@@ -207,3 +207,13 @@ RETURN elementId(s) AS id, s.source_id AS source_id, properties(s) AS props
 ORDER BY source_id
 LIMIT $limit
 """
+
+# The entity of $label that holds $alias among its aliases (a renamed entity keeps its old
+# name there), most mentioned first. Both are parameters.
+ENTITY_NAME_FOR_ALIAS = """
+MATCH (n)
+WHERE $label IN labels(n) AND NOT n:Source AND $alias IN coalesce(n.aliases, [])
+RETURN n.name AS name
+ORDER BY coalesce(n.mention_count, 0) DESC, n.name
+LIMIT 1
+"""

@@ -79,6 +79,13 @@ class GraphStore(BackupMixin, CurationMixin, IndexesMixin):
 
     # --- browsing ---------------------------------------------------------------------------
 
+    def name_for_alias(self, label: str, alias: str) -> str | None:
+        """The name of the ``label`` entity that keeps ``alias`` as an alias (a rename
+        keeps the old name there), or None."""
+        checked_label(label)
+        rows = self._run(cypher.ENTITY_NAME_FOR_ALIAS, label=label, alias=alias)
+        return str(rows[0]["name"]) if rows else None
+
     def list_entities(
         self,
         *,

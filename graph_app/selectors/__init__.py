@@ -1,6 +1,14 @@
 """Reads over the knowledge graph, shaped for pages and the API."""
 
-from .browse import EntitiesPage, EntityDetail, entities_page, entity_detail, entity_lookup, orphans
+from .browse import (
+    EntitiesPage,
+    EntityDetail,
+    entities_page,
+    entity_detail,
+    entity_lookup,
+    entity_renamed_to,
+    orphans,
+)
 from .duplicates import DuplicateCandidate, duplicate_candidates
 from .neighbourhoods import NEIGHBOURHOOD_MAX, SOURCES_SHOWN, Neighbourhood, neighbourhood
 from .notes import notes_mentioning
@@ -21,6 +29,7 @@ __all__ = [
     "entities_search",
     "entity_detail",
     "entity_lookup",
+    "entity_renamed_to",
     "graph_overview",
     "neighbourhood",
     "notes_mentioning",

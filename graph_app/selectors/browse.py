@@ -120,6 +120,12 @@ def entity_detail(*, label: str, name: str) -> EntityDetail:
 # --- orphans, name lookups ------------------------------------------------------------------
 
 
+def entity_renamed_to(*, label: str, name: str) -> str | None:
+    """The current name of a ``label`` entity that was called ``name`` before (its alias
+    now), for the old URL to redirect; None when there is none."""
+    return graph_store().name_for_alias(label, name)
+
+
 def orphans(limit: int = 200) -> list[OrphanEntity]:
     """Entities with no relationship to another entity (provenance does not count)."""
     return graph_store().orphan_entities(limit=max(1, min(int(limit), 1000)))

@@ -29,6 +29,7 @@ from memory_app.services.notes import (
     note_edit,
     note_restore,
     notes_bulk,
+    notes_bulk_preview,
 )
 from memory_app.services.review import VERDICTS, duplicates_scan, review_back, review_verdict
 from memory_app.services.runs import run_create
@@ -78,6 +79,7 @@ __all__ = [
     "note_edit",
     "note_restore",
     "notes_bulk",
+    "notes_bulk_preview",
     "pair_merge",
     "pair_supersede",
     "promotion_approve",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -297,6 +298,33 @@ def bulk_matching_ids(flt: NoteFilter) -> list[str]:
         if cursor is None:
             break
     return ids
+
+
+@dataclass(frozen=True)
+class BulkPreview:
+    """What a bulk action would touch: how many notes, and the first few to show."""
+
+    count: int
+    shown: list[Note]
+
+    @property
+    def more(self) -> int:
+        return self.count - len(self.shown)
+
+
+def notes_bulk_preview(
+    *, note_ids: list[str] | None, flt: NoteFilter | None, show: int = 10
+) -> BulkPreview:
+    """The notes ``notes_bulk`` would act on (the listed ones, or every note matching
+    ``flt``), for its confirmation: the count and the first ``show`` notes."""
+    ids = (
+        list(dict.fromkeys(note_ids))
+        if note_ids is not None
+        else bulk_matching_ids(flt or NoteFilter())
+    )
+    docs = notes_store().notes_by_ids(ids[:show])
+    shown = [Note.from_document(docs[i]) for i in ids[:show] if i in docs]
+    return BulkPreview(count=len(ids), shown=shown)
 
 
 def _undo_note_edit(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:

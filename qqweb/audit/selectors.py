@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db.models import Count
 
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.registry import undo_role
@@ -38,3 +42,54 @@ def undoable_by(*, events: Iterable[AuditEvent], role: str | None) -> set[int]:
         and e.undo_of_id is None
         and role_at_least(role, undo_role(e.action, e.actor))
     }
+
+
+@dataclass(frozen=True)
+class AuditPage:
+    """One page of the audit log, newest first; ``next_before`` continues it."""
+
+    events: list[AuditEvent]
+    next_before: int | None
+    batch_sizes: dict[uuid.UUID, int]  # events per batch, for the batches on this page
+
+
+def audit_page(
+    *,
+    actor: str = "",
+    action: str = "",
+    target: str = "",
+    batch: uuid.UUID | None = None,
+    before: int | None = None,
+    limit: int = 50,
+) -> AuditPage:
+    """Events matching the filters (``action`` exactly, as picked from ``audit_actions``;
+    ``actor`` and ``target`` as parts), ``limit`` at a time by id, older than ``before``."""
+    events = AuditEvent.objects.select_related("undo_of").order_by("-id")
+    if actor:
+        events = events.filter(actor__icontains=actor)
+    if action:
+        events = events.filter(action=action)
+    if target:
+        events = events.filter(target_id__icontains=target)
+    if batch:
+        events = events.filter(batch_id=batch)
+    if before:
+        events = events.filter(id__lt=before)
+    limit = max(1, min(limit, 500))
+    rows = list(events[: limit + 1])
+    page = rows[:limit]
+    batches = {e.batch_id for e in page}
+    sizes = dict(
+        AuditEvent.objects.filter(batch_id__in=batches)
+        .values_list("batch_id")
+        .annotate(n=Count("id"))
+        .values_list("batch_id", "n")
+    )
+    for event in page:
+        event.batch_size = sizes.get(event.batch_id, 1)  # type: ignore[attr-defined]
+    return AuditPage(page, page[-1].pk if len(rows) > limit else None, sizes)
+
+
+def audit_actions() -> list[str]:
+    """Every action the log holds, for the Action filter's choices."""
+    return sorted(set(AuditEvent.objects.values_list("action", flat=True).distinct()))

@@ -135,8 +135,7 @@ def batch_undo(
             status=AuditEvent.DONE,
             undone_at__isnull=True,
             undo_of__isnull=True,
-        )
-        .order_by("-id")
+        ).order_by("-id")
     )
     for event in events:
         _access_undo(actor, event)

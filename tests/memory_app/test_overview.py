@@ -26,12 +26,12 @@ def test_overview_counts_notes_by_section_archive_lines_and_graph(viewer_client)
     page = viewer_client.get(reverse("memory_app:overview")).content.decode()
 
     notes = _card(page, "notes-card")
-    assert f'<span class="big">{sum(by_section.values())}</span>' in notes
+    assert f'<a class="big" href="/notes/">{sum(by_section.values())}</a>' in notes
     for section, count in by_section.items():
         assert f'aria-label="{section.replace("&", "&amp;")}: {count}"' in notes
 
     archive_lines = len((viewer_client_memory_dir() / "archive.jsonl").read_text().splitlines())
-    assert f'<span class="big">{archive_lines}</span>' in _card(page, "archive-card")
+    assert f'<a class="big" href="/archive/">{archive_lines}</a>' in _card(page, "archive-card")
 
     graph = _card(page, "graph-card")
     for label, count in labels.items():
@@ -52,7 +52,7 @@ def test_overview_still_shows_the_notes_when_the_graph_is_down(viewer_client, se
     response = viewer_client.get(reverse("memory_app:overview"))
     assert response.status_code == 200
     page = response.content.decode()
-    assert '<span class="big">1</span>' in _card(page, "notes-card")
+    assert '<a class="big" href="/notes/">1</a>' in _card(page, "notes-card")
     assert "The knowledge graph is not reachable" in page
     assert "JDK 17+" in page
 

@@ -112,7 +112,9 @@ def test_a_stale_edit_is_refused_and_shows_both_versions(curator_client, notes):
     )
     assert response.status_code == 409
     html = response.content.decode()
-    assert "Lumen uses Postgres" in html and "Lumen uses MongoDB 8 now" in html
+    assert '<span class="gone">MongoDB 8 now</span>' in html  # the store's, word by word
+    assert '<span class="new">Postgres</span>' in html  # the curator's
+    assert 'name="content" value="Lumen uses Postgres"' in html  # ready to save on top
     assert notes_store().get_full_note("note_0000000000a2")["content"] == "Lumen uses MongoDB 8 now"
 
 

@@ -1,0 +1,38 @@
+"""Graph curation in the browser: rename an entity, then its old URL."""
+
+import re
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from graph_app.stores import graph_store
+from tests.helpers import vector
+
+
+def test_a_renamed_entity_is_reached_by_its_old_url(page: Page, sign_in: Any, curator: Any) -> None:
+    graph_store().merge_entities(
+        "Project",
+        [
+            {
+                "name": "Lumen",
+                "props": {
+                    "description": "a retrieval service",
+                    "mention_count": 4,
+                    "embedding": vector("Lumen: a retrieval service"),
+                },
+            }
+        ],
+    )
+    sign_in(curator)
+    page.goto("/graph/entities/Project/Lumen/")
+    edit = page.locator("#entity-edit")
+    edit.get_by_label("Name").fill("Lumen RAG")
+    edit.get_by_role("button", name="Preview…").click()
+    expect(page.get_by_role("heading", name="Rename Project Lumen to Lumen RAG")).to_be_visible()
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_contain_text("Saved and re-embedded.")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Lumen RAG")
+
+    page.goto("/graph/entities/Project/Lumen/")
+    expect(page).to_have_url(re.compile(r"/graph/entities/Project/Lumen%20RAG/$"))
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Lumen RAG")
