@@ -166,6 +166,8 @@ QQ_STORE_TIMEOUT_MS = envint("QQ_STORE_TIMEOUT_MS", 2000)
 QQ_FACTS_MONGO_URI = envstr("QQ_FACTS_MONGO_URI", "")
 QQ_FACTS_MONGO_DB = envstr("QQ_FACTS_MONGO_DB", "")
 QQ_FACTS_COLLECTION = envstr("QQ_FACTS_COLLECTION", "memories")
+# The vanished-facts scan (contract 4.8) runs this often from beat (seconds; 0: never).
+QQ_FACTS_SCAN_INTERVAL_S = envint("QQ_FACTS_SCAN_INTERVAL_S", 300)
 
 NEO4J_URI = envstr("NEO4J_URI", "bolt://localhost:7687")
 NEO4J_USER = envstr("NEO4J_USER", "neo4j")
@@ -236,6 +238,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = broker_transport_options(
     CELERY_BROKER_URL, envint("QQ_BROKER_VISIBILITY_TIMEOUT", 3600)
 )
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Fixed entries; the DatabaseScheduler copies them into its tables at start.
+CELERY_BEAT_SCHEDULE = (
+    {"facts-vanished-scan": {"task": "facts.vanished_scan", "schedule": QQ_FACTS_SCAN_INTERVAL_S}}
+    if QQ_FACTS_SCAN_INTERVAL_S > 0
+    else {}
+)
 
 # --- Demo / dev --------------------------------------------------------------------------
 

@@ -14,7 +14,12 @@ class FactsAppConfig(AppConfig):
     verbose_name = "Facts memory (second agent)"
 
     def ready(self) -> None:
+        from memory_app.facts_app.services import UNDO_HANDLERS  # imports models
+        from qqweb.audit.registry import register_undo
+
         checks.register(facts_settings_check)
+        for action, handler in UNDO_HANDLERS.items():
+            register_undo(action, handler)
 
 
 def facts_settings_check(**kwargs: Any) -> list[checks.CheckMessage]:

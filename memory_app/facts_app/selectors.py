@@ -11,8 +11,10 @@ from typing import Any
 
 from memory_app.facts import EmbeddingState, Fact, FactQuery, StoredDocument
 from memory_app.facts.constants import DUPLICATE_THRESHOLD, SIMILAR_THRESHOLD
+from memory_app.facts.extjson import content_hash
 from memory_app.facts.lint import BREAKS, Finding, lint
-from memory_app.facts.rules import CleanupPlan, Deletion, cleanup_plan, nearest
+from memory_app.facts.rules import CleanupPlan, Deletion, cleanup_plan, nearest, similar_pairs
+from memory_app.facts_app.models import ArchivedFact, PairVerdict, SeenFact
 from memory_app.facts_app.stores import facts_store
 
 EMBEDDING_FILTERS = ("ok", "missing", "invalid")
@@ -182,3 +184,52 @@ def next_start_plan() -> CleanupPlan:
 def facts_lint() -> list[Finding]:
     store = facts_store()
     return lint(store.documents(), store.indexes())
+
+
+# --- curation: archive, vanished facts, possible contradictions ---------------------------
+
+
+def _location() -> str:
+    return ".".join(facts_store().location)
+
+
+def archived_facts(*, restored: bool = False, limit: int = 200) -> list[ArchivedFact]:
+    """qqweb's archive of this store, newest first; ``restored``: those brought back too."""
+    rows = ArchivedFact.objects.filter(location=_location())
+    if not restored:
+        rows = rows.filter(restored_at__isnull=True)
+    return list(rows[:limit])
+
+
+def vanished_facts(*, limit: int = 200) -> list[SeenFact]:
+    """Facts the agent deleted (qqweb's own archives left out), newest first."""
+    return list(
+        SeenFact.objects.filter(location=_location(), vanished_at__isnull=False)
+        .exclude(cause=SeenFact.QQWEB)
+        .select_related("archive")[:limit]
+    )
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    pair: Deletion  # anchor: the older fact
+    verdict: str  # "", both-true, contradiction
+
+
+def contradictions(*, include_dismissed: bool = False) -> list[Contradiction]:
+    """Pairs at 0.85 <= cosine < 0.95 (the agent keeps both), with the verdict remembered
+    for their two texts; "both true" ones are left out unless asked for."""
+    store = facts_store()
+    pairs = similar_pairs(store.facts(), SIMILAR_THRESHOLD)
+    verdicts = {
+        (v.hash_a, v.hash_b): v.verdict
+        for v in PairVerdict.objects.filter(location=".".join(store.location))
+    }
+    out = []
+    for pair in sorted(pairs, key=lambda p: -p.score):
+        key = tuple(sorted((content_hash(pair.anchor.content), content_hash(pair.deleted.content))))
+        verdict = verdicts.get((key[0], key[1]), "")
+        if verdict == PairVerdict.BOTH_TRUE and not include_dismissed:
+            continue
+        out.append(Contradiction(pair, verdict))
+    return out
