@@ -56,8 +56,8 @@ def _resolution(pair: Deletion, written: Collection[str], planned: set[str]) -> 
     anchor, deleted = pair.anchor.hex_id, pair.deleted.hex_id
     if deleted in written and anchor not in written:
         return Resolution(pair, pair.anchor, keeps_written=True)
-    if anchor in written:
-        return Resolution(pair, pair.deleted, keeps_written=deleted not in written)
+    if anchor in written:  # the written fact survives anyway; its partner would go
+        return Resolution(pair, pair.deleted, keeps_written=False)
     if deleted not in planned:
         return Resolution(pair, pair.deleted, keeps_written=False)
     return None

@@ -39,27 +39,45 @@ class ScanReport:
     vanished: int
 
 
-def _cause(
-    gone: Fact, survivors: list[Fact], appeared: list[Fact]
-) -> tuple[str, Fact | None, float | None]:
-    if gone.embedding is not EmbeddingState.OK:
-        return SeenFact.UNKNOWN, None, None
+def _duplicate_of(gone: Fact, survivors: list[Fact]) -> tuple[Fact, float] | None:
+    """The older surviving fact at >= 0.95 that the cleanup deleted ``gone`` for."""
     key = bson_sort_key(gone.timestamp)
-    best: tuple[float, Fact] | None = None
+    best: tuple[Fact, float] | None = None
     for fact in survivors:
         if fact.embedding is not EmbeddingState.OK or bson_sort_key(fact.timestamp) > key:
             continue
         score = cosine(gone.content_embedding, fact.content_embedding)
-        if score >= DUPLICATE_THRESHOLD and (best is None or score > best[0]):
-            best = (score, fact)
-    if best:
-        return SeenFact.DUPLICATE, best[1], best[0]
-    candidates = [f for f in appeared if f.metadata == {} and f.embedding is EmbeddingState.OK]
-    if candidates:
-        scored = [(cosine(gone.content_embedding, f.content_embedding), f) for f in candidates]
-        score, fact = max(scored, key=lambda s: s[0])
-        return SeenFact.REPLACED, fact, score
-    return SeenFact.UNKNOWN, None, None
+        if score >= DUPLICATE_THRESHOLD and (best is None or score > best[1]):
+            best = (fact, score)
+    return best
+
+
+def _causes(
+    gone: list[Fact], survivors: list[Fact], appeared: list[Fact]
+) -> dict[str, tuple[str, Fact | None, float | None]]:
+    """Each gone fact's cause. An update replaces one fact by one new fact: the facts
+    that appeared (empty ``metadata``) are matched one to one, most similar first."""
+    causes: dict[str, tuple[str, Fact | None, float | None]] = {}
+    rest = []
+    for fact in gone:
+        found = _duplicate_of(fact, survivors) if fact.embedding is EmbeddingState.OK else None
+        if found:
+            causes[fact.hex_id] = (SeenFact.DUPLICATE, found[0], found[1])
+        else:
+            causes[fact.hex_id] = (SeenFact.UNKNOWN, None, None)
+            if fact.embedding is EmbeddingState.OK:
+                rest.append(fact)
+    new = [f for f in appeared if f.metadata == {} and f.embedding is EmbeddingState.OK]
+    scored = sorted(
+        ((cosine(g.content_embedding, n.content_embedding), g, n) for g in rest for n in new),
+        key=lambda t: -t[0],
+    )
+    used: set[str] = set()
+    for score, g, n in scored:
+        if causes[g.hex_id][0] == SeenFact.UNKNOWN and n.hex_id not in used:
+            causes[g.hex_id] = (SeenFact.REPLACED, n, score)
+            used.add(n.hex_id)
+    return causes
 
 
 _DETAIL = {
@@ -90,6 +108,7 @@ def facts_scan(*, actor: Actor, now: datetime | None = None) -> ScanReport:
         row.score = None
         row.save()
     vanished = 0
+    gone_rows = []
     for row in rows.values():
         if row.fact_id in current or row.vanished_at is not None:
             continue
@@ -105,15 +124,18 @@ def facts_scan(*, actor: Actor, now: datetime | None = None) -> ScanReport:
             row.cause, row.archive = SeenFact.QQWEB, ours
             row.save()
             continue
-        gone = document_from_bson(document_loads(row.document))
-        assert isinstance(gone, Fact)  # only facts are snapshot
-        cause, related, score = _cause(gone, facts, appeared)
+        gone_rows.append(row)
+    gone = {row.fact_id: document_from_bson(document_loads(row.document)) for row in gone_rows}
+    causes = _causes([g for g in gone.values() if isinstance(g, Fact)], facts, appeared)
+    for row in gone_rows:
+        snapshot = gone[row.fact_id]
+        cause, related, score = causes.get(row.fact_id, (SeenFact.UNKNOWN, None, None))
         detail = _DETAIL[cause].format(id=related.hex_id if related else "")
         row.archive = ArchivedFact.objects.create(
             location=location,
             fact_id=row.fact_id,
             content=row.content,
-            timestamp=aware_utc(gone.timestamp),
+            timestamp=aware_utc(snapshot.timestamp),
             document=row.document,
             reason=ArchivedFact.VANISHED,
             detail=detail,
