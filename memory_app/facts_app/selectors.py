@@ -13,9 +13,18 @@ from memory_app.facts import EmbeddingState, Fact, FactQuery, StoredDocument
 from memory_app.facts.constants import DUPLICATE_THRESHOLD, SIMILAR_THRESHOLD
 from memory_app.facts.extjson import content_hash
 from memory_app.facts.lint import BREAKS, Finding, lint
-from memory_app.facts.rules import CleanupPlan, Deletion, cleanup_plan, nearest, similar_pairs
+from memory_app.facts.rules import (
+    CleanupPlan,
+    Deletion,
+    Retrieval,
+    cleanup_plan,
+    nearest,
+    retrieval_top,
+    similar_pairs,
+)
 from memory_app.facts_app.models import ArchivedFact, PairVerdict, SeenFact
-from memory_app.facts_app.stores import facts_store
+from memory_app.facts_app.stores import agent_embedding, facts_store
+from memory_app.memory import InvalidNote
 
 EMBEDDING_FILTERS = ("ok", "missing", "invalid")
 
@@ -233,3 +242,45 @@ def contradictions(*, include_dismissed: bool = False) -> list[Contradiction]:
             continue
         out.append(Contradiction(pair, verdict))
     return out
+
+
+# --- the shared protocol (qqweb.sources): summary and search -----------------------------
+
+
+@dataclass(frozen=True)
+class FactsSummary:
+    location: str
+    counts: list[tuple[str, int]]
+    breaks: int
+
+
+def facts_summary() -> FactsSummary:
+    """Counts for the Overview: facts, legacy documents, what the next start deletes, the
+    lint's breaking findings, qqweb's archive and the facts seen vanishing."""
+    store = facts_store()
+    docs = store.documents()
+    facts = [d for d in docs if isinstance(d, Fact)]
+    findings = lint(docs, store.indexes())
+    location = ".".join(store.location)
+    counts = [
+        ("facts", len(facts)),
+        ("with a usable vector", sum(1 for f in facts if f.embedding is EmbeddingState.OK)),
+        ("legacy facts (no vector)", sum(1 for f in facts if f.is_legacy)),
+        ("legacy conversation turns", sum(1 for d in docs if d.kind == "turn")),
+        ("deleted at the next start", len(cleanup_plan(facts).deletions)),
+        ("archived by qqweb", ArchivedFact.objects.filter(location=location).count()),
+        (
+            "vanished",
+            SeenFact.objects.filter(location=location, vanished_at__isnull=False)
+            .exclude(cause=SeenFact.QQWEB)
+            .count(),
+        ),
+    ]
+    return FactsSummary(location, counts, sum(1 for f in findings if f.severity == BREAKS))
+
+
+def facts_search(text: str, k: int = 10) -> Retrieval:
+    """The facts nearest to ``text`` by the agent's own cosine, embedded with its model."""
+    if not text.strip():
+        raise InvalidNote("query", "type something to search for")
+    return retrieval_top(agent_embedding(text), facts_store().facts(), k)

@@ -14,15 +14,13 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory_app.facts import AGENT_MODEL, DIMENSION, Fact, FactsStore
-from memory_app.facts.errors import AgentModelRequired
+from memory_app.facts import Fact, FactsStore
 from memory_app.facts.guard import WritePlan
 from memory_app.facts_app.models import ArchivedFact
 from memory_app.facts_app.services.steps import Step, run_steps, undo_steps
-from memory_app.facts_app.stores import facts_store
+from memory_app.facts_app.stores import agent_embedding, facts_store
 from memory_app.memory import InvalidNote
 from memory_app.memory.embeddings import Embedder
-from qqweb import clients
 from qqweb.actors import Actor
 from qqweb.audit.services import audit_begin, audited
 
@@ -57,17 +55,8 @@ class FactAction:
 
 
 def agent_vector(text: str, embedder: Embedder | None = None) -> list[float]:
-    """The agent's embedding of ``text``: all-MiniLM-L6-v2 only (by name, not only by
-    dimension: a 384-d hashing vector would fit and poison the agent's comparisons)."""
-    model = embedder or clients.embedder()
-    if model.model_name.rsplit("/", 1)[-1].lower() != AGENT_MODEL.lower():
-        raise AgentModelRequired(model.model_name)
-    vector = [float(x) for x in model.embed([text])[0].tolist()]
-    if len(vector) != DIMENSION:
-        raise AgentModelRequired(model.model_name, len(vector))
-    if not any(vector):
-        raise InvalidNote("content", "embeds to a zero vector, which the agent never saves")
-    return vector
+    """The agent's embedding (:func:`memory_app.facts_app.stores.agent_embedding`)."""
+    return agent_embedding(text, embedder)
 
 
 def clean_content(content: Any) -> str:
