@@ -41,6 +41,7 @@ from qqweb.auth import CURATOR, VIEWER, has_role, role_required, user_role
 from qqweb.messages import done_with_undo
 from qqweb.pages import render_page
 from qqweb.positions import list_position, page_offset
+from qqweb.sources import memory_sources
 
 
 def _back(request: HttpRequest, fallback: str) -> HttpResponse:
@@ -68,7 +69,12 @@ def overview(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "memory_app/overview.html",
-        {"memory": memory, "graph": graph_overview(), "insights": insights},
+        {
+            "memory": memory,
+            "graph": graph_overview(),
+            "insights": insights,
+            "other_sources": [s.summary() for s in memory_sources(exclude=("notes",))],
+        },
     )
 
 
@@ -310,6 +316,8 @@ def search(request: HttpRequest) -> HttpResponse:
             )
         except MemoryLibraryError as e:
             context["error"] = str(e)
+        query = form.cleaned_data["q"]
+        context["other_results"] = [s.search(query, 10) for s in memory_sources(exclude=("notes",))]
     return render_page(
         request, "memory_app/search.html", "search-results", context, 400 if form.errors else 200
     )

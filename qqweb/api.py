@@ -43,7 +43,12 @@ from graph_app.knowledge.errors import (
 )
 from memory_app.api import router as memory_router
 from memory_app.facts import FactNotFound, FactsConfigError
+from memory_app.facts.errors import AgentModelRequired, FactChanged
+from memory_app.facts.store import FactIdTaken
 from memory_app.facts_app.api import router as facts_router
+from memory_app.facts_app.api_curation import router as facts_curation_router
+from memory_app.facts_app.services import NeedsConfirmation
+from memory_app.facts_app.shapes import plan_out
 from memory_app.facts_app.stores import FactsOff
 from memory_app.memory import (
     DimensionMismatch,
@@ -320,6 +325,30 @@ def _rate_limited(request: HttpRequest, exc: Ratelimited) -> HttpResponse:
     return response
 
 
+@api.exception_handler(FactChanged)
+def _fact_changed(request: HttpRequest, exc: FactChanged) -> HttpResponse:
+    return _error(request, 409, "stale", str(exc), fact_id=exc.fact_id)
+
+
+@api.exception_handler(FactIdTaken)
+def _fact_id_taken(request: HttpRequest, exc: FactIdTaken) -> HttpResponse:
+    return _error(request, 409, "conflict", str(exc), fact_id=exc.fact_id)
+
+
+@api.exception_handler(NeedsConfirmation)
+def _needs_confirmation(request: HttpRequest, exc: NeedsConfirmation) -> HttpResponse:
+    """A facts write that would also archive facts not listed in ``archive``: nothing was
+    written; the body has the preview and the ids to send back."""
+    return _error(
+        request, 409, "confirm", str(exc), archive=exc.plan.archive_ids, preview=plan_out(exc.plan)
+    )
+
+
+@api.exception_handler(AgentModelRequired)
+def _agent_model_required(request: HttpRequest, exc: AgentModelRequired) -> HttpResponse:
+    return _error(request, 422, "wrong_embedder", str(exc), model=exc.model)
+
+
 @api.exception_handler(PermissionDenied)
 def _forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
     return _error(request, 403, "forbidden", str(exc) or "you may not do this")
@@ -384,5 +413,6 @@ def me(request: HttpRequest) -> dict[str, Any]:
 
 api.add_router("/", memory_router)
 api.add_router("/graph", graph_router)
+api.add_router("/", facts_curation_router)  # before: /facts/archive is not a fact id
 api.add_router("/", facts_router)
 api.add_router("/backup", backup_router)

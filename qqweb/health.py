@@ -19,6 +19,7 @@ from django.conf import settings
 from kombu import Connection
 
 from graph_app.stores import graph_store
+from memory_app.facts_app.stores import facts_enabled, facts_store
 from memory_app.stores import notes_store
 
 HINTS = {
@@ -27,6 +28,7 @@ HINTS = {
     "installed (or run `scripts/neo4j.sh start`).",
     "memory_dir": "Set MEMORY_DIR to the agent's memory directory.",
     "broker": "Check CELERY_BROKER_URL; maintenance jobs cannot run until it answers.",
+    "facts": "Check QQ_FACTS_MONGO_URI (the facts agent's MONGO_URI, with its database).",
 }
 
 
@@ -67,18 +69,32 @@ def _check_broker() -> str:
         return connection.transport_cls if isinstance(connection.transport_cls, str) else "ok"
 
 
+def _check_facts() -> str:
+    store = facts_store()
+    store.ping()
+    return ".".join(store.location)
+
+
 CHECKS: dict[str, Callable[[], str]] = {
     "mongodb": _check_mongodb,
     "neo4j": _check_neo4j,
     "memory_dir": _check_memory_dir,
     "broker": _check_broker,
 }
+OPTIONAL_CHECKS: dict[str, tuple[Callable[[], bool], Callable[[], str]]] = {
+    # the second agent's facts store: checked only while it is configured
+    "facts": (facts_enabled, _check_facts),
+}
+
+
+def _checks() -> dict[str, Callable[[], str]]:
+    return {**CHECKS, **{k: check for k, (on, check) in OPTIONAL_CHECKS.items() if on()}}
 
 
 def _run_check(name: str) -> StoreStatus:
     started = time.perf_counter()
     try:
-        detail = CHECKS[name]()
+        detail = _checks()[name]()
     except Exception as e:
         # A health check reports every failure as "down"; it never raises.
         message = getattr(e, "message", None) or str(e) or type(e).__name__
@@ -88,8 +104,9 @@ def _run_check(name: str) -> StoreStatus:
 
 
 def stores_health() -> list[StoreStatus]:
-    with ThreadPoolExecutor(max_workers=len(CHECKS)) as pool:
-        return list(pool.map(_run_check, CHECKS))
+    checks = _checks()
+    with ThreadPoolExecutor(max_workers=len(checks)) as pool:
+        return list(pool.map(_run_check, checks))
 
 
 _cache_lock = threading.Lock()
@@ -103,6 +120,7 @@ def _settings_key() -> tuple[Any, ...]:
         settings.NEO4J_URI,
         str(settings.MEMORY_DIR),
         settings.CELERY_BROKER_URL,
+        settings.QQ_FACTS_MONGO_URI,
     )
 
 

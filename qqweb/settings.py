@@ -250,6 +250,8 @@ QQ_BACKUP_DIR = Path(envstr("QQ_BACKUP_DIR", str(VAR_DIR / "backups"))).expandus
 QQ_FACTS_MONGO_URI = envstr("QQ_FACTS_MONGO_URI", "")
 QQ_FACTS_MONGO_DB = envstr("QQ_FACTS_MONGO_DB", "")
 QQ_FACTS_COLLECTION = envstr("QQ_FACTS_COLLECTION", "memories")
+# The vanished-facts scan (contract 4.8) runs this often from beat (seconds; 0: never).
+QQ_FACTS_SCAN_INTERVAL_S = envint("QQ_FACTS_SCAN_INTERVAL_S", 300)
 
 NEO4J_URI = envstr("NEO4J_URI", "bolt://localhost:7687")
 NEO4J_USER = envstr("NEO4J_USER", "neo4j")
@@ -336,11 +338,16 @@ CELERY_BROKER_TRANSPORT_OPTIONS = broker_transport_options(
     CELERY_BROKER_URL, envint("QQ_BROKER_VISIBILITY_TIMEOUT", 3600)
 )
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
-# Fixed entries (the database scheduler adds them to its tables); the jobs' own schedule
-# is edited on the Maintenance page.
+# Fixed entries (the DatabaseScheduler copies them into its tables at start); the jobs'
+# own schedule is edited on the Maintenance page.
 CELERY_BEAT_SCHEDULE = {
     "qqweb: reaper": {"task": "memory_app.reap_runs", "schedule": float(QQ_REAPER_INTERVAL_S)},
 }
+if QQ_FACTS_SCAN_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["facts-vanished-scan"] = {
+        "task": "facts.vanished_scan",
+        "schedule": float(QQ_FACTS_SCAN_INTERVAL_S),
+    }
 
 # --- Demo / dev --------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from bson import ObjectId
 from bson.errors import InvalidId
 from pymongo import DESCENDING, MongoClient
 from pymongo.collection import Collection
-from pymongo.errors import BulkWriteError, PyMongoError
+from pymongo.errors import BulkWriteError, DuplicateKeyError, PyMongoError
 
 from memory_app.memory.errors import InvalidNote, MemoryLibraryError
 from memory_app.memory.layouts import Layout, LayoutVerdict, WrongLayout, sample_layout
@@ -41,6 +41,14 @@ PAGE_SORT = [("timestamp", DESCENDING), ("_id", DESCENDING)]
 class FactNotFound(MemoryLibraryError):
     def __init__(self, fact_id: str) -> None:
         super().__init__(f"fact {fact_id!r} does not exist")
+        self.fact_id = fact_id
+
+
+class FactIdTaken(MemoryLibraryError):
+    """An insert under an ``_id`` that a document already has."""
+
+    def __init__(self, fact_id: str) -> None:
+        super().__init__(f"a document with _id {fact_id!r} exists already")
         self.fact_id = fact_id
 
 
@@ -249,6 +257,70 @@ class FactsStore:
                 upsert=False,
             )
         return result.matched_count == 1
+
+    def set_embedding_if_missing(self, fact_id: str, content: str, vector: list[float]) -> bool:
+        """Embed a legacy fact (contract 4.2 rule 6): ``$set content_embedding`` on the fact
+        with this content and no vector yet, no upsert. False when nothing matched."""
+        check_vector(vector)
+        self._require_facts_layout()
+        with self._guard():
+            result = self.collection.update_one(
+                {
+                    "_id": parse_fact_id(fact_id),
+                    "type": FACT_TYPE,
+                    "content": content,
+                    "content_embedding": {"$exists": False},
+                },
+                {"$set": {"content_embedding": vector}},
+                upsert=False,
+            )
+        return result.matched_count == 1
+
+    def unset_embedding_if_unchanged(self, fact_id: str, content: str) -> bool:
+        """The undo of :meth:`set_embedding_if_missing`: the fact with this content loses its
+        vector again (it becomes the legacy fact it was). False when nothing matched."""
+        self._require_facts_layout()
+        with self._guard():
+            result = self.collection.update_one(
+                {"_id": parse_fact_id(fact_id), "type": FACT_TYPE, "content": content},
+                {"$unset": {"content_embedding": ""}},
+                upsert=False,
+            )
+        return result.matched_count == 1
+
+    def insert_fact(self, document: Mapping[str, Any]) -> Any:
+        """Insert one document of the agent's shapes (contract 4.2 rule 4; a restore keeps
+        its ``_id``). Without ``_id`` pymongo generates the ObjectId, as the agent's
+        ``insert_one`` does. Raises :class:`FactIdTaken` when the ``_id`` is in use."""
+        doc = dict(document)
+        if "_id" not in doc:
+            doc["_id"] = ObjectId()
+        check_agent_document(doc)
+        self._require_facts_layout()
+        try:
+            with self._guard():
+                self.collection.insert_one(doc)
+        except Exception as e:
+            if isinstance(e.__cause__, DuplicateKeyError):
+                raise FactIdTaken(str(doc["_id"])) from e
+            raise
+        return doc["_id"]
+
+    def id_in_use(self, fact_id: Any) -> bool:
+        with self._guard():
+            return self.collection.find_one({"_id": fact_id}, {"_id": 1}) is not None
+
+    def delete_if_unchanged(self, fact_id: str, content: Any) -> bool:
+        """Delete the document with this ``_id`` while its ``content`` is still ``content``,
+        the text the caller archived (None: whatever it holds, for legacy turns, which have
+        none). False when nothing matched."""
+        self._require_facts_layout()
+        filt: dict[str, Any] = {"_id": parse_fact_id(fact_id)}
+        if content is not None:
+            filt["content"] = content
+        with self._guard():
+            result = self.collection.delete_one(filt)
+        return result.deleted_count == 1
 
     def insert_into_empty(self, documents: Iterable[Mapping[str, Any]]) -> int:
         """Insert whole documents of the agent's shapes (demo data) into an EMPTY

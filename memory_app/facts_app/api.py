@@ -1,5 +1,8 @@
 """JSON front door of the facts store: a ninja router added to ``qqweb.api`` under
-``/facts``. Read-only in this step; the viewer role reads."""
+``/facts``. The viewer role reads, the curator writes. Every write answers with its
+preview (what the agent would do with the result); one that would also archive facts not
+listed in ``archive`` answers 409 with that preview and writes nothing. The archive,
+vanished facts, contradictions and pair actions are in ``api_curation.py``."""
 
 from __future__ import annotations
 
@@ -8,36 +11,26 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.http import HttpRequest
-from ninja import Field, Query, Router, Schema
+from ninja import Field, Query, Router, Schema, Status
 
 from memory_app.facts import MISSING
 from memory_app.facts.lint import agent_broken
-from memory_app.facts.rules import Deletion
-from memory_app.facts_app import selectors
+from memory_app.facts_app import selectors, services
 from memory_app.facts_app.schemas import (
+    FactActionOut,
+    FactCreateIn,
     FactDetailOut,
+    FactEditIn,
     FactsPageOut,
     LintOut,
     NextStartOut,
 )
+from memory_app.facts_app.shapes import action_out, pair_out
+from qqweb.actors import Actor
 from qqweb.api_types import Cursor, Limit200, SearchText, errors
-from qqweb.auth import VIEWER, require_role
+from qqweb.auth import CURATOR, VIEWER, require_role
 
 router = Router(tags=["facts"])
-
-
-def pair_out(d: Deletion) -> dict[str, Any]:
-    return {
-        "anchor_id": d.anchor.hex_id,
-        "anchor_content": d.anchor.text,
-        "anchor_timestamp": d.anchor.timestamp if d.anchor.timestamp_is_date else None,
-        "deleted_id": d.deleted.hex_id,
-        "deleted_content": d.deleted.text,
-        "deleted_timestamp": d.deleted.timestamp if d.deleted.timestamp_is_date else None,
-        "score": d.score,
-        "borderline": d.borderline,
-        "tie": d.tie,
-    }
 
 
 def _json_value(value: Any) -> Any:
@@ -148,3 +141,51 @@ def fact_get(request: HttpRequest, fact_id: str) -> dict[str, Any]:
         "deletes": [pair_out(d) for d in detail.deletes],
         "findings": [asdict(f) for f in detail.findings],
     }
+
+
+@router.post("/facts", response={201: FactActionOut, 200: FactActionOut})
+def fact_create(request: HttpRequest, payload: FactCreateIn) -> Status:
+    """A new fact in the agent's exact shape, embedded with all-MiniLM-L6-v2 (any other
+    model: 422). ``preview.add.refused``: the agent itself would not have saved it."""
+    require_role(request, CURATOR)
+    result = services.fact_create(
+        actor=Actor.from_request(request),
+        content=payload.content,
+        confirm=payload.archive,
+        dry_run=payload.dry_run,
+    )
+    return Status(201 if result.applied else 200, action_out(result))
+
+
+class DeleteQuery(Schema):
+    archive: list[str] = []
+    dry_run: bool = False
+
+
+@router.patch("/facts/{fact_id}", response=FactActionOut)
+def fact_edit(request: HttpRequest, fact_id: str, payload: FactEditIn) -> dict[str, Any]:
+    """In place: guarded on ``expected_content`` (409 ``stale`` when the fact changed or
+    is gone), ``_id`` and ``timestamp`` kept."""
+    require_role(request, CURATOR)
+    result = services.fact_edit(
+        actor=Actor.from_request(request),
+        fact_id=fact_id,
+        expected_content=payload.expected_content,
+        content=payload.content,
+        confirm=payload.archive,
+        dry_run=payload.dry_run,
+    )
+    return action_out(result)
+
+
+@router.delete("/facts/{fact_id}", response=FactActionOut)
+def fact_delete(request: HttpRequest, fact_id: str, query: Query[DeleteQuery]) -> dict[str, Any]:
+    """Archived in qqweb's table first, then deleted; restorable."""
+    require_role(request, CURATOR)
+    result = services.fact_delete(
+        actor=Actor.from_request(request),
+        fact_id=fact_id,
+        confirm=query.archive,
+        dry_run=query.dry_run,
+    )
+    return action_out(result)

@@ -14,7 +14,15 @@ class FactsAppConfig(AppConfig):
     verbose_name = "Facts memory (second agent)"
 
     def ready(self) -> None:
+        from memory_app.facts_app.services import UNDO_HANDLERS  # imports models
+        from memory_app.facts_app.source import facts_source
+        from qqweb.audit.registry import register_undo
+        from qqweb.sources import register_source
+
         checks.register(facts_settings_check)
+        register_source("facts", facts_source)
+        for action, handler in UNDO_HANDLERS.items():
+            register_undo(action, handler)
 
 
 def facts_settings_check(**kwargs: Any) -> list[checks.CheckMessage]:

@@ -81,3 +81,99 @@ class NextStartOut(Schema):
 class LintOut(Schema):
     agent_broken: bool
     findings: list[FindingOut]
+
+
+# --- writes ------------------------------------------------------------------------------
+
+
+class WriteOptions(Schema):
+    archive: list[str] = []  # the ids the preview said qqweb also archives: confirmed
+    dry_run: bool = False  # only the preview
+
+
+class FactCreateIn(WriteOptions):
+    content: str
+
+
+class FactEditIn(WriteOptions):
+    expected_content: str  # the text the curator saw (the guard of the in-place edit)
+    content: str
+
+
+class PairResolveIn(WriteOptions):
+    anchor_id: str
+    deleted_id: str
+    how: str  # keep-older, keep-newer-text, delete-both
+
+
+class VerdictIn(Schema):
+    a_id: str
+    b_id: str
+    verdict: str  # both-true, contradiction
+
+
+class AddVerdictOut(Schema):
+    refused: bool  # the agent itself would not have saved this text
+    best_id: str | None
+    best_content: str | None
+    best_score: float | None
+    borderline: bool
+
+
+class ResolutionOut(Schema):
+    archive_id: str
+    archive_content: str
+    keeps_written: bool  # archived so that the written text survives
+    pair: PairOut
+
+
+class PlanOut(Schema):
+    add: AddVerdictOut | None
+    archive: list[str]  # what qqweb archives besides: send back in `archive` to confirm
+    resolutions: list[ResolutionOut]
+    new_deletions: list[PairOut]  # what the next start would delete that it does not now
+    next_start_deletions: int  # after the write
+
+
+class FactActionOut(Schema):
+    action: str
+    applied: bool
+    fact_id: str
+    event_id: int | None
+    archived: list[str]
+    preview: PlanOut
+
+
+class ArchivedFactOut(Schema):
+    id: int
+    fact_id: str
+    content: str
+    timestamp: UtcDateTime | None
+    reason: str
+    detail: str
+    actor: str
+    archived_at: UtcDateTime
+    restored_at: UtcDateTime | None
+    restored_id: str
+
+
+class VanishedOut(Schema):
+    fact_id: str
+    content: str
+    cause: str  # replaced, duplicate, unknown
+    related_id: str
+    related_content: str
+    score: float | None
+    vanished_at: UtcDateTime | None
+    archive_id: int | None  # restore it with POST /api/facts/archive/{archive_id}/restore
+
+
+class ScanOut(Schema):
+    seen: int
+    new: int
+    vanished: int
+
+
+class ContradictionOut(Schema):
+    pair: PairOut
+    verdict: str

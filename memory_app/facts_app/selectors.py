@@ -11,9 +11,20 @@ from typing import Any
 
 from memory_app.facts import EmbeddingState, Fact, FactQuery, StoredDocument
 from memory_app.facts.constants import DUPLICATE_THRESHOLD, SIMILAR_THRESHOLD
+from memory_app.facts.extjson import content_hash
 from memory_app.facts.lint import BREAKS, Finding, lint
-from memory_app.facts.rules import CleanupPlan, Deletion, cleanup_plan, nearest
-from memory_app.facts_app.stores import facts_store
+from memory_app.facts.rules import (
+    CleanupPlan,
+    Deletion,
+    Retrieval,
+    cleanup_plan,
+    nearest,
+    retrieval_top,
+    similar_pairs,
+)
+from memory_app.facts_app.models import ArchivedFact, PairVerdict, SeenFact
+from memory_app.facts_app.stores import agent_embedding, facts_store
+from memory_app.memory import InvalidNote
 
 EMBEDDING_FILTERS = ("ok", "missing", "invalid")
 
@@ -182,3 +193,94 @@ def next_start_plan() -> CleanupPlan:
 def facts_lint() -> list[Finding]:
     store = facts_store()
     return lint(store.documents(), store.indexes())
+
+
+# --- curation: archive, vanished facts, possible contradictions ---------------------------
+
+
+def _location() -> str:
+    return ".".join(facts_store().location)
+
+
+def archived_facts(*, restored: bool = False, limit: int = 200) -> list[ArchivedFact]:
+    """qqweb's archive of this store, newest first; ``restored``: those brought back too."""
+    rows = ArchivedFact.objects.filter(location=_location())
+    if not restored:
+        rows = rows.filter(restored_at__isnull=True)
+    return list(rows[:limit])
+
+
+def vanished_facts(*, limit: int = 200) -> list[SeenFact]:
+    """Facts the agent deleted (qqweb's own archives left out), newest first."""
+    return list(
+        SeenFact.objects.filter(location=_location(), vanished_at__isnull=False)
+        .exclude(cause=SeenFact.QQWEB)
+        .select_related("archive")[:limit]
+    )
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    pair: Deletion  # anchor: the older fact
+    verdict: str  # "", both-true, contradiction
+
+
+def contradictions(*, include_dismissed: bool = False) -> list[Contradiction]:
+    """Pairs at 0.85 <= cosine < 0.95 (the agent keeps both), with the verdict remembered
+    for their two texts; "both true" ones are left out unless asked for."""
+    store = facts_store()
+    pairs = similar_pairs(store.facts(), SIMILAR_THRESHOLD)
+    verdicts = {
+        (v.hash_a, v.hash_b): v.verdict
+        for v in PairVerdict.objects.filter(location=".".join(store.location))
+    }
+    out = []
+    for pair in sorted(pairs, key=lambda p: -p.score):
+        key = tuple(sorted((content_hash(pair.anchor.content), content_hash(pair.deleted.content))))
+        verdict = verdicts.get((key[0], key[1]), "")
+        if verdict == PairVerdict.BOTH_TRUE and not include_dismissed:
+            continue
+        out.append(Contradiction(pair, verdict))
+    return out
+
+
+# --- the shared protocol (qqweb.sources): summary and search -----------------------------
+
+
+@dataclass(frozen=True)
+class FactsSummary:
+    location: str
+    counts: list[tuple[str, int]]
+    breaks: int
+
+
+def facts_summary() -> FactsSummary:
+    """Counts for the Overview: facts, legacy documents, what the next start deletes, the
+    lint's breaking findings, qqweb's archive and the facts seen vanishing."""
+    store = facts_store()
+    docs = store.documents()
+    facts = [d for d in docs if isinstance(d, Fact)]
+    findings = lint(docs, store.indexes())
+    location = ".".join(store.location)
+    counts = [
+        ("facts", len(facts)),
+        ("with a usable vector", sum(1 for f in facts if f.embedding is EmbeddingState.OK)),
+        ("legacy facts (no vector)", sum(1 for f in facts if f.is_legacy)),
+        ("legacy conversation turns", sum(1 for d in docs if d.kind == "turn")),
+        ("deleted at the next start", len(cleanup_plan(facts).deletions)),
+        ("archived by qqweb", ArchivedFact.objects.filter(location=location).count()),
+        (
+            "vanished",
+            SeenFact.objects.filter(location=location, vanished_at__isnull=False)
+            .exclude(cause=SeenFact.QQWEB)
+            .count(),
+        ),
+    ]
+    return FactsSummary(location, counts, sum(1 for f in findings if f.severity == BREAKS))
+
+
+def facts_search(text: str, k: int = 10) -> Retrieval:
+    """The facts nearest to ``text`` by the agent's own cosine, embedded with its model."""
+    if not text.strip():
+        raise InvalidNote("query", "type something to search for")
+    return retrieval_top(agent_embedding(text), facts_store().facts(), k)

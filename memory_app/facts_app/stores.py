@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from memory_app.facts import FactsConfigError, FactsStore, facts_database
+from memory_app.facts import AGENT_MODEL, DIMENSION, FactsConfigError, FactsStore, facts_database
+from memory_app.facts.errors import AgentModelRequired
+from memory_app.memory import InvalidNote
+from memory_app.memory.embeddings import Embedder
+from qqweb.clients import embedder as configured_embedder
 from qqweb.clients import facts_mongo_client
 
 
@@ -38,3 +42,18 @@ def facts_store() -> FactsStore:
         facts_database(settings.QQ_FACTS_MONGO_URI, settings.QQ_FACTS_MONGO_DB),
         settings.QQ_FACTS_COLLECTION,
     )
+
+
+def agent_embedding(text: str, embedder: Embedder | None = None) -> list[float]:
+    """The agent's embedding of ``text``: all-MiniLM-L6-v2 only (by name, not only by
+    dimension: a 384-d hashing vector would fit and poison the agent's comparisons), as
+    the 384 Python floats the agent stores."""
+    model = embedder or configured_embedder()
+    if model.model_name.rsplit("/", 1)[-1].lower() != AGENT_MODEL.lower():
+        raise AgentModelRequired(model.model_name)
+    vector = [float(x) for x in model.embed([text])[0].tolist()]
+    if len(vector) != DIMENSION:
+        raise AgentModelRequired(model.model_name, len(vector))
+    if not any(vector):
+        raise InvalidNote("content", "embeds to a zero vector, which the agent never saves")
+    return vector

@@ -1,0 +1,228 @@
+"""HTML front door of the facts writes: create, edit, delete, embed, restore, the
+next-start pair actions, contradiction verdicts and the vanished-facts scan.
+
+Every write form posts here (htmx: into ``#write-preview``). The view calls one service:
+done, it redirects with a message; "Preview" (``dry_run``) or a write that would also
+archive facts not confirmed yet renders the preview with a form that re-sends the same
+fields plus those ids. Errors render in the same place with their status (for htmx
+requests 200, so htmx swaps them in; ``data-status`` keeps the code)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from memory_app.facts import FactNotFound
+from memory_app.facts.errors import AgentModelRequired, FactChanged
+from memory_app.facts_app import selectors, services
+from memory_app.facts_app.services import FactAction, NeedsConfirmation
+from memory_app.facts_app.views import facts_on
+from memory_app.memory import InvalidNote
+from qqweb.actors import Actor
+from qqweb.auth import CURATOR, VIEWER, role_required
+
+Run = Callable[[Collection[str], bool], FactAction]
+
+_ERRORS: dict[type[Exception], int] = {
+    InvalidNote: 400,
+    FactNotFound: 404,
+    FactChanged: 409,
+    AgentModelRequired: 422,
+}
+
+
+def _done(request: HttpRequest, url: str) -> HttpResponse:
+    if getattr(request, "htmx", False):
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = url
+        return response
+    return redirect(url)
+
+
+def _write(
+    request: HttpRequest, run: Run, *, fields: dict[str, str], done_url: str, what: str
+) -> HttpResponse:
+    """Run a write from its form; see the module docstring."""
+    context: dict[str, Any] = {"action_url": request.path, "fields": fields, "what": what}
+    status = 200
+    try:
+        result = run(request.POST.getlist("archive"), "preview" in request.POST)
+    except NeedsConfirmation as e:
+        context["plan"] = e.plan
+    except tuple(_ERRORS) as e:
+        context["error"] = str(e)
+        status = next(code for kind, code in _ERRORS.items() if isinstance(e, kind))
+    else:
+        if result.applied:
+            archived = f"; archived {len(result.archived)}" if result.archived else ""
+            messages.success(request, f"{what}: done{archived}. Undo it from the audit log.")
+            if result.fact_id:
+                done_url = reverse("facts_app:fact_detail", args=[result.fact_id])
+            return _done(request, done_url)
+        context["plan"] = result.plan
+    context["status"] = status
+    htmx = getattr(request, "htmx", False)
+    template = "facts_app/write.html#write-preview" if htmx else "facts_app/write.html"
+    return render(request, template, context, status=200 if htmx else status)
+
+
+@role_required(CURATOR)
+@facts_on
+def fact_new(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        return render(request, "facts_app/new.html", {})
+    content = request.POST.get("content", "")
+    return _write(
+        request,
+        lambda confirm, dry: services.fact_create(
+            actor=Actor.from_request(request), content=content, confirm=confirm, dry_run=dry
+        ),
+        fields={"content": content},
+        done_url=reverse("facts_app:facts"),
+        what="New fact",
+    )
+
+
+@require_POST
+@role_required(CURATOR)
+@facts_on
+def fact_edit(request: HttpRequest, fact_id: str) -> HttpResponse:
+    fields = {k: request.POST.get(k, "") for k in ("expected_content", "content")}
+    return _write(
+        request,
+        lambda confirm, dry: services.fact_edit(
+            actor=Actor.from_request(request),
+            fact_id=fact_id,
+            expected_content=fields["expected_content"],
+            content=fields["content"],
+            confirm=confirm,
+            dry_run=dry,
+        ),
+        fields=fields,
+        done_url=reverse("facts_app:fact_detail", args=[fact_id]),
+        what="Edit",
+    )
+
+
+@require_POST
+@role_required(CURATOR)
+@facts_on
+def fact_delete(request: HttpRequest, fact_id: str) -> HttpResponse:
+    return _write(
+        request,
+        lambda confirm, dry: services.fact_delete(
+            actor=Actor.from_request(request), fact_id=fact_id, confirm=confirm, dry_run=dry
+        ),
+        fields={},
+        done_url=reverse("facts_app:facts"),
+        what="Delete (archived first)",
+    )
+
+
+@require_POST
+@role_required(CURATOR)
+@facts_on
+def fact_embed(request: HttpRequest, fact_id: str) -> HttpResponse:
+    return _write(
+        request,
+        lambda confirm, dry: services.fact_embed(
+            actor=Actor.from_request(request), fact_id=fact_id, confirm=confirm, dry_run=dry
+        ),
+        fields={},
+        done_url=reverse("facts_app:fact_detail", args=[fact_id]),
+        what="Embed the legacy fact",
+    )
+
+
+@require_POST
+@role_required(CURATOR)
+@facts_on
+def pair_resolve(request: HttpRequest) -> HttpResponse:
+    fields = {k: request.POST.get(k, "") for k in ("anchor_id", "deleted_id", "how")}
+    return _write(
+        request,
+        lambda confirm, dry: services.pair_resolve(
+            actor=Actor.from_request(request),
+            anchor_id=fields["anchor_id"],
+            deleted_id=fields["deleted_id"],
+            how=fields["how"],
+            confirm=confirm,
+            dry_run=dry,
+        ),
+        fields=fields,
+        done_url=reverse("facts_app:next_start"),
+        what=f"Pair: {fields['how']}",
+    )
+
+
+@require_GET
+@role_required(VIEWER)
+@facts_on
+def archive(request: HttpRequest) -> HttpResponse:
+    restored = request.GET.get("restored") == "1"
+    rows = selectors.archived_facts(restored=restored)
+    return render(request, "facts_app/archive.html", {"rows": rows, "restored": restored})
+
+
+@require_POST
+@role_required(CURATOR)
+@facts_on
+def archive_restore(request: HttpRequest, archive_id: int) -> HttpResponse:
+    return _write(
+        request,
+        lambda confirm, dry: services.fact_restore(
+            actor=Actor.from_request(request), archive_id=archive_id, confirm=confirm, dry_run=dry
+        ),
+        fields={},
+        done_url=reverse("facts_app:archive"),
+        what="Restore",
+    )
+
+
+@require_GET
+@role_required(VIEWER)
+@facts_on
+def contradictions(request: HttpRequest) -> HttpResponse:
+    dismissed = request.GET.get("dismissed") == "1"
+    rows = selectors.contradictions(include_dismissed=dismissed)
+    return render(request, "facts_app/contradictions.html", {"rows": rows, "dismissed": dismissed})
+
+
+@require_POST
+@role_required(CURATOR)
+@facts_on
+def contradiction_verdict(request: HttpRequest) -> HttpResponse:
+    try:
+        services.contradiction_verdict(
+            actor=Actor.from_request(request),
+            a_id=request.POST.get("a_id", ""),
+            b_id=request.POST.get("b_id", ""),
+            verdict=request.POST.get("verdict", ""),
+        )
+    except (InvalidNote, FactChanged) as e:
+        messages.error(request, str(e))
+    return _done(request, reverse("facts_app:contradictions"))
+
+
+@require_GET
+@role_required(VIEWER)
+@facts_on
+def vanished(request: HttpRequest) -> HttpResponse:
+    return render(request, "facts_app/vanished.html", {"rows": selectors.vanished_facts()})
+
+
+@require_POST
+@role_required(CURATOR)
+@facts_on
+def vanished_scan(request: HttpRequest) -> HttpResponse:
+    report = services.facts_scan(actor=Actor.from_request(request))
+    messages.success(
+        request, f"Scanned {report.seen} facts: {report.vanished} vanished since the last scan."
+    )
+    return _done(request, reverse("facts_app:vanished"))
