@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memory_app', '0005_auditevent_moved_to_audit'),
+        ('memory_app', '0006_review_pair_supersede_and_event'),
     ]
 
     operations = [
