@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 
 from django.conf import settings
 
@@ -78,7 +79,13 @@ def _vector_index_for(store: MongoNotesStore) -> VectorIndex:
     key = (os.getpid(), settings.MONGODB_URI, settings.QQ_MONGO_DB, settings.QQ_MONGO_COLLECTION)
     with _indexes_lock:
         if key not in _indexes:
-            _indexes[key] = VectorIndex(store, vector_search_index=settings.QQ_VECTOR_SEARCH_INDEX)
+            _indexes[key] = VectorIndex(
+                store,
+                vector_search_index=settings.QQ_VECTOR_SEARCH_INDEX,
+                directory=Path(settings.QQ_VECTOR_DIR)
+                / f"{settings.QQ_MONGO_DB}.{settings.QQ_MONGO_COLLECTION}",
+                exact_below=settings.QQ_VECTOR_EXACT_BELOW,
+            )
         return _indexes[key]
 
 

@@ -312,6 +312,10 @@ QQ_AUDIT_PENDING_TIMEOUT_S = envint("QQ_AUDIT_PENDING_TIMEOUT_S", 1800)
 QQ_EMBEDDER_WARM_UP = envbool("QQ_EMBEDDER_WARM_UP", True)
 # Name of a $vectorSearch index (Atlas, MongoDB 8.2+ with mongot); empty: in-process index.
 QQ_VECTOR_SEARCH_INDEX = envstr("QQ_VECTOR_SEARCH_INDEX", "")
+# The vector index's memory-mapped snapshots (one directory per database and collection),
+# and the number of notes from which it searches an HNSW graph instead of scanning them all.
+QQ_VECTOR_DIR = Path(envstr("QQ_VECTOR_DIR", str(VAR_DIR / "vectors")))
+QQ_VECTOR_EXACT_BELOW = envint("QQ_VECTOR_EXACT_BELOW", 20_000)
 
 # --- Celery ------------------------------------------------------------------------------
 # With no CELERY_BROKER_URL the broker is kombu's SQLAlchemy transport on a SQLite file:

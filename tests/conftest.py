@@ -163,10 +163,14 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def mongo(
-    unrequested_stores_are_unreachable: None, settings: Any, mongo_server: SecantusDBServer
+    unrequested_stores_are_unreachable: None,
+    settings: Any,
+    mongo_server: SecantusDBServer,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[str]:
     """A fresh MongoDB database for this test, with the agent's indexes; yields its name."""
     settings.MONGODB_URI = mongo_server.uri
+    settings.QQ_VECTOR_DIR = tmp_path_factory.mktemp("vectors")
     settings.QQ_MONGO_DB = database = f"qqtest_{os.getpid()}_{next(_db_numbers)}"
     client = mongo_client()  # the test may point the settings elsewhere
     forget_cached_health()

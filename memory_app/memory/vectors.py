@@ -1,25 +1,36 @@
-"""In-process vector index over the notes' embeddings: exact cosine with numpy.
+"""The vector index over the notes' embeddings, kept in step with MongoDB off the request
+path.
 
 The agent keeps embeddings as lists in the documents and has no vector index; reading
-every document per query costs seconds at 100k notes. This index keeps one normalised
-float32 matrix per embedding dimension in memory, and never misses a note:
+every document per query costs seconds at 100k notes. This index answers from
+memory-mapped segments saved under ``var/`` (``vector_segments.py``: an exact scan below
+``exact_below`` notes, faiss's scan of sign codes with exact re-scoring above) plus a small
+in-memory delta of the notes changed since the segments were built:
 
-- the first search loads every vector once (``_id``, ``note_id``, ``section``,
-  ``embedding``, ``updated_at``);
+- a process opens the last saved segments (milliseconds, memory-mapped, shared with every
+  other process on the machine) and catches up by diffing ``(_id, note_id, updated_at)``
+  with what the snapshot held; without a snapshot it reads every vector once and saves
+  one. This happens in a background thread started with the process; a search that comes
+  before it is done waits at most ``ready_timeout`` seconds, then gets
+  :class:`IndexWarming` (a 503 that says so) instead of hanging;
 - every write qqweb makes goes through the store, which tells the index the ids it wrote
-  (:meth:`VectorIndex.notes_changed`): the next search re-reads exactly those notes, so a
-  note brought back by an undo is found at once, whatever its ``updated_at``;
+  (:meth:`VectorIndex.notes_changed`): the writer re-reads exactly those notes into the
+  delta, so a search right after sees them (an undo included, whatever its
+  ``updated_at``);
 - writes by the agent arrive through a change stream where the server has one (SecantusDB
   and replica sets do): a background thread collects the ``_id`` of every changed
-  document and the next search re-reads them;
-- where there is no change stream, the index diffs at most every ``refresh_interval``
-  seconds: every ``(_id, note_id, updated_at)`` is compared with what it holds, and
-  notes that are new, gone or carry another ``updated_at`` (older ones included: a clock
-  that runs behind, an undo) are re-read. No time watermark is trusted.
+  document and the follower thread re-reads them every ``refresh_interval`` seconds;
+- where there is no change stream, the follower diffs ids every ``refresh_interval``
+  seconds (never more often than five times as long as the last diff took). No time
+  watermark is trusted.
+- when the delta passes ``fold_at`` notes (or 2% of the segment) the follower builds new
+  segments from the old ones and the delta, saves them and swaps them in; searches go on
+  against the old ones meanwhile.
 
-A "rebuild" bumps a generation number in a small ``qqweb_meta`` collection beside the
-notes (the agent never reads it); every process's index sees the new number within
-``refresh_interval`` and reads everything again.
+A search never refreshes anything: it reads the segments and the delta under a lock held
+for the few milliseconds of the scan. A "rebuild" bumps a generation number in a small
+``qqweb_meta`` collection beside the notes (the agent never reads it); every process's
+follower sees the new number within ``refresh_interval`` and reads everything again.
 
 A query is only compared with vectors of its own dimension; the others are counted and
 reported (the agent silently truncates; we refuse). Where the server offers
@@ -35,15 +46,20 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from .errors import DimensionMismatch, StoreError, StoreUnavailable
+from .vector_segments import CANDIDATES, EXACT_BELOW, Segment, normalise
+from .vector_state import Snapshot, build_snapshot, load_snapshot
 
 log = logging.getLogger(__name__)
+
+__all__ = ["IndexWarming", "SearchResult", "VectorIndex", "VectorSource", "normalise"]
 
 
 class VectorSource(Protocol):
@@ -70,31 +86,11 @@ class VectorSource(Protocol):
     ) -> list[dict[str, Any]]: ...
 
 
-def normalise(matrix: np.ndarray) -> np.ndarray:
-    matrix = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
+class IndexWarming(StoreUnavailable):
+    """The index is still loading in the background (a process that just started)."""
 
-
-@dataclass
-class _Block:
-    """All vectors of one dimension."""
-
-    dim: int
-    ids: list[str] = field(default_factory=list)
-    sections: list[str | None] = field(default_factory=list)
-    rows: list[np.ndarray] = field(default_factory=list)
-    matrix: np.ndarray | None = None
-    section_array: np.ndarray | None = None
-
-    def freeze(self) -> None:
-        self.matrix = (
-            normalise(np.vstack(self.rows))
-            if self.rows
-            else np.zeros((0, self.dim), dtype=np.float32)
-        )
-        self.section_array = np.asarray(self.sections, dtype=object)
+    def __init__(self) -> None:
+        super().__init__("the search index", "it is still loading; try again in a few seconds")
 
 
 @dataclass
@@ -102,6 +98,9 @@ class SearchResult:
     hits: list[tuple[str, float]]
     compared: int
     skipped_other_dimensions: dict[int, int]
+
+
+Version = tuple[Any, datetime | None]  # (_id, updated_at)
 
 
 class VectorIndex:
@@ -112,158 +111,246 @@ class VectorIndex:
         vector_search_index: str = "",
         *,
         use_change_stream: bool = True,
+        directory: Path | None = None,
+        exact_below: int = EXACT_BELOW,
+        fold_at: int = 2000,
+        ready_timeout: float = 30.0,
     ) -> None:
         self._source = source
         self._refresh_interval = refresh_interval
         self._vector_search_index = vector_search_index
         self._use_change_stream = use_change_stream
+        self._directory = directory
+        self._exact_below = exact_below
+        self._fold_at = fold_at
+        self._ready_timeout = ready_timeout
         self._lock = threading.RLock()
-        self._where: dict[str, tuple[int, int]] = {}  # note_id -> (dim, row)
-        self._blocks: dict[int, _Block] = {}
-        self._versions: dict[str, tuple[Any, datetime | None]] = {}  # note_id -> (_id, updated)
+        self._snapshot = Snapshot.empty()
+        self._masked: dict[int, np.ndarray] = {}  # dim -> rows changed since the segment
+        self._delta: dict[str, tuple[int, str, np.ndarray]] = {}  # note_id -> (dim, sec, v)
+        self._delta_cache: dict[int, tuple[list[str], np.ndarray, np.ndarray]] | None = None
+        self._versions: dict[str, Version] = {}
         self._by_object: dict[Any, str] = {}  # _id -> note_id
+        self._journal: list[str] = []  # note ids changed since the last fold started
+        self._epoch = 0  # bumped by a full reload: a fold of an older epoch is dropped
         self._pending_notes: set[str] = set()
         self._pending_objects: set[Any] = set()
-        self._checked_at = 0.0
-        self._loaded = False
-        self._dirty = False
+        self._reload_needed = False
         self._seen_generation = 0
-        self._watcher: threading.Thread | None = None
+        self._diff_every = refresh_interval
+        self._diffed_at = 0.0
+        self._ready = threading.Event()
+        self._started = False
+        self._start_lock = threading.Lock()
         self._stream_live = threading.Event()
         self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._refreshing = threading.Lock()  # one catch-up at a time
+        self._loading = False
+        self._touched_while_loading: set[str] = set()
 
-    # --- told by the store and the change stream -------------------------------------------
+    # --- life ------------------------------------------------------------------------------
 
-    def notes_changed(self, note_ids: Iterable[str]) -> None:
-        """These notes were just written (or deleted): re-read them before the next search."""
-        with self._lock:
-            self._pending_notes.update(note_ids)
+    def start(self) -> None:
+        """Load in the background (once): the change stream first, then the snapshot or
+        every vector, then follow MongoDB."""
+        if self._source is None:
+            self._ready.set()
+            return
+        with self._start_lock:
+            if self._started:
+                return
+            self._started = True
+        if self._use_change_stream:
+            from .vector_follow import watch
 
-    def forget_everything(self) -> None:
-        with self._lock:
-            self._loaded = False
+            self._spawn(lambda: watch(self), "qqweb-vector-watch")
+            self._stream_live.wait(timeout=2.0)  # opened before the load: nothing missed
+        self._spawn(self._follow, "qqweb-vector-follow")
+
+    def _spawn(self, target: Any, name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        self._threads.append(thread)
+        thread.start()
 
     def close(self) -> None:
-        """Stop the change-stream thread (tests, shutdown)."""
+        """Stop the background threads (tests, shutdown)."""
         self._stop.set()
-        if self._watcher is not None:
-            self._watcher.join(timeout=5)
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+    @property
+    def ready(self) -> bool:
+        return self._ready.is_set()
 
     @property
     def follows_change_stream(self) -> bool:
         return self._stream_live.is_set()
 
-    def _watch(self) -> None:
-        assert self._source is not None
-        token = None
+    def _wait_ready(self) -> None:
+        self.start()
+        if not self._ready.wait(timeout=self._ready_timeout):
+            raise IndexWarming()
+
+    def _follow(self) -> None:
         while not self._stop.is_set():
             try:
-                with self._source.watch_changes(resume_after=token) as stream:
-                    self._stream_live.set()
-                    while stream.alive and not self._stop.is_set():
-                        change = stream.try_next()
-                        if change is None:
-                            continue
-                        token = stream.resume_token
-                        key = (change.get("documentKey") or {}).get("_id")
-                        with self._lock:
-                            if key is None:  # a drop or an invalidate: read everything again
-                                self._loaded = False
-                            else:
-                                self._pending_objects.add(key)
-                    if not stream.alive:  # invalidated (collection dropped): stop following
-                        break
-            except StoreUnavailable:  # down for now: the diff covers the gap, then retry
-                self._stream_live.clear()
-                self._stop.wait(2.0)
-                continue
-            except StoreError as e:  # no change streams on this server: diff instead
-                log.info("vector index: no change stream (%s); diffing ids instead", e)
-                break
-            except Exception:  # a bug in here must not kill the process, only the stream
-                log.exception("vector index: change stream stopped")
-                break
-        self._stream_live.clear()
+                self.refresh()
+            except StoreUnavailable as e:  # down for now: try again later
+                log.info("vector index: %s", e)
+            except Exception:  # a bug must not kill the follower: log it and go on
+                log.exception("vector index: refresh failed")
+            self._stop.wait(max(self._refresh_interval, 0.05))
 
-    def _start_watcher(self) -> None:
-        if not self._use_change_stream or self._watcher is not None:
+    # --- told by the store and the change stream -------------------------------------------
+
+    def notes_changed(self, note_ids: Iterable[str]) -> None:
+        """These notes were just written (or deleted): re-read them now, so the writer's
+        next search sees them."""
+        note_ids = set(note_ids)
+        if self._source is None or not note_ids:
             return
-        self._watcher = threading.Thread(target=self._watch, name="qqweb-vector-watch", daemon=True)
-        self._watcher.start()
-        # Opened before the first load, so nothing written during the load is missed.
-        self._stream_live.wait(timeout=2.0)
+        if not self._ready.is_set():
+            with self._lock:
+                self._pending_notes.update(note_ids)
+            return
+        try:
+            self._apply(notes=note_ids)
+        except StoreUnavailable:
+            with self._lock:
+                self._pending_notes.update(note_ids)
+
+    def objects_changed(self, object_ids: Iterable[Any]) -> None:
+        with self._lock:
+            self._pending_objects.update(object_ids)
+
+    def forget_everything(self) -> None:
+        """Every note was deleted (or the collection dropped): start again from nothing
+        but what MongoDB holds now."""
+        with self._lock:
+            self._reload_needed = True
+        if self._ready.is_set():
+            self.refresh()
 
     # --- keeping in step -----------------------------------------------------------------
 
     def refresh(self, force: bool = False, reload: bool = False) -> None:
-        """Catch up with MongoDB. ``reload`` throws the index away (in every process) and
-        reads every vector again."""
-        if self._source is None:  # a purely in-memory index (add_vectors)
+        """Catch up with MongoDB now (the follower thread's step; jobs and tests call it to
+        be sure). ``reload`` throws the index away (in every process) and reads every
+        vector again."""
+        if self._source is None:
             return
-        with self._lock:
-            if reload:
-                self._source.bump_index_generation()
-                self._loaded = False
-            if not self._loaded:
-                self._start_watcher()
-                self._seen_generation = self._source.index_generation()
-                self._load_all()
-            elif force or time.monotonic() - self._checked_at >= self._refresh_interval:
-                generation = self._source.index_generation()
-                if generation != self._seen_generation:
-                    self._seen_generation = generation
-                    self._load_all()
-                elif not self.follows_change_stream:
-                    self._diff()
-                self._checked_at = time.monotonic()
-            self._apply_pending()
-            if self._dirty:
-                self._freeze()
+        with self._refreshing:
+            self._refresh(force, reload)
 
-    def _load_all(self) -> None:
+    def _refresh(self, force: bool, reload: bool) -> None:
         assert self._source is not None
-        self._where, self._blocks, self._versions, self._by_object = {}, {}, {}, {}
-        self._pending_notes, self._pending_objects = set(), set()
-        for doc in self._source.vector_rows():
-            self._put(doc)
-        self._loaded = True
-        self._checked_at = time.monotonic()
-        self._dirty = True
+        if reload:
+            self._source.bump_index_generation()
+        generation = self._source.index_generation()
+        with self._lock:
+            full = reload or self._reload_needed or not self._ready.is_set()
+            full = full or generation != self._seen_generation
+        if full:
+            self._load(generation, use_snapshot=not (reload or self._reload_needed))
+        elif not self.follows_change_stream and (
+            force or time.monotonic() - self._diffed_at >= self._diff_every
+        ):
+            self._diff()
+        self._apply()
+        if self._needs_fold():
+            self._fold()
+
+    def _load(self, generation: int, *, use_snapshot: bool) -> None:
+        assert self._source is not None
+        snapshot = None
+        if use_snapshot and self._directory is not None:
+            snapshot = load_snapshot(self._directory, generation)
+        with self._lock:
+            self._reload_needed = False
+            self._loading, self._touched_while_loading = True, set()
+        if snapshot is None:
+            snapshot = build_snapshot(
+                self._source.vector_rows(), generation, self._directory, self._exact_below
+            )
+            caught_up = True
+        else:
+            caught_up = False
+        with self._lock:
+            self._epoch += 1
+            self._install(snapshot)
+            self._seen_generation = generation
+            self._loading = False
+            self._pending_notes.update(self._touched_while_loading)  # written meanwhile
+        if not caught_up:
+            self._diff()  # what changed since the snapshot was saved
+            self._apply()
+        self._ready.set()
+
+    def _install(self, snapshot: Snapshot) -> None:
+        old = self._snapshot
+        self._snapshot = snapshot
+        self._masked = {d: np.zeros(len(s), dtype=bool) for d, s in snapshot.segments.items()}
+        self._delta, self._delta_cache, self._journal = {}, None, []
+        self._versions = dict(snapshot.versions)
+        self._by_object = {v[0]: n for n, v in self._versions.items() if v[0] is not None}
+        if (
+            old is not snapshot
+            and old.directory is not None
+            and old.directory != snapshot.directory
+        ):
+            old.retire()
 
     def _diff(self) -> None:
         """Compare every ``(_id, note_id, updated_at)`` with what the index holds."""
         assert self._source is not None
+        started = time.monotonic()
         live: set[str] = set()
+        changed: set[str] = set()
+        with self._lock:
+            versions = dict(self._versions)
         for object_id, note_id, updated in self._source.id_versions():
             live.add(note_id)
-            if self._versions.get(note_id) != (object_id, updated):
-                self._pending_notes.add(note_id)
-        self._pending_notes.update(i for i in self._versions if i not in live)
+            if versions.get(note_id) != (object_id, updated):
+                changed.add(note_id)
+        changed.update(i for i in versions if i not in live)
+        with self._lock:
+            self._pending_notes.update(changed)
+        self._diffed_at = time.monotonic()
+        self._diff_every = max(self._refresh_interval, 5 * (self._diffed_at - started))
 
-    def _apply_pending(self) -> None:
-        if not (self._pending_notes or self._pending_objects):
-            return
+    def _apply(self, notes: set[str] | None = None) -> None:
         assert self._source is not None
-        notes, objects = self._pending_notes, self._pending_objects
-        self._pending_notes, self._pending_objects = set(), set()
-        if notes:
-            found = {
-                str(d["note_id"]) for d in self._reput(self._source.vector_rows(note_ids=notes))
-            }
-            for note_id in notes - found:
-                self._forget(note_id)
-        if objects:
-            found_objects = {
-                d["_id"] for d in self._reput(self._source.vector_rows(object_ids=objects))
-            }
-            for object_id in objects - found_objects:
-                gone = self._by_object.get(object_id)
-                if gone is not None:
-                    self._forget(gone)
+        with self._lock:
+            if notes is None:
+                notes, self._pending_notes = self._pending_notes, set()
+            objects, self._pending_objects = self._pending_objects, set()
+        try:
+            if notes:
+                found = {
+                    str(d["note_id"]) for d in self._reput(self._source.vector_rows(note_ids=notes))
+                }
+                with self._lock:
+                    for note_id in notes - found:
+                        self._forget(note_id)
+            if objects:
+                rows = self._source.vector_rows(object_ids=objects)
+                found_objects = {d["_id"] for d in self._reput(rows)}
+                with self._lock:
+                    for object_id in objects - found_objects:
+                        gone = self._by_object.get(object_id)
+                        if gone is not None:
+                            self._forget(gone)
+        except StoreUnavailable:
+            with self._lock:  # try again at the next step
+                self._pending_notes.update(notes or ())
+                self._pending_objects.update(objects)
+            raise
 
     def _reput(self, docs: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         for doc in docs:
-            self._put(doc)
+            with self._lock:
+                self._put(doc)
             yield doc
 
     def _put(self, doc: dict[str, Any]) -> None:
@@ -274,62 +361,107 @@ class VectorIndex:
         if object_id is not None:
             self._by_object[object_id] = note_id
         vector = doc.get("embedding") or []
-        if not isinstance(vector, list) or not vector:
-            return  # known, with no vector to search
-        dim = len(vector)
-        block = self._blocks.setdefault(dim, _Block(dim))
-        block.ids.append(note_id)
-        block.sections.append(doc.get("section"))
-        block.rows.append(np.asarray(vector, dtype=np.float32))
-        self._where[note_id] = (dim, len(block.ids) - 1)
-        self._dirty = True
+        if isinstance(vector, list) and vector:
+            row = normalise(np.asarray(vector, dtype=np.float32))
+            self._delta[note_id] = (len(vector), str(doc.get("section") or ""), row)
+            self._delta_cache = None
 
     def _forget(self, note_id: str) -> None:
+        self._journal.append(note_id)
+        if self._loading:
+            self._touched_while_loading.add(note_id)
         version = self._versions.pop(note_id, None)
         if version is not None and self._by_object.get(version[0]) == note_id:
             del self._by_object[version[0]]
-        if note_id not in self._where:
-            return
-        dim, row = self._where.pop(note_id)
-        block = self._blocks[dim]
-        last = len(block.ids) - 1
-        if row != last:  # move the last row into the hole
-            block.ids[row], block.sections[row], block.rows[row] = (
-                block.ids[last],
-                block.sections[last],
-                block.rows[last],
-            )
-            self._where[block.ids[row]] = (dim, row)
-        block.ids.pop()
-        block.sections.pop()
-        block.rows.pop()
-        self._dirty = True
+        if self._delta.pop(note_id, None) is not None:
+            self._delta_cache = None
+        where = self._snapshot.rows.get(note_id)
+        if where is not None:
+            self._masked[where[0]][where[1]] = True
 
-    def _freeze(self) -> None:
-        for block in self._blocks.values():
-            block.freeze()
-        self._dirty = False
+    # --- folding the delta into new segments ----------------------------------------------
+
+    def _needs_fold(self) -> bool:
+        with self._lock:
+            changed = len(self._delta) + sum(int(m.sum()) for m in self._masked.values())
+            size = sum(len(s) for s in self._snapshot.segments.values())
+        return changed > 0 and (
+            changed >= max(self._fold_at, size // 50) or size < self._exact_below
+        )
+
+    def _fold(self) -> None:
+        """New segments from the live rows of the old ones and the delta, built without the
+        lock; changes made meanwhile stay in the delta of the new ones."""
+        with self._lock:
+            epoch, journal_at = self._epoch, len(self._journal)
+            base = self._snapshot
+            masked = {d: m.copy() for d, m in self._masked.items()}
+            delta = dict(self._delta)
+            versions = dict(self._versions)
+        snapshot = base.folded(masked, delta, versions, self._directory, self._exact_below)
+        with self._lock:
+            if epoch != self._epoch:  # reloaded meanwhile
+                snapshot.retire()
+                return
+            since = set(self._journal[journal_at:])
+            keep = {n: self._delta[n] for n in since if n in self._delta}
+            versions_now = self._versions
+            self._install(snapshot)
+            self._versions = versions_now
+            self._by_object = {v[0]: n for n, v in versions_now.items() if v[0] is not None}
+            for note_id in since:  # changed during the build: the new segment's row is stale
+                where = snapshot.rows.get(note_id)
+                if where is not None:
+                    self._masked[where[0]][where[1]] = True
+            self._delta = keep
 
     # --- questions -------------------------------------------------------------------------
 
     def add_vectors(self, ids: list[str], sections: list[str | None], matrix: np.ndarray) -> None:
-        """Bulk-load rows (benchmarks, imports); later refreshes keep them in step."""
+        """Bulk-load rows into an index without a source (benchmarks, tests)."""
+        rows = [
+            {"note_id": i, "section": s, "embedding": r}
+            for i, s, r in zip(ids, sections, np.asarray(matrix, dtype=np.float32), strict=True)
+        ]
+        snapshot = build_snapshot(iter(rows), 0, self._directory, self._exact_below)
         with self._lock:
-            for note_id, section, row in zip(ids, sections, np.asarray(matrix), strict=True):
-                self._put({"note_id": note_id, "section": section, "embedding": row.tolist()})
-            self._loaded = True
-            self._checked_at = time.monotonic()
-            self._freeze()
+            self._epoch += 1
+            self._install(snapshot)
+        self._ready.set()
 
     def holds(self, note_id: str) -> bool:
-        """Whether ``note_id`` has a vector in the index (after catching up)."""
-        self.refresh()
+        """Whether ``note_id`` has a vector in the index (as of the last catch-up)."""
+        self._wait_ready()
         with self._lock:
-            return note_id in self._where
+            if note_id in self._delta:
+                return True
+            where = self._snapshot.rows.get(note_id)
+            return where is not None and not self._masked[where[0]][where[1]]
 
     def dimensions(self) -> dict[int, int]:
-        self.refresh()
-        return {dim: len(b.ids) for dim, b in self._blocks.items() if b.ids}
+        self._wait_ready()
+        with self._lock:
+            counts = {d: int((~m).sum()) for d, m in self._masked.items()}
+            for dim, _, _ in self._delta.values():
+                counts[dim] = counts.get(dim, 0) + 1
+        return {d: c for d, c in counts.items() if c}
+
+    def _delta_of(self, dim: int) -> tuple[list[str], np.ndarray, np.ndarray]:
+        if self._delta_cache is None:
+            grouped: dict[int, list[tuple[str, str, np.ndarray]]] = {}
+            for note_id, (d, section, row) in self._delta.items():
+                grouped.setdefault(d, []).append((note_id, section, row))
+            self._delta_cache = {
+                d: (
+                    [g[0] for g in group],
+                    np.asarray([g[1] for g in group], dtype=str),
+                    np.vstack([g[2] for g in group]),
+                )
+                for d, group in grouped.items()
+            }
+        return self._delta_cache.get(
+            dim, ([], np.zeros(0, dtype=str), np.zeros((0, dim), np.float32))
+        )
 
     def search(
         self,
@@ -339,31 +471,41 @@ class VectorIndex:
         section: str | None = None,
         min_score: float | None = None,
     ) -> SearchResult:
-        self.refresh()
-        vector = np.asarray(query, dtype=np.float32).ravel()
+        self._wait_ready()
+        vector = normalise(np.asarray(query, dtype=np.float32).ravel())
         dim = int(vector.shape[0])
+        k = max(int(limit), 0)
+        counts = self.dimensions()
+        others = {d: c for d, c in counts.items() if d != dim}
+        if dim not in counts:
+            if others:
+                expected = max(others, key=lambda d: others[d])
+                raise DimensionMismatch(expected, dim, "the query vector")
+            return SearchResult([], 0, {})
         with self._lock:
-            others = {d: len(b.ids) for d, b in self._blocks.items() if d != dim and b.ids}
-            block = self._blocks.get(dim)
-            if block is None or not block.ids:
-                if others:
-                    expected = max(others, key=lambda d: others[d])
-                    raise DimensionMismatch(expected, dim, "the query vector")
-                return SearchResult([], 0, {})
-            assert block.matrix is not None and block.section_array is not None
-            scores = block.matrix @ normalise(vector)
-            if section is not None:
-                scores = np.where(block.section_array == section, scores, -np.inf)
-            k = min(int(limit), len(scores))
-            if k <= 0:
-                return SearchResult([], len(scores), others)
-            top = np.argpartition(-scores, k - 1)[:k]
-            top = top[np.argsort(-scores[top], kind="stable")]
-            hits = [(block.ids[i], float(scores[i])) for i in top if np.isfinite(scores[i])]
-            compared = len(block.ids)
+            hits: list[tuple[str, float]] = []
+            segment: Segment | None = self._snapshot.segments.get(dim)
+            if segment is not None and len(segment):
+                allowed = ~self._masked[dim]
+                if section is not None:
+                    allowed &= segment.sections == section
+                unfiltered = section is None and not self._masked[dim].any()
+                for row, score in segment.search(
+                    vector, k, None if unfiltered else allowed, CANDIDATES
+                ):
+                    hits.append((str(segment.ids[row]), score))
+            ids, sections, rows = self._delta_of(dim)
+            if ids:
+                scores = rows @ vector
+                if section is not None:
+                    scores = np.where(sections == section, scores, -np.inf)
+                hits.extend((ids[i], float(scores[i])) for i in np.argsort(-scores)[:k])
+        hits = [h for h in hits if np.isfinite(h[1])]
+        hits.sort(key=lambda h: -h[1])
+        hits = hits[:k]
         if min_score is not None:
             hits = [(i, s) for i, s in hits if s >= min_score]
-        return SearchResult(hits, compared, others)
+        return SearchResult(hits, counts[dim], others)
 
     def search_notes(
         self, query: list[float], *, limit: int = 5, section: str | None = None
@@ -381,7 +523,7 @@ class VectorIndex:
         scores = dict(result.hits)
         found = self._source.notes_by_ids(list(scores))
         gone = [i for i in scores if i not in found]
-        if gone:  # deleted since the last refresh: forget them now
+        if gone:  # deleted since the last catch-up: forget them now
             self.notes_changed(gone)
         fields = ("note_id", "content", "section", "importance")
         return [

@@ -193,10 +193,10 @@ def test_a_vector_index_rebuild_reaches_the_other_processes_indexes(memory):
         {"note_id": "note_0000000000a3"}, {"$set": {"embedding": [0.2] * 384}}
     )
     other.refresh()
-    assert "note_0000000000a3" not in other._where
+    assert not other.holds("note_0000000000a3")
     assert run("vector_index_rebuild").stats["indexed"] == 3
     other.refresh()
-    assert "note_0000000000a3" in other._where
+    assert other.holds("note_0000000000a3")
 
 
 def test_graph_jobs_find_orphans_and_re_embed_entities(memory, neo4j):

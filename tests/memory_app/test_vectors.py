@@ -61,7 +61,7 @@ def test_new_changed_and_deleted_notes_are_visible_within_two_seconds():
     assert _wait_for(
         lambda: [r["note_id"] for r in store.search_similar(query)] == ["note_000000000001"]
     )
-    assert "note_000000000002" not in store.vector_index._where
+    assert not store.vector_index.holds("note_000000000002")
 
 
 def test_vectors_of_another_dimension_are_counted_never_compared():
@@ -113,3 +113,60 @@ def test_scores_match_exact_cosine():
     results = store.search_similar(query.tolist(), limit=5)
     assert [r["note_id"] for r in results] == [f"note_{i:012x}" for i in best]
     assert np.allclose([r["score"] for r in results], expected[best], atol=1e-5)
+
+
+def _exact(store, query, limit):
+    docs = [
+        d for d in store.collection.find({}, {"note_id": 1, "embedding": 1}) if d.get("embedding")
+    ]
+    matrix = np.asarray([d["embedding"] for d in docs], dtype=np.float32)
+    scores = matrix @ query / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
+    return [docs[i]["note_id"] for i in np.argsort(-scores)[:limit]]
+
+
+def test_a_restarted_process_starts_from_its_saved_index_and_catches_up(tmp_path):
+    store = notes_store()
+    for i, text in enumerate(["Kafka streams events", "Grafana dashboards", "Priya likes tea"]):
+        add(store, f"note_00000000000{i}", text)
+    first = VectorIndex(store, directory=tmp_path, use_change_stream=False)
+    assert first.holds("note_000000000000")
+    first.close()
+    assert (tmp_path / "current.json").exists()
+
+    # while no qqweb process runs, the agent adds, rewrites and deletes notes
+    now = utcnow_naive()
+    store.collection.insert_one(
+        {
+            "note_id": "note_000000000009",
+            "content": "Grafana metrics",
+            "section": "Key Topics",
+            "embedding": vec("Grafana dashboards for metrics"),
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
+    store.collection.update_one(
+        {"note_id": "note_000000000000"},
+        {"$set": {"embedding": vec("Grafana alerts for metrics"), "updated_at": now}},
+    )
+    store.collection.delete_one({"note_id": "note_000000000001"})
+
+    again = VectorIndex(store, directory=tmp_path, use_change_stream=False)
+    try:
+        query = np.asarray(vec("Grafana dashboards for metrics"))
+        hits = [i for i, _ in again.search(query, limit=10).hits]
+        assert hits == _exact(store, query, 10)
+        assert not again.holds("note_000000000001")
+    finally:
+        again.close()
+
+
+def test_a_search_while_the_index_is_still_loading_says_so_instead_of_hanging():
+    from memory_app.memory.vectors import IndexWarming
+
+    store = notes_store()
+    add(store, "note_000000000001", "Kafka streams events")
+    index = VectorIndex(store, ready_timeout=0.0, use_change_stream=False)
+    index._started = True  # its loader has not got anywhere yet
+    with pytest.raises(IndexWarming, match="still loading"):
+        index.search(vec("Kafka"), limit=1)

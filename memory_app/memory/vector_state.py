@@ -1,0 +1,251 @@
+"""A snapshot of the vector index: its segments (one per dimension) and the
+``(_id, updated_at)`` of every note they were built from, saved under one directory.
+
+Layout of ``directory`` (one per database and collection)::
+
+    current.json             {"generation": g, "state": "state-<id>"}
+    state-<id>/d384-<id>/    a segment (vector_segments.py)
+    state-<id>/versions.bson note_id, _id, updated_at of every note, in 10k-note documents
+    building-<id>/           a snapshot being written (renamed to state-<id> when complete)
+    .lock                    flock: exclusive to switch ``current.json`` and clean up,
+                             shared to open a snapshot
+
+A process reads ``current.json`` at start; a snapshot of another generation (a rebuild was
+asked for since) is ignored. Writing a new one never disturbs a process that maps the old
+one: unlinked files stay readable by whoever has them mapped.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import bson
+import numpy as np
+
+from .vector_segments import Segment, build_segment, open_segment
+
+Version = tuple[Any, datetime | None]
+CHUNK = 4096
+
+
+@dataclass
+class Snapshot:
+    generation: int
+    segments: dict[int, Segment]
+    versions: dict[str, Version]
+    directory: Path | None = None
+    rows: dict[str, tuple[int, int]] = field(default_factory=dict)  # note_id -> (dim, row)
+
+    def __post_init__(self) -> None:
+        if not self.rows:
+            for dim, segment in self.segments.items():
+                for note_id, row in segment.rows_of().items():
+                    self.rows[note_id] = (dim, row)
+
+    @classmethod
+    def empty(cls) -> Snapshot:
+        return cls(0, {}, {})
+
+    def folded(
+        self,
+        masked: dict[int, np.ndarray],
+        delta: dict[str, tuple[int, str, np.ndarray]],
+        versions: dict[str, Version],
+        root: Path | None,
+        exact_below: int,
+    ) -> Snapshot:
+        """The live rows of these segments plus ``delta``, as a new saved snapshot."""
+        columns: dict[int, _Columns] = {}
+        for dim, segment in self.segments.items():
+            keep = np.flatnonzero(~masked[dim])
+            cols = columns.setdefault(dim, _Columns(dim))
+            for start in range(0, len(keep), CHUNK):
+                rows = keep[start : start + CHUNK]
+                cols.extend(
+                    segment.ids[rows].tolist(),
+                    segment.sections[rows].tolist(),
+                    segment.vectors[rows],
+                )
+        for note_id, (dim, section, row) in delta.items():
+            columns.setdefault(dim, _Columns(dim)).append(note_id, section, row)
+        return _save(self.generation, columns, versions, root, exact_below)
+
+    def retire(self) -> None:
+        """Delete this snapshot's files unless it is the current one."""
+        if self.directory is None:
+            return
+        root = self.directory.parent
+        with _locked(root, fcntl.LOCK_EX):
+            if _current(root).get("state") != self.directory.name:
+                shutil.rmtree(self.directory, ignore_errors=True)
+
+
+class _Columns:
+    """Rows of one dimension gathered in chunks (no Python list of floats per note)."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.ids: list[str] = []
+        self.sections: list[str] = []
+        self.chunks: list[np.ndarray] = []
+        self._open = np.empty((CHUNK, dim), dtype=np.float32)
+        self._filled = 0
+
+    def append(self, note_id: str, section: str, row: np.ndarray) -> None:
+        self.ids.append(note_id)
+        self.sections.append(section)
+        self._open[self._filled] = row
+        self._filled += 1
+        if self._filled == CHUNK:
+            self.chunks.append(self._open)
+            self._open = np.empty((CHUNK, self.dim), dtype=np.float32)
+            self._filled = 0
+
+    def extend(self, ids: list[str], sections: list[str], rows: np.ndarray) -> None:
+        self._flush()
+        self.ids.extend(ids)
+        self.sections.extend(sections)
+        self.chunks.append(np.asarray(rows, dtype=np.float32))
+
+    def _flush(self) -> None:
+        if self._filled:
+            self.chunks.append(self._open[: self._filled].copy())
+            self._filled = 0
+
+    def matrix(self) -> np.ndarray:
+        self._flush()
+        if not self.chunks:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.concatenate(self.chunks)
+
+
+def build_snapshot(
+    docs: Iterator[dict[str, Any]], generation: int, root: Path | None, exact_below: int
+) -> Snapshot:
+    """A snapshot of every note ``docs`` yields (``note_id``, ``_id``, ``section``,
+    ``embedding``, ``updated_at``), saved under ``root`` when one is given."""
+    columns: dict[int, _Columns] = {}
+    versions: dict[str, Version] = {}
+    for doc in docs:
+        note_id = str(doc["note_id"])
+        versions[note_id] = (doc.get("_id"), doc.get("updated_at"))
+        vector = doc.get("embedding")
+        if vector is None or len(vector) == 0 or isinstance(vector, (bytes, str)):
+            continue
+        row = np.asarray(vector, dtype=np.float32)
+        if row.ndim != 1:
+            continue
+        norm = float(np.linalg.norm(row))
+        cols = columns.setdefault(len(row), _Columns(len(row)))
+        cols.append(note_id, str(doc.get("section") or ""), row / norm if norm else row)
+    return _save(generation, columns, versions, root, exact_below)
+
+
+def _save(
+    generation: int,
+    columns: dict[int, _Columns],
+    versions: dict[str, Version],
+    root: Path | None,
+    exact_below: int,
+) -> Snapshot:
+    if root is None:
+        segments = {
+            d: build_segment(d, c.ids, c.sections, c.matrix(), None, exact_below=exact_below)
+            for d, c in columns.items()
+        }
+        return Snapshot(generation, segments, versions)
+    root.mkdir(parents=True, exist_ok=True)
+    name = uuid.uuid4().hex[:12]
+    building = root / f"building-{name}"
+    building.mkdir()
+    for dim, cols in columns.items():
+        build_segment(
+            dim, cols.ids, cols.sections, cols.matrix(), building, exact_below=exact_below
+        )
+    with open(building / "versions.bson", "wb") as out:
+        items = list(versions.items())
+        for start in range(0, len(items), 10_000):
+            part = items[start : start + 10_000]
+            out.write(
+                bson.encode(
+                    {
+                        "n": [n for n, _ in part],
+                        "o": [v[0] for _, v in part],
+                        "u": [v[1] for _, v in part],
+                    }
+                )
+            )
+        out.flush()
+        os.fsync(out.fileno())
+    state = root / f"state-{name}"
+    with _locked(root, fcntl.LOCK_EX):
+        building.rename(state)
+        tmp = root / f"current-{name}.json"
+        tmp.write_text(json.dumps({"generation": generation, "state": state.name}))
+        os.replace(tmp, root / "current.json")
+        _clean(root, keep=state.name)
+    return _open(state, generation)
+
+
+def load_snapshot(root: Path, generation: int) -> Snapshot | None:
+    """The saved snapshot of this generation, memory-mapped; None when there is none (or
+    it cannot be read: the caller then reads everything)."""
+    if not (root / "current.json").exists():
+        return None
+    with _locked(root, fcntl.LOCK_SH):
+        current = _current(root)
+        if current.get("generation") != generation or not current.get("state"):
+            return None
+        try:
+            return _open(root / current["state"], generation)
+        except (OSError, ValueError, KeyError, bson.errors.BSONError):
+            return None
+
+
+def _open(state: Path, generation: int) -> Snapshot:
+    segments = {}
+    for path in sorted(state.glob("d*-*")):
+        segment = open_segment(path)
+        segments[segment.dim] = segment
+    versions: dict[str, Version] = {}
+    for part in bson.decode_all((state / "versions.bson").read_bytes()):
+        for n, o, u in zip(part["n"], part["o"], part["u"], strict=True):
+            versions[n] = (o, u)
+    return Snapshot(generation, segments, versions, state)
+
+
+def _current(root: Path) -> dict[str, Any]:
+    try:
+        return dict(json.loads((root / "current.json").read_text()))
+    except (OSError, ValueError):
+        return {}
+
+
+def _clean(root: Path, keep: str) -> None:
+    """Remove old snapshots, and snapshots abandoned half-written over an hour ago."""
+    for path in root.iterdir():
+        old_build = path.name.startswith("building-") and time.time() - path.stat().st_mtime > 3600
+        if (path.name.startswith("state-") and path.name != keep) or old_build:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+@contextmanager
+def _locked(root: Path, mode: int) -> Iterator[None]:
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".lock", "a") as handle:
+        fcntl.flock(handle, mode)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
