@@ -34,7 +34,7 @@ def maintenance_run(request: HttpRequest, run_id: int) -> MaintenanceRun:
 @router.get("/maintenance/runs", response=list[RunOut], tags=["maintenance"])
 def maintenance_runs(request: HttpRequest, kind: str = "", limit: int = 50) -> list[Any]:
     require_role(request, VIEWER)
-    runs = MaintenanceRun.objects.all()
+    runs = MaintenanceRun.objects.defer("plan")
     if kind:
         runs = runs.filter(kind=kind)
     return list(runs[: max(1, min(limit, 500))])
