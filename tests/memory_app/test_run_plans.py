@@ -129,3 +129,17 @@ def test_the_page_previews_a_destructive_job_instead_of_running_it(admin_client_
     assert 'id="job-preview-archival"' in page and 'id="job-run-archival"' not in page
     assert 'id="job-run-dedup_scan"' in page
     assert json.loads(admin_client_.get(f"/api/maintenance/runs/{run.pk}").content)["dry_run"]
+
+
+def test_an_open_run_page_polls_itself_and_a_reaped_run_says_why(admin_client_, stores):
+    run = job_create(kind="archival", actor=ADA, dry_run=True)
+    url = reverse("memory_app:maintenance_run", args=[run.pk])
+    partial = admin_client_.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert partial.lstrip().startswith('<div id="run-detail"') and "every 1s" in partial
+    assert 'data-run-status="queued"' in partial and 'id="run-cancel"' in partial
+    MaintenanceRun.objects.filter(pk=run.pk).update(
+        status="failed", error="never started: its task did not reach a worker within 30 min"
+    )
+    page = admin_client_.get(url).content.decode()
+    assert "every 1s" not in page and 'id="run-cancel"' not in page
+    assert "never started" in page.split('id="run-error"')[1]
