@@ -121,6 +121,22 @@ class RunDetail:
     undone_by: MaintenanceRun | None  # the latest run that undoes this one
     can_apply: bool
     can_undo: bool
+    sample: list[dict[str, Any]]  # a run without a plan: its sample, as rows
+
+
+def _sample_rows(stats: dict[str, Any]) -> list[dict[str, Any]]:
+    """``stats["sample"]`` as rows: the note ids (linked when they are notes) and the
+    rest in words (a pair's similarity, a value before and after)."""
+    rows = []
+    for item in stats.get("sample") or []:
+        parts = list(item) if isinstance(item, list | tuple) else [item]
+        ids = [str(p) for p in parts if isinstance(p, str)]
+        numbers = [p for p in parts if isinstance(p, int | float) and not isinstance(p, bool)]
+        detail = " -> ".join(f"{n:.3f}" if isinstance(n, float) else str(n) for n in numbers)
+        rows.append(
+            {"ids": ids, "notes": all(i.startswith("note_") for i in ids), "detail": detail}
+        )
+    return rows
 
 
 def plan_summary(run: MaintenanceRun) -> str:
@@ -182,4 +198,5 @@ def run_detail(*, run: MaintenanceRun, has_plan_job: bool) -> RunDetail:
         ).exists()
         and run.status in (MaintenanceRun.DONE, MaintenanceRun.CANCELLED, MaintenanceRun.FAILED)
         and (undone_by is None or undone_by.status == MaintenanceRun.FAILED),
+        sample=[] if run.plan is not None else _sample_rows(run.stats or {}),
     )

@@ -143,3 +143,17 @@ def test_an_open_run_page_polls_itself_and_a_reaped_run_says_why(admin_client_, 
     page = admin_client_.get(url).content.decode()
     assert "every 1s" not in page and 'id="run-cancel"' not in page
     assert "never started" in page.split('id="run-error"')[1]
+
+
+def test_a_dry_run_without_a_plan_shows_its_sample_as_linked_rows(admin_client_, stores):
+    run = MaintenanceRun.objects.create(
+        kind="dedup_scan",
+        started_by="user:ada-admin",
+        dry_run=True,
+        status="done",
+        stats={"pairs_found": 1, "sample": [["note_0000000000a1", "note_0000000000a2", 0.993]]},
+    )
+    page = admin_client_.get(reverse("memory_app:maintenance_run", args=[run.pk])).content.decode()
+    sample = page.split('id="run-sample"')[1].split("</table>")[0]
+    assert reverse("memory_app:note_detail", args=["note_0000000000a2"]) in sample
+    assert "0.993" in sample and "[" not in sample
