@@ -67,6 +67,7 @@ class MaintenanceRun(models.Model):
     cancel_requested_at = models.DateTimeField(null=True, blank=True)
     cancelled_by = models.CharField(max_length=200, blank=True)
     plan = models.JSONField(null=True, blank=True)
+    plan_size = models.PositiveIntegerField(null=True, blank=True)  # len(plan), without loading it
     plan_of = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="applications"
     )

@@ -287,10 +287,6 @@ class RunOut(Schema):
     undo_of: int | None = Field(None, description="The run this run undoes")
 
     @staticmethod
-    def resolve_plan_size(obj: Any) -> int | None:
-        return None if obj.plan is None else len(obj.plan)
-
-    @staticmethod
     def resolve_plan_of(obj: Any) -> int | None:
         return obj.plan_of_id
 

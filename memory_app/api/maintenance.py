@@ -40,7 +40,7 @@ def maintenance_runs(
     request: HttpRequest, kind: ShortText = "", limit: Annotated[int, Field(ge=1, le=500)] = 50
 ) -> list[Any]:
     require_role(request, VIEWER)
-    runs = MaintenanceRun.objects.all()
+    runs = MaintenanceRun.objects.defer("plan")
     if kind:
         runs = runs.filter(kind=kind)
     return list(runs[:limit])

@@ -13,6 +13,7 @@ from django_celery_beat.models import PeriodicTask
 
 from memory_app.models import MaintenanceRun
 from memory_app.stores import notes_store
+from qqweb.audit.models import AuditEvent
 
 
 class JobInfo(Protocol):
@@ -79,8 +80,11 @@ def decay_agent_comparison(*, run: MaintenanceRun | None = None) -> DecayCompari
 
 
 def maintenance_overview(*, jobs: Iterable[JobInfo], history: int = 30) -> dict[str, Any]:
-    runs = list(MaintenanceRun.objects.all()[:history])
-    rows = [JobRow(job, MaintenanceRun.objects.filter(kind=job.kind).first()) for job in jobs]
+    runs = list(MaintenanceRun.objects.defer("plan")[:history])
+    rows = [
+        JobRow(job, MaintenanceRun.objects.defer("plan").filter(kind=job.kind).first())
+        for job in jobs
+    ]
     schedules = list(
         PeriodicTask.objects.filter(task="memory_app.scheduled_job")
         .select_related("crontab")
@@ -117,6 +121,22 @@ class RunDetail:
     undone_by: MaintenanceRun | None  # the latest run that undoes this one
     can_apply: bool
     can_undo: bool
+    sample: list[dict[str, Any]]  # a run without a plan: its sample, as rows
+
+
+def _sample_rows(stats: dict[str, Any]) -> list[dict[str, Any]]:
+    """``stats["sample"]`` as rows: the note ids (linked when they are notes) and the
+    rest in words (a pair's similarity, a value before and after)."""
+    rows = []
+    for item in stats.get("sample") or []:
+        parts = list(item) if isinstance(item, list | tuple) else [item]
+        ids = [str(p) for p in parts if isinstance(p, str)]
+        numbers = [p for p in parts if isinstance(p, int | float) and not isinstance(p, bool)]
+        detail = " -> ".join(f"{n:.3f}" if isinstance(n, float) else str(n) for n in numbers)
+        rows.append(
+            {"ids": ids, "notes": all(i.startswith("note_") for i in ids), "detail": detail}
+        )
+    return rows
 
 
 def plan_summary(run: MaintenanceRun) -> str:
@@ -154,7 +174,10 @@ def plan_page(
 
 def run_detail(*, run: MaintenanceRun, has_plan_job: bool) -> RunDetail:
     total, rows = plan_page(run=run) if run.plan else (0, [])
-    applied_by = run.applications.exclude(status=MaintenanceRun.FAILED).first()
+    # a failed or cancelled application can be applied again: what it did is skipped as gone
+    applied_by = run.applications.exclude(
+        status__in=(MaintenanceRun.FAILED, MaintenanceRun.CANCELLED)
+    ).first()
     undone_by = run.undo_runs.first()
     return RunDetail(
         run=run,
@@ -170,6 +193,10 @@ def run_detail(*, run: MaintenanceRun, has_plan_job: bool) -> RunDetail:
         and applied_by is None,
         can_undo=not run.dry_run
         and run.kind != "undo"
+        and AuditEvent.objects.filter(
+            batch_id=run.batch_id, status=AuditEvent.DONE, undo_of__isnull=True
+        ).exists()
         and run.status in (MaintenanceRun.DONE, MaintenanceRun.CANCELLED, MaintenanceRun.FAILED)
         and (undone_by is None or undone_by.status == MaintenanceRun.FAILED),
+        sample=[] if run.plan is not None else _sample_rows(run.stats or {}),
     )

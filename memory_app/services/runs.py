@@ -49,7 +49,8 @@ def run_finished(run: MaintenanceRun, stats: dict[str, Any]) -> None:
         run.total = run.processed
     fields = ["status", "stats", "finished_at", "total"]
     if run.plan is not None:  # a dry run's plan, for the curator to apply
-        fields.append("plan")
+        run.plan_size = len(run.plan)
+        fields += ["plan", "plan_size"]
     run.save(update_fields=fields)
 
 

@@ -129,3 +129,31 @@ def test_the_page_previews_a_destructive_job_instead_of_running_it(admin_client_
     assert 'id="job-preview-archival"' in page and 'id="job-run-archival"' not in page
     assert 'id="job-run-dedup_scan"' in page
     assert json.loads(admin_client_.get(f"/api/maintenance/runs/{run.pk}").content)["dry_run"]
+
+
+def test_an_open_run_page_polls_itself_and_a_reaped_run_says_why(admin_client_, stores):
+    run = job_create(kind="archival", actor=ADA, dry_run=True)
+    url = reverse("memory_app:maintenance_run", args=[run.pk])
+    partial = admin_client_.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert partial.lstrip().startswith('<div id="run-detail"') and "every 1s" in partial
+    assert 'data-run-status="queued"' in partial and 'id="run-cancel"' in partial
+    MaintenanceRun.objects.filter(pk=run.pk).update(
+        status="failed", error="never started: its task did not reach a worker within 30 min"
+    )
+    page = admin_client_.get(url).content.decode()
+    assert "every 1s" not in page and 'id="run-cancel"' not in page
+    assert "never started" in page.split('id="run-error"')[1]
+
+
+def test_a_dry_run_without_a_plan_shows_its_sample_as_linked_rows(admin_client_, stores):
+    run = MaintenanceRun.objects.create(
+        kind="dedup_scan",
+        started_by="user:ada-admin",
+        dry_run=True,
+        status="done",
+        stats={"pairs_found": 1, "sample": [["note_0000000000a1", "note_0000000000a2", 0.993]]},
+    )
+    page = admin_client_.get(reverse("memory_app:maintenance_run", args=[run.pk])).content.decode()
+    sample = page.split('id="run-sample"')[1].split("</table>")[0]
+    assert reverse("memory_app:note_detail", args=["note_0000000000a2"]) in sample
+    assert "0.993" in sample and "[" not in sample

@@ -60,7 +60,9 @@ def job_apply_plan(*, actor: Actor, run_id: int) -> MaintenanceRun:
         raise InvalidNote("run", f"{plan_run.kind} has no plan to apply: start a run")
     if not plan_run.dry_run or plan_run.status != MaintenanceRun.DONE or plan_run.plan is None:
         raise InvalidNote("run", f"run {plan_run.pk} is not a finished dry run with a plan")
-    applied = plan_run.applications.exclude(status__in=(MaintenanceRun.FAILED,)).first()
+    applied = plan_run.applications.exclude(
+        status__in=(MaintenanceRun.FAILED, MaintenanceRun.CANCELLED)
+    ).first()
     if applied is not None:
         raise InvalidNote("run", f"this plan is applied by run {applied.pk} already")
     return MaintenanceRun.objects.create(
