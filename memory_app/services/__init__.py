@@ -27,6 +27,7 @@ from memory_app.services.notes import (
     note_archive,
     note_create,
     note_edit,
+    note_keep,
     note_restore,
     notes_bulk,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "note_archive",
     "note_create",
     "note_edit",
+    "note_keep",
     "note_restore",
     "notes_bulk",
     "pair_merge",
