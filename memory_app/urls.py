@@ -18,6 +18,7 @@ urlpatterns = [
     path("notes/<str:note_id>/", views.note_detail, name="note_detail"),
     path("notes/<str:note_id>/edit/", views.note_edit, name="note_edit"),
     path("notes/<str:note_id>/archive/", views.note_archive, name="note_archive"),
+    path("notes/<str:note_id>/keep/", views.note_keep, name="note_keep"),
     path("notes/<str:note_id>/promote/", views.note_promote, name="note_promote"),
     path("search/", views.search, name="search"),
     path("retrieval/", views.retrieval, name="retrieval"),

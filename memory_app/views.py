@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Any
 
 from django.contrib import messages
@@ -271,6 +272,36 @@ def note_create(request: HttpRequest) -> HttpResponse:
             return redirect("memory_app:note_detail", note_id=note.note_id)
     status = 400 if request.method == "POST" else 200
     return render(request, "memory_app/note_create.html", {"form": form}, status=status)
+
+
+@require_POST
+@role_required(CURATOR)
+def note_keep(request: HttpRequest, note_id: str) -> HttpResponse:
+    """Keep the note from the archival pass for N days (0: end its grace period)."""
+    days, stamp = request.POST.get("keep_days", "").strip(), request.POST.get("updated_at", "")
+    try:
+        if not days.isdigit():
+            raise InvalidNote("keep_days", "give a whole number of days (0: no grace period)")
+        with events_recorded() as events:
+            note = services.note_keep(
+                actor=Actor.from_request(request),
+                note_id=note_id,
+                expected_updated_at=datetime.fromisoformat(stamp),
+                keep_days=int(days),
+            )
+    except ValueError:
+        messages.error(request, "Not changed: updated_at: reload the page and try again")
+    except (InvalidNote, NoteNotFound, StaleWrite) as e:
+        messages.error(request, f"Not changed: {e}")
+    else:
+        until = note.extra.get("qqweb_keep_until")
+        text = (
+            f"Kept from archival until {until:%Y-%m-%d %H:%M} UTC."
+            if until
+            else ("No grace period: the next archival pass may archive it.")
+        )
+        done_with_undo(request, text, events=events)
+    return redirect("memory_app:note_detail", note_id=note_id)
 
 
 @require_POST

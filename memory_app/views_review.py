@@ -100,7 +100,7 @@ def review_verdict(request: HttpRequest, pair_id: int) -> HttpResponse:
 @require_POST
 @role_required(CURATOR)
 def review_back(request: HttpRequest) -> HttpResponse:
-    """ "Back": take back the curator's latest verdict; its pair is shown again."""
+    """Back: take back the curator's latest verdict; its pair is shown again."""
     try:
         pair = services.review_back(actor=Actor.from_request(request))
     except (InvalidNote, MemoryLibraryError) as e:

@@ -116,7 +116,7 @@ def plan_merge(
 
 
 def plan_supersede(newer: dict[str, Any], older: dict[str, Any], similarity: float) -> MergePlan:
-    """ "Keep the newer text": the newer note survives with its own id, text and
+    """Keep the newer text (supersede): the newer note survives with its own id, text and
     ``created_at`` (when that text was written); the older one is archived, as in a merge
     (``Consolidated with <newer> ...``, the agent's reason). Reads add up, the latest read,
     the lowest decay rate and the older note's source (pushed onto the history) carry

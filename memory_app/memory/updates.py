@@ -73,7 +73,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.IGNORECASE,
         ),
     ),
-    ("number", re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|[-+]?\d+(?:\.\d+)?%?")),
+    (
+        "number",  # not a digit inside a word (Neo4j, k3s)
+        re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?![\w])"),
+    ),
     ("name", re.compile(r"\b[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*")),
 )
 

@@ -111,7 +111,7 @@ def pair_supersede(
     similarity: float | None = None,
     batch_id: uuid.UUID | None = None,
 ) -> tuple[Note, AuditEvent]:
-    """ "Keep the newer text" of a pair that is an old and a new value of one fact: the
+    """Keep the newer text of a pair that is an old and a new value of one fact: the
     newer note (written later, :func:`newer_and_older`) survives with its text, the older
     one is archived the merge's crash-safe way (``plan_supersede``). Audited as
     ``pair.supersede``, undone like a merge. InvalidNote when neither note is newer."""

@@ -14,7 +14,7 @@ from memory_app.memory.documents import utcnow_naive
 from memory_app.memory.domain import Note
 from memory_app.memory.embeddings import embed_keeping_dimension
 from memory_app.memory.errors import StaleWrite
-from memory_app.memory.grace import with_grace
+from memory_app.memory.grace import KEEP_UNTIL_FIELD, with_grace
 from memory_app.memory.importance import score_content
 from memory_app.memory.listing import NoteFilter
 from memory_app.memory.mongo_store import validate_importance
@@ -150,6 +150,38 @@ def note_create(
         if not store.insert_agent_documents([doc]):
             raise InvalidNote("note_id", f"{note_id!r} exists already; try again")
         return store.get_full_note(note_id) or doc
+
+    audited(event, write)
+    return _current(note_id)
+
+
+def note_keep(
+    *,
+    actor: Actor,
+    note_id: str,
+    expected_updated_at: datetime,
+    keep_days: int,
+    batch_id: uuid.UUID | None = None,
+) -> Note:
+    """Keep a note from the archival pass for ``keep_days`` from now (0: end its grace
+    period, so the next pass may archive it). A compare-and-set on ``updated_at`` like an
+    edit (StaleWrite on a stale copy); audited as ``note.keep``, undone by putting the
+    previous date back."""
+    until = grace_until(keep_days)
+    store = notes_store()
+    note = store.note(note_id)
+    if note is None:
+        raise NoteNotFound(note_id)
+    if not same_time(note.updated_at, expected_updated_at):
+        raise StaleWrite(note_id, note.to_document())
+    before = {KEEP_UNTIL_FIELD: note.extra.get(KEEP_UNTIL_FIELD), "updated_at": note.updated_at}
+    event = audit_begin(actor, "note.keep", "note", note_id, before, batch_id)
+
+    def write() -> dict[str, Any]:
+        now = store.update_if_unchanged(note_id, note.updated_at, {KEEP_UNTIL_FIELD: until})
+        if now is None:
+            raise StaleWrite(note_id, store.get_full_note(note_id))
+        return {"note_id": note_id, KEEP_UNTIL_FIELD: until, "updated_at": now}
 
     audited(event, write)
     return _current(note_id)
@@ -364,6 +396,7 @@ def _undo_note_restore(before: dict[str, Any], after: dict[str, Any]) -> dict[st
 UNDO_HANDLERS = {  # registered in MemoryAppConfig.ready()
     "note.edit": _undo_note_edit,
     "note.create": _undo_note_create,
+    "note.keep": _undo_note_edit,
     "note.archive": _undo_note_archive,
     "note.restore": _undo_note_restore,
 }

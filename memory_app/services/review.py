@@ -163,7 +163,7 @@ def _decide(
 
 
 def review_back(*, actor: Actor) -> ReviewPair:
-    """ "Back": undo ``actor``'s latest verdict and put its pair back in the queue. A merge
+    """Back: undo ``actor``'s latest verdict and put its pair back in the queue. A merge
     or a supersede is undone through the audit log (the notes and the archive as they
     were; refused with the reason when a note changed since, as any undo), "not a
     duplicate" likewise, a skip simply becomes pending again."""

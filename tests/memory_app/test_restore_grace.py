@@ -2,6 +2,7 @@
 pass for a grace period, shown in the restore preview and on the note page."""
 
 import json
+import re
 from datetime import datetime, timedelta
 
 import pytest
@@ -189,3 +190,40 @@ def test_the_api_restores_with_the_grace_asked_for(admin_client_, one_archived):
         content_type="application/json",
     )
     assert response.status_code == 422
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("mongo", "memory_dir")
+def test_a_curator_keeps_a_note_from_archival_on_its_page_and_ends_the_grace_again(
+    curator_client,
+):
+    plant_note("note_0000000000a1", importance=0.03, days_old=300)
+    url = reverse("memory_app:note_keep", args=["note_0000000000a1"])
+    page = curator_client.get(reverse("memory_app:note_detail", args=["note_0000000000a1"]))
+    stamp = re.search(r'name="updated_at" value="([^"]+)"', page.content.decode()).group(1)
+    html = curator_client.post(url, {"keep_days": "10", "updated_at": stamp}, follow=True)
+    assert "Kept from archival until" in html.content.decode()
+    assert 'id="note-kept-until"' in html.content.decode()
+    assert archival_pass().stats["archived"] == 0
+    stale = curator_client.post(url, {"keep_days": "0", "updated_at": stamp}, follow=True)
+    assert "changed" in stale.content.decode()  # a stale copy is refused
+    stamp = re.search(r'name="updated_at" value="([^"]+)"', stale.content.decode()).group(1)
+    curator_client.post(url, {"keep_days": "0", "updated_at": stamp})
+    assert archival_pass().stats["archived"] == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("mongo", "memory_dir")
+def test_undoing_a_keep_puts_the_previous_grace_back(curator_client):
+    plant_note("note_0000000000a1", importance=0.03, days_old=300)
+    note_archive(actor=ADA, note_id="note_0000000000a1")
+    note_restore(actor=ADA, note_id="note_0000000000a1", keep_days=5)
+    before = notes_store().get_full_note("note_0000000000a1")
+    curator_client.post(
+        reverse("memory_app:note_keep", args=["note_0000000000a1"]),
+        {"keep_days": "0", "updated_at": before["updated_at"].isoformat()},
+    )
+    assert notes_store().get_full_note("note_0000000000a1")[KEEP_UNTIL_FIELD] is None
+    audit_undo(actor=ADA, event_id=AuditEvent.objects.get(action="note.keep").pk)
+    after = notes_store().get_full_note("note_0000000000a1")
+    assert after[KEEP_UNTIL_FIELD] == before[KEEP_UNTIL_FIELD]

@@ -87,6 +87,13 @@ def test_a_date_is_not_also_read_as_numbers():
     assert set(found["id"]) == {"lum-9"}
 
 
+def test_a_digit_inside_a_word_is_part_of_a_name_not_a_number():
+    assert tokens("Hana introduced the user to Neo4j and k3s")["number"] == {}
+    assert update_changes("Hana introduced us to Neo4j", "Hana introduced us to FastAPI") == (
+        Change("name", ("Neo4j",), ("FastAPI",)),
+    )
+
+
 def test_the_newer_note_is_the_one_written_later():
     old = {"created_at": datetime(2026, 1, 1), "updated_at": datetime(2026, 6, 1)}
     new = {"created_at": datetime(2026, 3, 1), "updated_at": datetime(2026, 3, 1)}

@@ -21,6 +21,7 @@ def test_every_undoable_action_is_registered_at_startup():
         "note.archive",
         "note.create",
         "note.edit",
+        "note.keep",
         "note.restore",
         "notes.decay",
         "notes.reembed",
