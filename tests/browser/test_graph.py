@@ -62,3 +62,24 @@ def test_merging_by_name_suggests_the_names_of_that_label(
         "Lumen engine",
         "Lumen-cli",
     ]
+
+
+def test_the_neighbourhood_draws_each_label_in_its_own_colour(
+    page: Page, sign_in: Any, viewer: Any
+) -> None:
+    store = graph_store()
+    store.merge_entities("Project", [{"name": "Lumen", "props": {"mention_count": 4}}])
+    store.merge_entities("Topic", [{"name": "vector search", "props": {"mention_count": 2}}])
+    store.merge_entities("Person", [{"name": "Priya", "props": {"mention_count": 2}}])
+    store.merge_relationships(
+        "Project", "ABOUT", "Topic", [{"a": "Lumen", "b": "vector search", "props": {}}]
+    )
+    store.merge_relationships(
+        "Person", "WORKS_ON", "Project", [{"a": "Priya", "b": "Lumen", "props": {}}]
+    )
+    sign_in(viewer)
+    page.goto("/graph/entities/Project/Lumen/neighbourhood/")
+    swatches = page.locator("#graph-legend .swatch")
+    expect(swatches).to_have_count(3)
+    colours = swatches.evaluate_all("els => els.map(e => getComputedStyle(e).backgroundColor)")
+    assert len(set(colours)) == 3
