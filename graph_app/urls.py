@@ -25,6 +25,7 @@ app_name = "graph_app"
 urlpatterns = [
     path("", views.index, name="index"),
     path("entities/", views.entities, name="entities"),
+    path("names/", views.entity_names, name="entity_names"),
     path("search/", views.search, name="search"),
     path("orphans/", views.orphans, name="orphans"),
     path("duplicates/", views_curation.duplicates, name="duplicates"),

@@ -73,6 +73,21 @@ def _entities_total(graph: Any, label: str, q: str) -> int | None:
 
 @require_GET
 @role_required(VIEWER)
+def entity_names(request: HttpRequest) -> HttpResponse:
+    """``#merge-names``: a datalist of up to 10 entity names of ``source_label`` containing
+    ``source_name``, most mentioned first (the merge form's autocomplete)."""
+    label = request.GET.get("source_label", "")[:200].strip() or None
+    text = request.GET.get("source_name", "")[:200]
+    try:
+        page = selectors.entities_page(label=label, q=text or None, limit=10)
+        names = [e.name for e in page.items]
+    except InvalidIdentifier:
+        names = []
+    return render(request, "graph_app/entity.html#merge-names", {"merge_names": names})
+
+
+@require_GET
+@role_required(VIEWER)
 def entity(request: HttpRequest, label: str, name: str) -> HttpResponse:
     try:
         detail = selectors.entity_detail(label=label, name=name)

@@ -151,7 +151,7 @@ def memory_insights(
         for days, values in effective.items():
             values.append(effective_importance(doc, now + timedelta(days=days)))
         source = doc.get("source") or {}
-        types[str(source.get("source_type") or "none")] += 1
+        types[str(source.get("source_type") or "(no source)")] += 1
         if source.get("file_path"):
             files[str(source["file_path"])] += 1
         created = doc.get("created_at")

@@ -14,8 +14,10 @@
   var status = document.getElementById("graph-status");
   var legend = document.getElementById("graph-legend");
   var PAGE = 30;
-  var palette = ["#4263eb", "#2f9e44", "#e8590c", "#9c36b5", "#1098ad", "#f08c00",
-                 "#c2255c", "#5c940d", "#364fc7", "#a61e4d", "#0b7285", "#862e9c"];
+  // Labels get colours in order of appearance, from a palette whose neighbours differ in
+  // hue and lightness (the first labels, e.g. Project and Topic, never look alike).
+  var palette = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#edc948",
+                 "#76b7b2", "#9c755f", "#ff9da7", "#1d3557", "#8cd17d", "#d37295"];
   var colours = {};
   var expanded = {}; // node id -> how many neighbours were asked for so far
 
@@ -69,8 +71,19 @@
     return added;
   }
   function layout(animate) {
-    cy.layout({ name: "cose", animate: animate, randomize: false, nodeRepulsion: 9000,
-                idealEdgeLength: 90, numIter: 600, fit: true, padding: 20 }).run();
+    cy.layout({ name: "cose", animate: animate, randomize: false, nodeRepulsion: 20000,
+                nodeOverlap: 40, idealEdgeLength: 120, numIter: 800, fit: true, padding: 20 }).run();
+  }
+  // New neighbours go on a ring around the node that was expanded; the nodes already on
+  // the canvas keep their places.
+  function placeAround(node, added) {
+    var centre = node.position();
+    var radius = 70 + 6 * added.length;
+    added.forEach(function (n, i) {
+      var angle = (2 * Math.PI * i) / Math.max(1, added.length);
+      n.position({ x: centre.x + radius * Math.cos(angle), y: centre.y + radius * Math.sin(angle) });
+    });
+    cy.animate({ fit: { eles: cy.elements(), padding: 20 } }, { duration: 200 });
   }
   function shown(node) {
     return node.connectedEdges().not(".provenance").connectedNodes().not(node).length;
@@ -125,7 +138,7 @@
                         body.edges.filter(function (e) { return e.type !== "EXTRACTED_FROM"; }));
         status.textContent = "Added " + added.length + " node(s) around " + node.data("name") +
           " (" + expanded[node.id()] + " of " + body.total_neighbours + " neighbours asked for).";
-        layout(false);
+        placeAround(node, added);
         describe(node);
       })
       .catch(function (err) { status.textContent = "Could not expand: " + err.message; });
@@ -138,7 +151,11 @@
       { selector: "node", style: {
         "background-color": "data(colour)", label: "data(name)", width: "data(size)",
         height: "data(size)", "font-size": 10, "text-valign": "bottom", "text-margin-y": 3,
-        "text-wrap": "ellipsis", "text-max-width": 110, color: "#212529" } },
+        "text-wrap": "ellipsis", "text-max-width": 90, color: "#212529",
+        // Labels on a light plate, and hidden while they would be too small to read, so
+        // crowded labels do not print over each other.
+        "text-background-color": "#ffffff", "text-background-opacity": 0.75,
+        "text-background-padding": 1, "min-zoomed-font-size": 7 } },
       { selector: "node.center", style: { "border-width": 3, "border-color": "#212529", "font-weight": "bold" } },
       { selector: "node.source", style: { shape: "round-rectangle", "font-size": 8, color: "#868e96" } },
       { selector: "node:selected", style: { "border-width": 3, "border-color": "#f59f00" } },

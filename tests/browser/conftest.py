@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.test import Client
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.browser.watch import PageWatch
 from tests.services import ServiceStartError
@@ -45,6 +45,8 @@ def browser() -> Iterator[Browser]:
             "QQ_TEST_CHROMIUM"
         )
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    # Generous waits: the 2-core machine is shared, and a wait ends as soon as it is met.
+    expect.set_options(timeout=15_000)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
@@ -65,7 +67,7 @@ def page(
 ) -> Iterator[Page]:
     """A new page on the live server; fails the test on any problem the page had."""
     context = browser.new_context(base_url=live_server.url, viewport=VIEWPORT)  # type: ignore[arg-type]
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(15_000)
     tab = context.new_page()
     page_watch.listen(tab)
     yield tab

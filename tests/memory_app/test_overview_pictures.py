@@ -40,7 +40,7 @@ def test_the_histogram_counts_stored_importance_and_decay_moves_the_overlays_dow
     assert set(lines) == {"now", "7 days", "30 days", "90 days"}
     assert insights.would_archive == 1
     assert memory_insights(archive_threshold=0.5).would_archive == 2
-    assert dict(insights.by_source_type) == {"file": 1, "conversation": 1, "none": 1}
+    assert dict(insights.by_source_type) == {"file": 1, "conversation": 1, "(no source)": 1}
     assert insights.top_files == [("/a.py", 1)]
     assert sum(b.value for b in insights.per_week.bars) == 2  # the 200-day-old one is older
 
