@@ -58,6 +58,8 @@ def planted(stores: dict[str, Any], admin_user: Any) -> None:
     )
 
 
+# Its own time limit: about 1,300 requests, minutes on a loaded 2-core machine.
+@pytest.mark.timeout(900)
 def test_no_operation_answers_5xx_or_off_its_schema(
     planted: None, admin_user: Any, api_wsgi: Any
 ) -> None:
