@@ -30,10 +30,12 @@ def pair_out(d: Deletion) -> dict[str, Any]:
     return {
         "anchor_id": d.anchor.hex_id,
         "anchor_content": d.anchor.text,
-        "anchor_timestamp": d.anchor.timestamp if d.anchor.timestamp_is_date else None,
+        "anchor_timestamp": _json_value(d.anchor.timestamp) if d.anchor.timestamp_is_date else None,
         "deleted_id": d.deleted.hex_id,
         "deleted_content": d.deleted.text,
-        "deleted_timestamp": d.deleted.timestamp if d.deleted.timestamp_is_date else None,
+        "deleted_timestamp": _json_value(d.deleted.timestamp)
+        if d.deleted.timestamp_is_date
+        else None,
         "score": d.score,
         "borderline": d.borderline,
         "tie": d.tie,
