@@ -7,7 +7,6 @@ vanished facts, contradictions and pair actions are in ``api_curation.py``."""
 from __future__ import annotations
 
 from dataclasses import asdict
-from datetime import UTC, datetime
 from typing import Any
 
 from django.http import HttpRequest
@@ -25,25 +24,12 @@ from memory_app.facts_app.schemas import (
     LintOut,
     NextStartOut,
 )
-from memory_app.facts_app.shapes import action_out, pair_out
+from memory_app.facts_app.shapes import action_out, json_value, pair_out
 from qqweb.actors import Actor
 from qqweb.api_types import Cursor, Limit200, SearchText, errors
 from qqweb.auth import CURATOR, VIEWER, require_role
 
 router = Router(tags=["facts"])
-
-
-def _json_value(value: Any) -> Any:
-    """A stored value as JSON can hold it (dates and ids as strings)."""
-    if isinstance(value, dict):
-        return {k: _json_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_value(v) for v in value]
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, datetime):  # pymongo's are naive UTC: said with their offset
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
-    return str(value)
 
 
 class FactsQuery(Schema):
@@ -74,7 +60,7 @@ def facts_list(request: HttpRequest, query: Query[FactsQuery]) -> dict[str, Any]
                 "id": row.id,
                 "kind": row.kind,
                 "content": row.text,
-                "timestamp": _json_value(row.timestamp) if row.timestamp is not MISSING else None,
+                "timestamp": json_value(row.timestamp) if row.timestamp is not MISSING else None,
                 "embedding": row.embedding,
                 "legacy": row.legacy,
                 "deleted_at_next_start": row.deleted_at_next_start,
@@ -126,10 +112,10 @@ def fact_get(request: HttpRequest, fact_id: str) -> dict[str, Any]:
         "id": detail.doc.hex_id,
         "kind": detail.doc.kind,
         "id_time": detail.id_time,
-        "timestamp": _json_value(detail.doc.timestamp)
+        "timestamp": json_value(detail.doc.timestamp)
         if detail.doc.timestamp is not MISSING
         else None,
-        "document": _json_value(doc),
+        "document": json_value(doc),
         "embedding": detail.embedding,
         "dimension": detail.dimension,
         "norm": detail.norm,

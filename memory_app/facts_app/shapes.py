@@ -3,6 +3,7 @@ mapping (``qqweb/api.py`` answers an unconfirmed write with the preview)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from memory_app.facts.guard import WritePlan
@@ -10,14 +11,31 @@ from memory_app.facts.rules import Deletion
 from memory_app.facts_app.services import FactAction
 
 
+def json_value(value: Any) -> Any:
+    """A stored value as JSON can hold it (dates and ids as strings)."""
+    if isinstance(value, dict):
+        return {k: json_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_value(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, datetime):  # pymongo's are naive UTC: said with their offset
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
+    return str(value)
+
+
 def pair_out(d: Deletion) -> dict[str, Any]:
     return {
         "anchor_id": d.anchor.hex_id,
         "anchor_content": d.anchor.text,
-        "anchor_timestamp": d.anchor.timestamp if d.anchor.timestamp_is_date else None,
+        "anchor_timestamp": (
+            json_value(d.anchor.timestamp) if d.anchor.timestamp_is_date else None
+        ),
         "deleted_id": d.deleted.hex_id,
         "deleted_content": d.deleted.text,
-        "deleted_timestamp": d.deleted.timestamp if d.deleted.timestamp_is_date else None,
+        "deleted_timestamp": (
+            json_value(d.deleted.timestamp) if d.deleted.timestamp_is_date else None
+        ),
         "score": d.score,
         "borderline": d.borderline,
         "tie": d.tie,

@@ -30,6 +30,7 @@ SOURCE_TYPES = ("file", "conversation", "unknown")
 MAX_PAGE = 200
 MAX_STALE_DAYS = 36_500  # a hundred years: now minus that many days is still a date
 INT64 = 2**63
+NON_FINITE = ("nan", "inf", "-inf")  # how a cursor holds a stored value of these
 LIST_FIELDS = {"_id": 0, "embedding": 0}
 
 
@@ -149,6 +150,8 @@ def check_sort(sort: str, direction: str) -> tuple[str, int]:
 def encode_cursor(value: Any, note_id: str) -> str:
     if isinstance(value, datetime):
         payload: Any = {"d": value.isoformat()}
+    elif isinstance(value, float) and not math.isfinite(value):
+        payload = {"f": str(value)}  # a stored NaN or infinity: "nan", "inf" or "-inf"
     else:
         payload = value
     raw = json.dumps([payload, note_id], separators=(",", ":")).encode()
@@ -159,12 +162,16 @@ def decode_cursor(cursor: str) -> tuple[Any, str]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         value, note_id = json.loads(raw)
-        if isinstance(value, dict):
+        if isinstance(value, dict) and "f" in value:
+            if value["f"] not in NON_FINITE:
+                raise ValueError("bad value")
+            value = float(value["f"])
+        elif isinstance(value, dict):
             value = datetime.fromisoformat(value["d"])
         elif isinstance(value, bool) or (value is not None and not isinstance(value, int | float)):
             raise ValueError("bad value")
         elif isinstance(value, float) and not math.isfinite(value):
-            raise ValueError("not a finite number")  # NaN compares false: no page ends
+            raise ValueError("not a finite number")  # only ours, as {"f": "nan"}
         elif isinstance(value, int) and not -INT64 <= value < INT64:
             raise ValueError("more than 64 bits")  # no MongoDB number holds it
         if not isinstance(note_id, str) or len(note_id) > 300:

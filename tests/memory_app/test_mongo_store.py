@@ -4,6 +4,7 @@ import pytest
 
 from memory_app.memory import InvalidNote
 from memory_app.stores import notes_store
+from tests.helpers import add_note
 
 pytestmark = pytest.mark.usefixtures("mongo")
 
@@ -174,3 +175,24 @@ def test_stats_report_the_stored_dimensions():
     stats = store.collection_stats()
     assert stats["dimensions"] == {384: 1, 1024: 1}
     assert stats["without_embedding"] == 1
+
+
+@pytest.mark.parametrize("direction", ["asc", "desc"])
+def test_the_list_pages_over_stored_nan_and_infinite_importance(direction):
+    """The agent can store NaN or infinity as a double: the list still pages over every
+    note once, and ends, with the cursors it gives out."""
+    store = notes_store()
+    odd = {"note_0000000000a1": float("nan"), "note_0000000000a2": float("inf")}
+    for i in range(6):
+        add_note(f"note_0000000000a{i}", f"note {i}")
+    for note_id, value in odd.items():
+        store.collection.update_one({"note_id": note_id}, {"$set": {"importance": value}})
+    seen: list[str] = []
+    cursor = None
+    for _ in range(10):
+        page = store.list_notes(sort="importance", direction=direction, cursor=cursor, limit=2)
+        seen += [n.note_id for n in page.items]
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert sorted(seen) == [f"note_0000000000a{i}" for i in range(6)]

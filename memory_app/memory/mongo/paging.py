@@ -134,14 +134,20 @@ class WindowedReader:
         return list(self.collection.find(query, LIST_FIELDS).sort(sort).limit(self.chunk))
 
     def _drain(self, condition: dict[str, Any], by_id_only: bool = False) -> Any:
-        """Everything matching ``condition``, in chunks, keyset inside it."""
+        """Everything matching ``condition``, in chunks, keyset inside it. Each chunk
+        must end past the one before (note ids are unique); one that does not (a value the
+        server compares oddly, such as a stored NaN) ends the walk instead of repeating it."""
         after: dict[str, Any] | None = None
+        previous_last: str | None = None
         while True:
             docs = self._fetch({"$and": [condition, after]} if after else condition, by_id_only)
+            if docs and docs[-1]["note_id"] == previous_last:
+                return
             yield from docs
             if len(docs) < self.chunk:
                 return
             last = docs[-1]
+            previous_last = last["note_id"]
             after = (
                 {"note_id": {"$gt" if self.order == 1 else "$lt": last["note_id"]}}
                 if by_id_only
@@ -201,12 +207,18 @@ class WindowedReader:
                 break
         if tie is not None:  # the loop ended before its first window
             yield from self._drain(tie)
+        nans_left = False
         if upper is None:
             upper_done: dict[str, Any] = {f: {"$ne": None}}
+        elif desc and upper == upper:
+            # NaN sorts below every number but no range holds it: it comes apart, last
+            upper_done, nans_left = {f: {"$lt": upper, "$ne": math.nan}}, True
         else:
             upper_done = {f: {"$lt": upper}} if desc else {f: {"$gt": upper}}
-        if desc:  # what is left: values below a stale minimum, then the nulls
+        if desc:  # what is left: values below a stale minimum, NaN, then the nulls
             yield from self._drain(upper_done)
+            if nans_left:
+                yield from self._drain({f: math.nan})
             yield from self._drain(nulls, by_id_only=True)
         else:
             yield from self._drain(upper_done)
