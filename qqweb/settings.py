@@ -87,6 +87,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "qqweb.auth.LoginRequiredMiddleware",
+    "qqweb.middleware.StoreDownMiddleware",
 ]
 
 ROOT_URLCONF = "qqweb.urls"

@@ -130,6 +130,7 @@ class VectorIndex:
         self._seen_generation = 0
         self._watcher: threading.Thread | None = None
         self._stream_live = threading.Event()
+        self._stream_tried = threading.Event()  # the first open of the stream ended either way
         self._stop = threading.Event()
 
     # --- told by the store and the change stream -------------------------------------------
@@ -160,6 +161,7 @@ class VectorIndex:
             try:
                 with self._source.watch_changes(resume_after=token) as stream:
                     self._stream_live.set()
+                    self._stream_tried.set()
                     while stream.alive and not self._stop.is_set():
                         change = stream.try_next()
                         if change is None:
@@ -175,6 +177,7 @@ class VectorIndex:
                         break
             except StoreUnavailable:  # down for now: the diff covers the gap, then retry
                 self._stream_live.clear()
+                self._stream_tried.set()
                 self._stop.wait(2.0)
                 continue
             except StoreError as e:  # no change streams on this server: diff instead
@@ -184,14 +187,16 @@ class VectorIndex:
                 log.exception("vector index: change stream stopped")
                 break
         self._stream_live.clear()
+        self._stream_tried.set()
 
     def _start_watcher(self) -> None:
         if not self._use_change_stream or self._watcher is not None:
             return
         self._watcher = threading.Thread(target=self._watch, name="qqweb-vector-watch", daemon=True)
         self._watcher.start()
-        # Opened before the first load, so nothing written during the load is missed.
-        self._stream_live.wait(timeout=2.0)
+        # Opened before the first load, so nothing written during the load is missed; a
+        # server that is down answers the first try, and the load then fails at once.
+        self._stream_tried.wait(timeout=2.0)
 
     # --- keeping in step -----------------------------------------------------------------
 
