@@ -147,7 +147,10 @@ def backup_preview(*, source: Path) -> ImportPreview:
     notes, files, graph = notes_store(), memory_files(), graph_store()
     facts = facts_store() if facts_enabled() else None
     preview = ImportPreview()
+    seen: dict[str, int] = {}
     for kind, batch in _grouped(ndjson.read_records(source)):
+        if kind in ("note", "fact", "node", "relationship"):
+            seen[kind] = seen.get(kind, 0) + len(batch)
         if kind == "note":
             present = notes.note_ids_present([str(r["document"].get("note_id")) for r in batch])
             preview.notes_present += len(present)
@@ -170,6 +173,13 @@ def backup_preview(*, source: Path) -> ImportPreview:
             preview.files.append(asdict(files.plan(name, lines)))
         elif kind == "end":
             preview.counts = {k: int(batch.get(k, 0)) for k in ndjson.COUNTED}
+    for kind, count in seen.items():
+        if preview.counts.get(kind) != count:
+            raise ExportFormatError(
+                0,
+                f"the end record counts {preview.counts.get(kind)} {kind} records, "
+                f"the file holds {count}",
+            )
     return preview
 
 

@@ -136,3 +136,11 @@ def test_a_file_whose_lines_do_not_match_its_checksum_is_refused(exported, small
         backup_import(source=exported, accept_conflicts=True)
 
     assert not (small_memory["memory_dir"] / "core.md").exists()
+
+
+def test_a_file_with_a_record_missing_is_refused(exported):
+    lines = exported.read_text().splitlines(keepends=True)
+    exported.write_text("".join(line for line in lines if '"note_000000000003"' not in line))
+
+    with pytest.raises(ExportFormatError, match="counts 5 note records, the file holds 4"):
+        backup_preview(source=exported)
