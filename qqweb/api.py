@@ -18,7 +18,6 @@ from ninja.operation import Operation
 from ninja.security import APIKeyCookie, HttpBearer
 from ninja.security import django_auth as session_auth
 
-from backup_app.api import router as backup_router
 from graph_app.api import router as graph_router
 from graph_app.knowledge import (
     EntityNotFound,
@@ -49,6 +48,7 @@ from memory_app.memory import (
 from memory_app.memory.errors import StaleWrite
 from qqweb.audit.errors import UndoRefused
 from qqweb.auth import user_role
+from qqweb.backup.api import router as backup_router
 from qqweb.models import ApiToken
 from qqweb.services import api_token_authenticate
 

@@ -73,7 +73,7 @@ INSTALLED_APPS = [
     "memory_app",
     "memory_app.facts_app",
     "graph_app",
-    "backup_app",
+    "qqweb.backup",
 ]
 
 MIDDLEWARE = [

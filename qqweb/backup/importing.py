@@ -23,13 +23,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from backup_app import ndjson
-from backup_app.ndjson import ExportFormatError
 from graph_app.knowledge.backup import ExportedNode, ExportedRelationship, decode_props
 from graph_app.stores import graph_store
 from memory_app.facts_app.stores import facts_enabled, facts_store
 from memory_app.memory.backup_files import KEPT
 from memory_app.stores import memory_files, notes_store
+from qqweb.backup import ndjson
+from qqweb.backup.ndjson import ExportFormatError
 
 Progress = Callable[[int, int | None], None]
 BATCH = 500

@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from backup_app.exporting import backup_export
-from backup_app.importing import ImportConflicts, backup_import, backup_preview
-from backup_app.ndjson import ExportFormatError
 from graph_app.stores import graph_store
 from memory_app.memory import CoreNotesManager
 from memory_app.stores import notes_store
+from qqweb.backup.exporting import backup_export
+from qqweb.backup.importing import ImportConflicts, backup_import, backup_preview
+from qqweb.backup.ndjson import ExportFormatError
 from qqweb.clients import neo4j_driver
 from tests.helpers import agent_archive_line, plant_note
 
