@@ -23,7 +23,7 @@ test: install
 lint: install
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
-	.venv/bin/mypy qqweb memory_app graph_app backup_app
+	.venv/bin/mypy qqweb memory_app graph_app
 	.venv/bin/lint-imports
 	.venv/bin/djhtml --check --tabwidth 2 templates
 
@@ -31,7 +31,7 @@ format-templates: install
 	.venv/bin/djhtml --tabwidth 2 templates
 
 typecheck: install
-	.venv/bin/mypy qqweb memory_app graph_app backup_app
+	.venv/bin/mypy qqweb memory_app graph_app
 
 SECANTUS_MDB_VERSION ?= 0.5.3-beta.196
 SECANTUSD_RS := var/cargo/bin/secantusd-rs

@@ -75,6 +75,7 @@ class EntityOut(Schema):
     incoming: list[EntityRelationshipOut]
     provenance: list[ProvenanceOut]
     notes: list[dict[str, Any]]
+    notes_unavailable: str = ""  # why ``notes`` is empty: MongoDB is down
     same_name_elsewhere: list[str]
 
     @staticmethod

@@ -100,7 +100,9 @@ def entity_merge(request: HttpRequest) -> HttpResponse:
     except REFUSALS as e:
         context["error"] = str(e)
         status = (
-            404
+            503
+            if isinstance(e, GraphUnavailable)
+            else 404
             if isinstance(e, EntityNotFound)
             else 409
             if isinstance(e, EntityChanged | AmbiguousEntity)

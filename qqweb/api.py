@@ -26,7 +26,6 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.operation import Operation
 from ninja.security import APIKeyCookie, HttpBearer, SessionAuth
 
-from backup_app.api import router as backup_router
 from graph_app.api import router as graph_router
 from graph_app.knowledge import (
     EntityNotFound,
@@ -64,6 +63,7 @@ from memory_app.memory.errors import StaleWrite
 from qqweb.api_types import errors
 from qqweb.audit.errors import UndoRefused
 from qqweb.auth import user_role
+from qqweb.backup.api import router as backup_router
 from qqweb.models import ApiToken
 from qqweb.services import api_token_authenticate
 

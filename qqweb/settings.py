@@ -82,7 +82,7 @@ INSTALLED_APPS = [
     "memory_app",
     "memory_app.facts_app",
     "graph_app",
-    "backup_app",
+    "qqweb.backup",
 ]
 
 MIDDLEWARE = [
@@ -97,6 +97,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "qqweb.auth.LoginRequiredMiddleware",
     "qqweb.middleware.ModelLoadingMiddleware",
+    "qqweb.middleware.StoreDownMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 

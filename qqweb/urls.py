@@ -12,7 +12,7 @@ urlpatterns = [
     path("", include("memory_app.urls")),
     path("graph/", include("graph_app.urls")),
     path("facts/", include("memory_app.facts_app.urls")),
-    path("backup/", include("backup_app.urls")),
+    path("backup/", include("qqweb.backup.urls")),
     path("health/", views.health, name="health"),
     path("healthz", views.healthz, name="healthz"),
     path("health/status", views.store_status, name="store_status"),

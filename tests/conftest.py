@@ -38,6 +38,7 @@ from django.test import Client
 from secantus import SecantusDBServer
 
 from graph_app.stores import graph_store
+from memory_app.memory.mongo.outages import forget_outages
 from memory_app.stores import notes_store, vector_indexes_close
 from qqweb.celery import app as celery_app
 from qqweb.clients import mongo_client
@@ -101,6 +102,7 @@ def unrequested_stores_are_unreachable(settings: Any) -> Iterator[None]:
     settings.QQ_EMBEDDING_DIMENSION = 384
     _celery_uses(NOT_REQUESTED["CELERY_BROKER_URL"])
     forget_cached_health()
+    forget_outages()
     yield
     forget_cached_health()
 

@@ -92,17 +92,7 @@ class Neo4jService:
         if build.returncode != 0:
             raise ServiceStartError(f"building the Neo4j launcher failed:\n{build.stderr[-3000:]}")
         port = free_port()
-        self.home.mkdir(parents=True, exist_ok=True)
-        log = self.home / "launcher.log"
-        with open(log, "w") as out:
-            self.proc = subprocess.Popen(
-                [str(ROOT / "scripts/neo4j.sh"), "run", str(self.home / "data"), str(port)],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                text=True,
-                start_new_session=True,
-            )
-        _wait_for_line(self.proc, "QQWEB-NEO4J-READY", log, timeout=180)
+        self.proc = run_neo4j(self.home, port)
         port_file.write_text(str(port))
         self.uri = f"bolt://127.0.0.1:{port}"
         return self.uri
@@ -112,6 +102,23 @@ class Neo4jService:
             return
         stop(self.proc, timeout=60)
         (self.home / "launcher.port").unlink(missing_ok=True)
+
+
+def run_neo4j(home: Path, port: int) -> subprocess.Popen[str]:
+    """The launcher on ``port`` with its data under ``home``, once it answers (a test that
+    stops and starts Neo4j calls this again with the same port and home)."""
+    home.mkdir(parents=True, exist_ok=True)
+    log = home / "launcher.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [str(ROOT / "scripts/neo4j.sh"), "run", str(home / "data"), str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+    _wait_for_line(proc, "QQWEB-NEO4J-READY", log, timeout=180)
+    return proc
 
 
 def start_redis(workdir: Path) -> tuple[str, subprocess.Popen[str]]:

@@ -12,6 +12,7 @@ from typing import Any
 from graph_app.knowledge import EntityNotFound, InvalidIdentifier
 from graph_app.knowledge.domain import Entity, EntityRef, OrphanEntity, ProvenanceLink, Relationship
 from graph_app.stores import graph_store
+from memory_app.memory import StoreUnavailable
 
 from .notes import notes_mentioning
 
@@ -79,6 +80,7 @@ class EntityDetail:
     notes: list[dict[str, Any]]
     same_name_elsewhere: list[str] = field(default_factory=list)
     description: str = ""
+    notes_unavailable: str = ""  # why ``notes`` is empty when MongoDB is down
 
 
 def entity_detail(*, label: str, name: str) -> EntityDetail:
@@ -96,6 +98,10 @@ def entity_detail(*, label: str, name: str) -> EntityDetail:
         if k != "name" and not (k == "aliases" and aliases)
     }
     rels = store.relationships_of(entity.id)
+    try:  # the graph still shows with MongoDB down; only its notes are missing
+        notes, notes_unavailable = notes_mentioning([name, *aliases]), ""
+    except StoreUnavailable as e:
+        notes, notes_unavailable = [], e.message
     others = [
         r.label
         for r in store.list_entities(q=name.lower(), limit=20).items
@@ -111,7 +117,8 @@ def entity_detail(*, label: str, name: str) -> EntityDetail:
         outgoing=[r for r in rels if r.outgoing],
         incoming=[r for r in rels if not r.outgoing],
         provenance=store.provenance_of(entity.id),
-        notes=notes_mentioning([name, *aliases]),
+        notes=notes,
+        notes_unavailable=notes_unavailable,
         same_name_elsewhere=others,
         description=entity.description or "",
     )

@@ -30,7 +30,7 @@ from pymongo.errors import BulkWriteError, DuplicateKeyError, PyMongoError
 from memory_app.memory.errors import InvalidNote, MemoryLibraryError
 from memory_app.memory.layouts import Layout, LayoutVerdict, WrongLayout, sample_layout
 from memory_app.memory.mongo.backup import only_duplicates
-from memory_app.memory.mongo.base import classify
+from memory_app.memory.mongo.base import classify, guarded
 
 from .constants import DEFAULT_COLLECTION, DIMENSION, FACT_TYPE
 from .domain import Fact, StoredDocument, document_from_bson, is_legacy_turn
@@ -155,10 +155,8 @@ class FactsStore:
 
     @contextmanager
     def _guard(self) -> Iterator[None]:
-        try:
+        with guarded(self._client):
             yield
-        except PyMongoError as e:
-            raise classify(e) from e
 
     def ping(self) -> float:
         started = time.perf_counter()

@@ -22,6 +22,7 @@ def watch(index: VectorIndex) -> None:
         try:
             with source.watch_changes(resume_after=token) as stream:
                 index._stream_live.set()
+                index._stream_tried.set()
                 while stream.alive and not index._stop.is_set():
                     change = stream.try_next()
                     if change is None:
@@ -37,6 +38,7 @@ def watch(index: VectorIndex) -> None:
                     break
         except StoreUnavailable:  # down for now: the diff covers the gap, then retry
             index._stream_live.clear()
+            index._stream_tried.set()
             index._stop.wait(2.0)
             continue
         except StoreError as e:  # no change streams on this server: diff instead
@@ -46,3 +48,4 @@ def watch(index: VectorIndex) -> None:
             log.exception("vector index: change stream stopped")
             break
     index._stream_live.clear()
+    index._stream_tried.set()

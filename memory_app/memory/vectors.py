@@ -143,6 +143,7 @@ class VectorIndex:
         self._started = False
         self._start_lock = threading.Lock()
         self._stream_live = threading.Event()
+        self._stream_tried = threading.Event()  # the first open of the stream ended either way
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._refreshing = threading.Lock()  # one catch-up at a time
@@ -165,7 +166,9 @@ class VectorIndex:
             from .vector_follow import watch
 
             self._spawn(lambda: watch(self), "qqweb-vector-watch")
-            self._stream_live.wait(timeout=2.0)  # opened before the load: nothing missed
+            # Opened before the load, so nothing written during it is missed; a server
+            # that is down answers the first try, and the load then fails at once.
+            self._stream_tried.wait(timeout=2.0)
         self._spawn(self._follow, "qqweb-vector-follow")
 
     def _spawn(self, target: Any, name: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 
+from memory_app.memory import StoreUnavailable
 from memory_app.models import PromotionVerdict
 from memory_app.stores import core_notes, notes_store, working_notes
 
@@ -17,6 +18,7 @@ class CoreView:
     core: dict[str, list[str]]
     working: dict[str, list[str]]
     candidates: list[dict[str, Any]]
+    candidates_unavailable: str = ""  # why there are no candidates: MongoDB is down
 
 
 def content_hash(content: str) -> str:
@@ -51,6 +53,12 @@ def promotion_candidates(*, limit: int = 50) -> list[dict[str, Any]]:
 
 
 def core_view() -> CoreView:
+    """The two files, and the promotion candidates when MongoDB answers (the files are
+    shown, and can be curated, while it is down)."""
+    try:
+        candidates, unavailable = promotion_candidates(), ""
+    except StoreUnavailable as e:
+        candidates, unavailable = [], e.message
     return CoreView(
-        core_notes().get_all_items(), working_notes().get_all_items(), promotion_candidates()
+        core_notes().get_all_items(), working_notes().get_all_items(), candidates, unavailable
     )

@@ -22,6 +22,7 @@ from pymongo.errors import (
 from ..constants import DEFAULT_COLLECTION, DEFAULT_DATABASE
 from ..errors import MemoryLibraryError, StoreError, StoreUnavailable
 from .layout_guard import LayoutGuardedCollection
+from .outages import check_reachable, record_unreachable
 
 # Server error codes that mean "not reachable now, try again later" rather than "this
 # request is wrong": shutdown, step-down, network, time limits.
@@ -37,6 +38,22 @@ def classify(error: PyMongoError) -> MemoryLibraryError:
     if isinstance(error, OperationFailure) and error.code in OUTAGE_CODES:
         return StoreUnavailable("mongodb", str(error))
     return StoreError("mongodb", str(error))
+
+
+@contextmanager
+def guarded(client: MongoClient[dict[str, Any]]) -> Iterator[None]:
+    """Around a use of ``client``: fail at once while its server is known to be down,
+    classify driver errors, and remember an unreachable server."""
+    check_reachable(id(client), "mongodb")
+    try:
+        yield
+    except ConnectionFailure as e:
+        error = classify(e)
+        reason = error.message if isinstance(error, StoreUnavailable) else str(e)
+        record_unreachable(id(client), reason, client.options.server_selection_timeout)
+        raise error from e
+    except PyMongoError as e:
+        raise classify(e) from e
 
 
 class ChangeListener(Protocol):
@@ -89,11 +106,10 @@ class MongoBase:
 
     @contextmanager
     def _guard(self) -> Iterator[None]:
-        """Driver errors leave the store classified (see :func:`classify`)."""
-        try:
+        """Driver errors leave the store classified (see :func:`classify`); while the
+        server is known to be unreachable, fail at once (``outages.py``)."""
+        with guarded(self.client):
             yield
-        except PyMongoError as e:
-            raise classify(e) from e
 
     def _notify(self, note_ids: Iterable[str]) -> None:
         """Tell the vector index which notes this store just wrote, so a search right

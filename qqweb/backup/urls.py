@@ -1,8 +1,8 @@
 from django.urls import path
 
-from backup_app import views
+from qqweb.backup import views
 
-app_name = "backup_app"
+app_name = "backup"
 
 urlpatterns = [
     path("", views.backup, name="backup"),

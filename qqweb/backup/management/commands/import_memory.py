@@ -11,13 +11,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from backup_app.importing import ImportConflicts
-from backup_app.management.commands.export_memory import progress_bar
-from backup_app.ndjson import ExportFormatError
-from backup_app.services import backup_run, import_create, upload_save
 from graph_app.knowledge import GraphUnavailable
 from memory_app.memory import InvalidNote, StoreUnavailable
 from qqweb.actors import Actor
+from qqweb.backup.importing import ImportConflicts
+from qqweb.backup.management.commands.export_memory import progress_bar
+from qqweb.backup.ndjson import ExportFormatError
+from qqweb.backup.services import backup_run, import_create, upload_save
 
 
 class Command(BaseCommand):

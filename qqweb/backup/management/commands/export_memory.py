@@ -11,10 +11,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from backup_app.services import backup_path, backup_run, export_create
 from graph_app.knowledge import GraphUnavailable
 from memory_app.memory import StoreUnavailable
 from qqweb.actors import Actor
+from qqweb.backup.services import backup_path, backup_run, export_create
 
 
 def progress_bar(command: BaseCommand) -> Any:

@@ -12,11 +12,17 @@ from ninja import Field, File, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
-from backup_app.services import backup_files, backup_path, export_create, import_create, upload_save
-from backup_app.tasks import backup_start
 from memory_app.schemas import RunOut
 from qqweb.actors import Actor
 from qqweb.auth import ADMIN, require_role
+from qqweb.backup.services import (
+    backup_files,
+    backup_path,
+    export_create,
+    import_create,
+    upload_save,
+)
+from qqweb.backup.tasks import backup_start
 
 router = Router(tags=["backup"])
 

@@ -9,12 +9,12 @@ from typing import Any
 
 from django.conf import settings
 
-from backup_app.exporting import backup_export
-from backup_app.importing import backup_import
 from graph_app.knowledge.backup import encode_props
 from graph_app.stores import graph_store
 from memory_app.facts_app.stores import facts_store
 from memory_app.stores import notes_store
+from qqweb.backup.exporting import backup_export
+from qqweb.backup.importing import backup_import
 
 
 def typed(value: Any) -> Any:

@@ -6,14 +6,14 @@ from typing import Any
 
 from celery import shared_task
 
-from backup_app.importing import ImportConflicts
-from backup_app.ndjson import ExportFormatError
-from backup_app.services import backup_run
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun
+from qqweb.backup.importing import ImportConflicts
+from qqweb.backup.ndjson import ExportFormatError
+from qqweb.backup.services import backup_run
 
 
-@shared_task(name="backup_app.run_backup")
+@shared_task(name="qqweb.backup.run_backup")
 def run_backup_task(run_id: int) -> dict[str, Any]:
     """Run an export or import. Not acknowledged late: an import run again after a worker
     died is idempotent, but it should be started again on purpose, from the page."""

@@ -2,5 +2,6 @@ from django.apps import AppConfig
 
 
 class BackupAppConfig(AppConfig):
-    name = "backup_app"
+    name = "qqweb.backup"
+    label = "backup"
     verbose_name = "Backup and restore"

@@ -15,9 +15,6 @@ from typing import Any
 
 from django.conf import settings
 
-from backup_app.exporting import Progress, backup_export
-from backup_app.importing import ImportConflicts, backup_import, backup_preview
-from backup_app.ndjson import ExportFormatError
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun
 from memory_app.services.runs import (
@@ -28,6 +25,9 @@ from memory_app.services.runs import (
     run_started,
 )
 from qqweb.actors import Actor
+from qqweb.backup.exporting import Progress, backup_export
+from qqweb.backup.importing import ImportConflicts, backup_import, backup_preview
+from qqweb.backup.ndjson import ExportFormatError
 
 EXPORT, IMPORT = "export", "import"
 _FILE_NAME = re.compile(r"(export|upload)-[0-9A-Za-z-]{1,64}\.ndjson")

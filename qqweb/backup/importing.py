@@ -23,13 +23,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from backup_app import ndjson
-from backup_app.ndjson import ExportFormatError
 from graph_app.knowledge.backup import ExportedNode, ExportedRelationship, decode_props
 from graph_app.stores import graph_store
 from memory_app.facts_app.stores import facts_enabled, facts_store
 from memory_app.memory.backup_files import KEPT
 from memory_app.stores import memory_files, notes_store
+from qqweb.backup import ndjson
+from qqweb.backup.ndjson import ExportFormatError
 
 Progress = Callable[[int, int | None], None]
 BATCH = 500
@@ -147,7 +147,10 @@ def backup_preview(*, source: Path) -> ImportPreview:
     notes, files, graph = notes_store(), memory_files(), graph_store()
     facts = facts_store() if facts_enabled() else None
     preview = ImportPreview()
+    seen: dict[str, int] = {}
     for kind, batch in _grouped(ndjson.read_records(source)):
+        if kind in ("note", "fact", "node", "relationship"):
+            seen[kind] = seen.get(kind, 0) + len(batch)
         if kind == "note":
             present = notes.note_ids_present([str(r["document"].get("note_id")) for r in batch])
             preview.notes_present += len(present)
@@ -170,6 +173,13 @@ def backup_preview(*, source: Path) -> ImportPreview:
             preview.files.append(asdict(files.plan(name, lines)))
         elif kind == "end":
             preview.counts = {k: int(batch.get(k, 0)) for k in ndjson.COUNTED}
+    for kind, count in seen.items():
+        if preview.counts.get(kind) != count:
+            raise ExportFormatError(
+                0,
+                f"the end record counts {preview.counts.get(kind)} {kind} records, "
+                f"the file holds {count}",
+            )
     return preview
 
 

@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from backup_app.exporting import backup_export
-from backup_app.importing import ImportConflicts, backup_import, backup_preview
-from backup_app.ndjson import ExportFormatError
 from graph_app.stores import graph_store
 from memory_app.memory import CoreNotesManager
 from memory_app.stores import notes_store
+from qqweb.backup.exporting import backup_export
+from qqweb.backup.importing import ImportConflicts, backup_import, backup_preview
+from qqweb.backup.ndjson import ExportFormatError
 from qqweb.clients import neo4j_driver
 from tests.helpers import agent_archive_line, plant_note
 
@@ -136,3 +136,11 @@ def test_a_file_whose_lines_do_not_match_its_checksum_is_refused(exported, small
         backup_import(source=exported, accept_conflicts=True)
 
     assert not (small_memory["memory_dir"] / "core.md").exists()
+
+
+def test_a_file_with_a_record_missing_is_refused(exported):
+    lines = exported.read_text().splitlines(keepends=True)
+    exported.write_text("".join(line for line in lines if '"note_000000000003"' not in line))
+
+    with pytest.raises(ExportFormatError, match="counts 5 note records, the file holds 4"):
+        backup_preview(source=exported)

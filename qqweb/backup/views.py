@@ -9,7 +9,12 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_GET, require_POST
 
-from backup_app.services import (
+from memory_app.facts_app.stores import facts_enabled
+from memory_app.memory import InvalidNote
+from memory_app.models import MaintenanceRun
+from qqweb.actors import Actor
+from qqweb.auth import ADMIN, role_required
+from qqweb.backup.services import (
     EXPORT,
     IMPORT,
     backup_files,
@@ -18,12 +23,7 @@ from backup_app.services import (
     import_create,
     upload_save,
 )
-from backup_app.tasks import backup_start
-from memory_app.facts_app.stores import facts_enabled
-from memory_app.memory import InvalidNote
-from memory_app.models import MaintenanceRun
-from qqweb.actors import Actor
-from qqweb.auth import ADMIN, role_required
+from qqweb.backup.tasks import backup_start
 from qqweb.pages import render_page
 
 
@@ -32,14 +32,14 @@ from qqweb.pages import render_page
 def backup(request: HttpRequest) -> HttpResponse:
     runs = MaintenanceRun.objects.filter(kind__in=(EXPORT, IMPORT))[:20]
     context = {"files": backup_files(), "runs": runs, "facts_enabled": facts_enabled()}
-    return render_page(request, "backup_app/backup.html", "backup-files", context)
+    return render_page(request, "backup/backup.html", "backup-files", context)
 
 
 @require_POST
 @role_required(ADMIN)
 def export_start(request: HttpRequest) -> HttpResponse:
     run = backup_start(export_create(actor=Actor.from_request(request)))
-    return redirect("backup_app:run", run_id=run.pk)
+    return redirect("backup:run", run_id=run.pk)
 
 
 @require_GET
@@ -66,10 +66,10 @@ def upload(request: HttpRequest) -> HttpResponse:
     uploaded = request.FILES.get("file")
     if uploaded is None:
         messages.error(request, "Choose an export file to upload.")
-        return redirect("backup_app:backup")
+        return redirect("backup:backup")
     name = upload_save(chunks=uploaded.chunks())
     run = import_create(actor=Actor.from_request(request), file=name, dry_run=True)
-    return redirect("backup_app:run", run_id=backup_start(run).pk)
+    return redirect("backup:run", run_id=backup_start(run).pk)
 
 
 @require_POST
@@ -85,8 +85,8 @@ def import_start(request: HttpRequest) -> HttpResponse:
         )
     except InvalidNote as e:
         messages.error(request, str(e))
-        return redirect("backup_app:backup")
-    return redirect("backup_app:run", run_id=backup_start(run).pk)
+        return redirect("backup:backup")
+    return redirect("backup:run", run_id=backup_start(run).pk)
 
 
 @require_GET
@@ -96,4 +96,4 @@ def run(request: HttpRequest, run_id: int) -> HttpResponse:
     item = get_object_or_404(MaintenanceRun, pk=run_id, kind__in=(EXPORT, IMPORT))
     preview = item.stats.get("preview") if isinstance(item.stats, dict) else None
     context = {"run": item, "preview": preview}
-    return render_page(request, "backup_app/run.html", "run-status", context)
+    return render_page(request, "backup/run.html", "run-status", context)

@@ -9,9 +9,9 @@ import time
 import pytest
 from django.core.management import CommandError, call_command
 
-from backup_app.services import backup_path
 from memory_app.models import MaintenanceRun
 from memory_app.stores import notes_store
+from qqweb.backup.services import backup_path
 from tests.helpers import plant_note
 
 
