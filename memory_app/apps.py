@@ -9,6 +9,9 @@ class MemoryAppConfig(AppConfig):
 
     def ready(self) -> None:
         from memory_app.services import UNDO_HANDLERS  # services import models: after populate
+        from memory_app.source import notes_source
+        from qqweb.sources import register_source
 
         for action, handler in UNDO_HANDLERS.items():
             register_undo(action, handler)
+        register_source("notes", notes_source)

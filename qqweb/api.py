@@ -8,6 +8,7 @@ or 500 (``code: "internal"``, the traceback logged) for a store error that is a 
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -52,9 +53,10 @@ from memory_app.memory import (
 )
 from memory_app.memory.errors import StaleWrite
 from qqweb.audit.errors import UndoRefused
-from qqweb.auth import user_role
+from qqweb.auth import VIEWER, require_role, user_role
 from qqweb.models import ApiToken
 from qqweb.services import api_token_authenticate
+from qqweb.sources import memory_sources
 
 logger = logging.getLogger(__name__)
 
@@ -282,6 +284,28 @@ class MeOut(Schema):
     username: str
     role: str | None
     via: str
+
+
+class SourceOut(Schema):
+    key: str
+    label: str
+    layout: str  # the data contract it follows: qq, facts
+    up: bool
+    detail: str
+    counts: list[tuple[str, int]]
+    problems: int  # lint findings that break that agent
+    capabilities: list[str]
+
+
+@api.get("/sources", response=list[SourceOut], tags=["sources"])
+def sources(request: HttpRequest) -> list[dict[str, Any]]:
+    """Every agent memory this qqweb shows (the notes, and the facts when configured),
+    each with what it supports."""
+    require_role(request, VIEWER)
+    return [
+        {**asdict(summary), "capabilities": sorted(summary.capabilities)}
+        for summary in (source.summary() for source in memory_sources())
+    ]
 
 
 @api.get("/me", response=MeOut, tags=["account"])
