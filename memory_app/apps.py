@@ -10,6 +10,9 @@ class MemoryAppConfig(AppConfig):
     def ready(self) -> None:
         # services import models: after populate
         from memory_app.services import UNDO_HANDLERS, UNDO_ROLES
+        from memory_app.source import notes_source
+        from qqweb.sources import register_source
 
         for action, handler in UNDO_HANDLERS.items():
             register_undo(action, handler, UNDO_ROLES[action])
+        register_source("notes", notes_source)

@@ -11,6 +11,7 @@ never Django's HTML page; a path under ``/api/`` that is no route answers the sa
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict
 from functools import wraps
 from typing import Any
 
@@ -62,10 +63,11 @@ from memory_app.memory import (
 from memory_app.memory.errors import StaleWrite
 from qqweb.api_types import errors
 from qqweb.audit.errors import UndoRefused
-from qqweb.auth import user_role
+from qqweb.auth import VIEWER, require_role, user_role
 from qqweb.backup.api import router as backup_router
 from qqweb.models import ApiToken
 from qqweb.services import api_token_authenticate
+from qqweb.sources import memory_sources
 
 logger = logging.getLogger(__name__)
 
@@ -402,6 +404,28 @@ class MeOut(Schema):
     username: str
     role: str | None
     via: str
+
+
+class SourceOut(Schema):
+    key: str
+    label: str
+    layout: str  # the data contract it follows: qq, facts
+    up: bool
+    detail: str
+    counts: list[tuple[str, int]]
+    problems: int  # lint findings that break that agent
+    capabilities: list[str]
+
+
+@api.get("/sources", response={200: list[SourceOut], **errors()}, tags=["sources"])
+def sources(request: HttpRequest) -> list[dict[str, Any]]:
+    """Every agent memory this qqweb shows (the notes, and the facts when configured),
+    each with what it supports."""
+    require_role(request, VIEWER)
+    return [
+        {**asdict(summary), "capabilities": sorted(summary.capabilities)}
+        for summary in (source.summary() for source in memory_sources())
+    ]
 
 
 @api.get("/me", response={200: MeOut, **errors()}, tags=["account"])

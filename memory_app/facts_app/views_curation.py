@@ -16,7 +16,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memory_app.facts import FactNotFound
 from memory_app.facts.errors import AgentModelRequired, FactChanged
@@ -72,6 +72,7 @@ def _write(
     return render(request, template, context, status=200 if htmx else status)
 
 
+@require_http_methods(["GET", "POST"])
 @role_required(CURATOR)
 @facts_on
 def fact_new(request: HttpRequest) -> HttpResponse:

@@ -53,3 +53,16 @@ def test_search_with_another_model_says_the_facts_need_the_agents(
 ) -> None:
     html = viewer_client.get("/search/", {"q": "TTS port"}).content.decode()
     assert 'id="results-facts"' in html and "all-MiniLM-L6-v2" in html
+
+
+def test_the_api_lists_both_agents_memories_with_what_each_supports(
+    facts_store: FactsStore, agent_model: Embedder, viewer_client: Client
+) -> None:
+    agent_writes(facts_store, agent_model, OLD_PORT, days_ago=20)
+    body = viewer_client.get("/api/sources").json()
+    by_key = {s["key"]: s for s in body}
+    assert set(by_key) == {"notes", "facts"}
+    assert by_key["facts"]["layout"] == "facts" and by_key["facts"]["up"] is True
+    assert ["facts", 1] in by_key["facts"]["counts"]
+    assert "importance" in by_key["notes"]["capabilities"]
+    assert "importance" not in by_key["facts"]["capabilities"]
