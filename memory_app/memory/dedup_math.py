@@ -42,6 +42,54 @@ def similar_pairs(
     return np.concatenate(found_i), np.concatenate(found_j), np.concatenate(found_s)
 
 
+def similar_pairs_tiled(
+    matrix: np.ndarray,
+    threshold: float,
+    *,
+    rows: np.ndarray | None = None,
+    row_block: int = 1024,
+    col_block: int = 8192,
+    unit: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``similar_pairs`` in tiles of ``row_block x col_block`` (32 MB of float32 at the
+    defaults, whatever the number of notes), reading ``matrix`` (a memory-mapped segment of
+    the vector index works: ``unit`` says its rows are normalised already) a tile at a time.
+
+    With ``rows`` (indices of the notes changed since the last scan) only those rows are
+    compared, against every row: the incremental scan. Each pair is reported once, as
+    ``(i, j)`` with ``i < j``, whether one or both of its notes changed."""
+    n = int(matrix.shape[0])
+    wanted = np.arange(n) if rows is None else np.unique(np.asarray(rows, dtype=np.int64))
+    changed = np.zeros(n, dtype=bool)
+    changed[wanted] = True
+    found_i, found_j, found_s = [], [], []
+
+    def tile(a: np.ndarray) -> np.ndarray:
+        t = np.asarray(a, dtype=np.float32)
+        return t if unit else normalise(t)
+
+    for r0 in range(0, len(wanted), row_block):
+        r_idx = wanted[r0 : r0 + row_block]
+        left = tile(matrix[r_idx])
+        first = int(r_idx[0]) if rows is None else 0  # the full scan: upper triangle only
+        for c0 in range(first - first % col_block, n, col_block):
+            c1 = min(n, c0 + col_block)
+            sims = left @ tile(matrix[c0:c1]).T
+            rr, cc = np.nonzero(sims >= threshold)
+            i, j = r_idx[rr], cc + c0
+            # a pair is kept by the row of its lower index, or, when that note did not
+            # change (incremental scan), by its changed higher one
+            keep = (i < j) | ((j < i) & ~changed[j])
+            lo, hi = np.minimum(i, j)[keep], np.maximum(i, j)[keep]
+            found_i.append(lo)
+            found_j.append(hi)
+            found_s.append(sims[rr[keep], cc[keep]])
+    if not found_i:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=np.float32)
+    return np.concatenate(found_i), np.concatenate(found_j), np.concatenate(found_s)
+
+
 def choose_primary(a: dict[str, Any], b: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The higher-importance note is primary (ties: more accessed, then older)."""
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import requests
 
-from .dedup_math import MergePlan, choose_primary, plan_merge, similar_pairs
+from .dedup_math import MergePlan, choose_primary, plan_merge, similar_pairs_tiled
 from .embeddings import embed_keeping_dimension, require_dimension
 from .errors import DimensionMismatch, NoteNotFound, StoreUnavailable
 from .importance import ScoredNote
@@ -81,7 +81,7 @@ class NoteDeduplicator:
         limit = self.threshold if threshold is None else threshold
         found: list[tuple[str, str, float]] = []
         for ids, matrix in self._load_vectors(section).values():
-            i, j, sims = similar_pairs(matrix, limit)
+            i, j, sims = similar_pairs_tiled(matrix, limit)
             found.extend((ids[a], ids[b], float(s)) for a, b, s in zip(i, j, sims, strict=True))
         found.sort(key=lambda row: -row[2])
         return found

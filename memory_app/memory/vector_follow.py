@@ -1,10 +1,14 @@
-"""The vector index's change-stream thread: collects the ``_id`` of every changed note
-(the follower re-reads them), or asks for a full reload on a drop or an invalidate."""
+"""The vector index's helpers that run off the request path: the change-stream thread
+(collects the ``_id`` of every changed note for the follower to re-read, or asks for a full
+reload on a drop or an invalidate) and the fold of the delta into new segments; and the
+protocol of what the index needs from the notes store."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+import time
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import StoreError, StoreUnavailable
 
@@ -12,6 +16,30 @@ if TYPE_CHECKING:
     from .vectors import VectorIndex
 
 log = logging.getLogger(__name__)
+
+
+class VectorSource(Protocol):
+    """What the index needs from the notes store."""
+
+    def vector_rows(
+        self, *, note_ids: Iterable[str] | None = None, object_ids: Iterable[Any] | None = None
+    ) -> Iterator[dict[str, Any]]: ...
+
+    def id_versions(self) -> Iterator[tuple[Any, str, tuple[Any, ...]]]: ...
+
+    def watch_changes(self, resume_after: Any = None) -> Any: ...
+
+    def index_generation(self) -> int: ...
+
+    def bump_index_generation(self) -> None: ...
+
+    def notes_by_ids(
+        self, note_ids: Iterable[str], *, with_embedding: bool = False
+    ) -> dict[str, dict[str, Any]]: ...
+
+    def atlas_vector_search(
+        self, index: str, query: list[float], limit: int, section: str | None
+    ) -> list[dict[str, Any]]: ...
 
 
 def watch(index: VectorIndex) -> None:
@@ -49,3 +77,57 @@ def watch(index: VectorIndex) -> None:
             break
     index._stream_live.clear()
     index._stream_tried.set()
+
+
+def needs_fold(index: VectorIndex) -> bool:
+    with index._lock:
+        changed = len(index._delta) + sum(int(m.sum()) for m in index._masked.values())
+        size = sum(len(s) for s in index._snapshot.segments.values())
+    return changed > 0 and (changed >= max(index._fold_at, size // 50) or size < index._exact_below)
+
+
+def fold(index: VectorIndex) -> None:
+    """New segments from the live rows of the old ones and the delta, built without the
+    lock; changes made meanwhile stay in the delta of the new ones."""
+    with index._lock:
+        epoch, journal_at = index._epoch, len(index._journal)
+        base = index._snapshot
+        masked = {d: m.copy() for d, m in index._masked.items()}
+        delta = dict(index._delta)
+        versions = dict(index._versions)
+        model = index.read_model.copy()
+    snapshot = base.folded(masked, delta, versions, model, index._directory, index._exact_below)
+    with index._lock:
+        if epoch != index._epoch:  # reloaded meanwhile
+            snapshot.retire()
+            return
+        since = set(index._journal[journal_at:])
+        keep = {n: index._delta[n] for n in since if n in index._delta}
+        versions_now, model_now = index._versions, index.read_model
+        index._install(snapshot)
+        index._versions, index.read_model = versions_now, model_now
+        index._by_object = {v[0]: n for n, v in versions_now.items() if v[0] is not None}
+        for note_id in since:  # changed during the build: the new segment's row is stale
+            where = snapshot.rows.get(note_id)
+            if where is not None:
+                index._masked[where[0]][where[1]] = True
+        index._delta = keep
+
+
+def diff(index: VectorIndex) -> None:
+    """Compare every ``(_id, note_id, updated_at)`` with what the index holds."""
+    assert index._source is not None
+    started = time.monotonic()
+    live: set[str] = set()
+    changed: set[str] = set()
+    with index._lock:
+        versions = dict(index._versions)
+    for object_id, note_id, updated in index._source.id_versions():
+        live.add(note_id)
+        if versions.get(note_id) != (object_id, updated):
+            changed.add(note_id)
+    changed.update(i for i in versions if i not in live)
+    with index._lock:
+        index._pending_notes.update(changed)
+    index._diffed_at = time.monotonic()
+    index._diff_every = max(index._refresh_interval, 5 * (index._diffed_at - started))

@@ -26,16 +26,16 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import bson
 import numpy as np
 
+from .read_model import ReadModel, stamp
 from .vector_segments import Segment, build_segment, open_segment
 
-Version = tuple[Any, datetime | None]
+Version = tuple[Any, tuple[Any, ...]]  # (_id, stamp)
 CHUNK = 4096
 
 
@@ -44,6 +44,7 @@ class Snapshot:
     generation: int
     segments: dict[int, Segment]
     versions: dict[str, Version]
+    read_model: ReadModel = field(default_factory=ReadModel)
     directory: Path | None = None
     rows: dict[str, tuple[int, int]] = field(default_factory=dict)  # note_id -> (dim, row)
 
@@ -62,14 +63,15 @@ class Snapshot:
         masked: dict[int, np.ndarray],
         delta: dict[str, tuple[int, str, np.ndarray]],
         versions: dict[str, Version],
+        model: ReadModel,
         root: Path | None,
         exact_below: int,
     ) -> Snapshot:
         """The live rows of these segments plus ``delta``, as a new saved snapshot."""
-        columns: dict[int, _Columns] = {}
+        columns: dict[int, Columns] = {}
         for dim, segment in self.segments.items():
             keep = np.flatnonzero(~masked[dim])
-            cols = columns.setdefault(dim, _Columns(dim))
+            cols = columns.setdefault(dim, Columns(dim))
             for start in range(0, len(keep), CHUNK):
                 rows = keep[start : start + CHUNK]
                 cols.extend(
@@ -78,8 +80,8 @@ class Snapshot:
                     segment.vectors[rows],
                 )
         for note_id, (dim, section, row) in delta.items():
-            columns.setdefault(dim, _Columns(dim)).append(note_id, section, row)
-        return _save(self.generation, columns, versions, root, exact_below)
+            columns.setdefault(dim, Columns(dim)).append(note_id, section, row)
+        return _save(self.generation, columns, versions, model, root, exact_below)
 
     def retire(self) -> None:
         """Delete this snapshot's files unless it is the current one."""
@@ -91,7 +93,7 @@ class Snapshot:
                 shutil.rmtree(self.directory, ignore_errors=True)
 
 
-class _Columns:
+class Columns:
     """Rows of one dimension gathered in chunks (no Python list of floats per note)."""
 
     def __init__(self, dim: int) -> None:
@@ -135,11 +137,13 @@ def build_snapshot(
 ) -> Snapshot:
     """A snapshot of every note ``docs`` yields (``note_id``, ``_id``, ``section``,
     ``embedding``, ``updated_at``), saved under ``root`` when one is given."""
-    columns: dict[int, _Columns] = {}
+    columns: dict[int, Columns] = {}
     versions: dict[str, Version] = {}
+    model = ReadModel()
     for doc in docs:
         note_id = str(doc["note_id"])
-        versions[note_id] = (doc.get("_id"), doc.get("updated_at"))
+        versions[note_id] = (doc.get("_id"), stamp(doc))
+        model.put(doc)
         vector = doc.get("embedding")
         if vector is None or len(vector) == 0 or isinstance(vector, (bytes, str)):
             continue
@@ -147,15 +151,16 @@ def build_snapshot(
         if row.ndim != 1:
             continue
         norm = float(np.linalg.norm(row))
-        cols = columns.setdefault(len(row), _Columns(len(row)))
+        cols = columns.setdefault(len(row), Columns(len(row)))
         cols.append(note_id, str(doc.get("section") or ""), row / norm if norm else row)
-    return _save(generation, columns, versions, root, exact_below)
+    return _save(generation, columns, versions, model, root, exact_below)
 
 
 def _save(
     generation: int,
-    columns: dict[int, _Columns],
+    columns: dict[int, Columns],
     versions: dict[str, Version],
+    model: ReadModel,
     root: Path | None,
     exact_below: int,
 ) -> Snapshot:
@@ -164,7 +169,7 @@ def _save(
             d: build_segment(d, c.ids, c.sections, c.matrix(), None, exact_below=exact_below)
             for d, c in columns.items()
         }
-        return Snapshot(generation, segments, versions)
+        return Snapshot(generation, segments, versions, model)
     root.mkdir(parents=True, exist_ok=True)
     name = uuid.uuid4().hex[:12]
     building = root / f"building-{name}"
@@ -173,6 +178,7 @@ def _save(
         build_segment(
             dim, cols.ids, cols.sections, cols.matrix(), building, exact_below=exact_below
         )
+    model.save(building / "columns")
     with open(building / "versions.bson", "wb") as out:
         items = list(versions.items())
         for start in range(0, len(items), 10_000):
@@ -221,8 +227,8 @@ def _open(state: Path, generation: int) -> Snapshot:
     versions: dict[str, Version] = {}
     for part in bson.decode_all((state / "versions.bson").read_bytes()):
         for n, o, u in zip(part["n"], part["o"], part["u"], strict=True):
-            versions[n] = (o, u)
-    return Snapshot(generation, segments, versions, state)
+            versions[n] = (o, tuple(u))
+    return Snapshot(generation, segments, versions, ReadModel.open(state / "columns"), state)
 
 
 def _current(root: Path) -> dict[str, Any]:

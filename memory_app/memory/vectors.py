@@ -10,7 +10,7 @@ in-memory delta of the notes changed since the segments were built:
 - a process opens the last saved segments (milliseconds, memory-mapped, shared with every
   other process on the machine) and catches up by diffing ``(_id, note_id, updated_at)``
   with what the snapshot held; without a snapshot it reads every vector once and saves
-  one. This happens in a background thread started with the process; a search that comes
+  one. This happens in a background thread started by the first use; a search that comes
   before it is done waits at most ``ready_timeout`` seconds, then gets
   :class:`IndexWarming` (a 503 that says so) instead of hanging;
 - every write qqweb makes goes through the store, which tells the index the ids it wrote
@@ -47,43 +47,20 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from .errors import DimensionMismatch, StoreError, StoreUnavailable
+from .read_model import ReadModel, stamp
+from .vector_follow import VectorSource, diff, fold, needs_fold
 from .vector_segments import CANDIDATES, EXACT_BELOW, Segment, normalise
 from .vector_state import Snapshot, build_snapshot, load_snapshot
 
 log = logging.getLogger(__name__)
 
 __all__ = ["IndexWarming", "SearchResult", "VectorIndex", "VectorSource", "normalise"]
-
-
-class VectorSource(Protocol):
-    """What the index needs from the notes store."""
-
-    def vector_rows(
-        self, *, note_ids: Iterable[str] | None = None, object_ids: Iterable[Any] | None = None
-    ) -> Iterator[dict[str, Any]]: ...
-
-    def id_versions(self) -> Iterator[tuple[Any, str, datetime | None]]: ...
-
-    def watch_changes(self, resume_after: Any = None) -> Any: ...
-
-    def index_generation(self) -> int: ...
-
-    def bump_index_generation(self) -> None: ...
-
-    def notes_by_ids(
-        self, note_ids: Iterable[str], *, with_embedding: bool = False
-    ) -> dict[str, dict[str, Any]]: ...
-
-    def atlas_vector_search(
-        self, index: str, query: list[float], limit: int, section: str | None
-    ) -> list[dict[str, Any]]: ...
 
 
 class IndexWarming(StoreUnavailable):
@@ -100,7 +77,7 @@ class SearchResult:
     skipped_other_dimensions: dict[int, int]
 
 
-Version = tuple[Any, datetime | None]  # (_id, updated_at)
+Version = tuple[Any, tuple[Any, ...]]  # (_id, stamp)
 
 
 class VectorIndex:
@@ -126,6 +103,7 @@ class VectorIndex:
         self._ready_timeout = ready_timeout
         self._lock = threading.RLock()
         self._snapshot = Snapshot.empty()
+        self.read_model = ReadModel()  # the small fields of every note (read_model.py)
         self._masked: dict[int, np.ndarray] = {}  # dim -> rows changed since the segment
         self._delta: dict[str, tuple[int, str, np.ndarray]] = {}  # note_id -> (dim, sec, v)
         self._delta_cache: dict[int, tuple[list[str], np.ndarray, np.ndarray]] | None = None
@@ -166,9 +144,6 @@ class VectorIndex:
             from .vector_follow import watch
 
             self._spawn(lambda: watch(self), "qqweb-vector-watch")
-            # Opened before the load, so nothing written during it is missed; a server
-            # that is down answers the first try, and the load then fails at once.
-            self._stream_tried.wait(timeout=2.0)
         self._spawn(self._follow, "qqweb-vector-follow")
 
     def _spawn(self, target: Any, name: str) -> None:
@@ -196,6 +171,10 @@ class VectorIndex:
             raise IndexWarming()
 
     def _follow(self) -> None:
+        if self._use_change_stream:
+            # Opened before the load, so nothing written during it is missed; a server
+            # that is down answers the first try, and the load then fails at once.
+            self._stream_tried.wait(timeout=2.0)
         while not self._stop.is_set():
             try:
                 self.refresh()
@@ -296,6 +275,7 @@ class VectorIndex:
         self._masked = {d: np.zeros(len(s), dtype=bool) for d, s in snapshot.segments.items()}
         self._delta, self._delta_cache, self._journal = {}, None, []
         self._versions = dict(snapshot.versions)
+        self.read_model = snapshot.read_model
         self._by_object = {v[0]: n for n, v in self._versions.items() if v[0] is not None}
         if (
             old is not snapshot
@@ -305,22 +285,7 @@ class VectorIndex:
             old.retire()
 
     def _diff(self) -> None:
-        """Compare every ``(_id, note_id, updated_at)`` with what the index holds."""
-        assert self._source is not None
-        started = time.monotonic()
-        live: set[str] = set()
-        changed: set[str] = set()
-        with self._lock:
-            versions = dict(self._versions)
-        for object_id, note_id, updated in self._source.id_versions():
-            live.add(note_id)
-            if versions.get(note_id) != (object_id, updated):
-                changed.add(note_id)
-        changed.update(i for i in versions if i not in live)
-        with self._lock:
-            self._pending_notes.update(changed)
-        self._diffed_at = time.monotonic()
-        self._diff_every = max(self._refresh_interval, 5 * (self._diffed_at - started))
+        diff(self)
 
     def _apply(self, notes: set[str] | None = None) -> None:
         assert self._source is not None
@@ -360,7 +325,8 @@ class VectorIndex:
         note_id = str(doc["note_id"])
         self._forget(note_id)
         object_id = doc.get("_id")
-        self._versions[note_id] = (object_id, doc.get("updated_at"))
+        self._versions[note_id] = (object_id, stamp(doc))
+        self.read_model.put(doc)
         if object_id is not None:
             self._by_object[object_id] = note_id
         vector = doc.get("embedding") or []
@@ -373,6 +339,7 @@ class VectorIndex:
         self._journal.append(note_id)
         if self._loading:
             self._touched_while_loading.add(note_id)
+        self.read_model.forget(note_id)
         version = self._versions.pop(note_id, None)
         if version is not None and self._by_object.get(version[0]) == note_id:
             del self._by_object[version[0]]
@@ -385,38 +352,10 @@ class VectorIndex:
     # --- folding the delta into new segments ----------------------------------------------
 
     def _needs_fold(self) -> bool:
-        with self._lock:
-            changed = len(self._delta) + sum(int(m.sum()) for m in self._masked.values())
-            size = sum(len(s) for s in self._snapshot.segments.values())
-        return changed > 0 and (
-            changed >= max(self._fold_at, size // 50) or size < self._exact_below
-        )
+        return needs_fold(self)
 
     def _fold(self) -> None:
-        """New segments from the live rows of the old ones and the delta, built without the
-        lock; changes made meanwhile stay in the delta of the new ones."""
-        with self._lock:
-            epoch, journal_at = self._epoch, len(self._journal)
-            base = self._snapshot
-            masked = {d: m.copy() for d, m in self._masked.items()}
-            delta = dict(self._delta)
-            versions = dict(self._versions)
-        snapshot = base.folded(masked, delta, versions, self._directory, self._exact_below)
-        with self._lock:
-            if epoch != self._epoch:  # reloaded meanwhile
-                snapshot.retire()
-                return
-            since = set(self._journal[journal_at:])
-            keep = {n: self._delta[n] for n in since if n in self._delta}
-            versions_now = self._versions
-            self._install(snapshot)
-            self._versions = versions_now
-            self._by_object = {v[0]: n for n, v in versions_now.items() if v[0] is not None}
-            for note_id in since:  # changed during the build: the new segment's row is stale
-                where = snapshot.rows.get(note_id)
-                if where is not None:
-                    self._masked[where[0]][where[1]] = True
-            self._delta = keep
+        fold(self)
 
     # --- questions -------------------------------------------------------------------------
 

@@ -197,6 +197,7 @@ def test_a_vector_index_rebuild_reaches_the_other_processes_indexes(memory):
     assert run("vector_index_rebuild").stats["indexed"] == 3
     other.refresh()
     assert other.holds("note_0000000000a3")
+    other.close()
 
 
 def test_graph_jobs_find_orphans_and_re_embed_entities(memory, neo4j):

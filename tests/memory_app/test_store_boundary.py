@@ -71,6 +71,9 @@ def test_undoing_a_reembed_puts_the_old_vector_back_in_search(settings):
     store.collection.update_one(  # the agent wrote it with an embedding that failed
         {"note_id": "note_0000000000a1"}, {"$set": {"embedding": []}}
     )
+    deadline = time.monotonic() + 3  # the agent's write reaches the index in the background
+    while store.vector_index.holds("note_0000000000a1") and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert "note_0000000000a1" not in found(LUMEN)
     run = job_create(kind="reembed", actor=ADA)
     run_job_task.apply(args=[run.pk])
@@ -126,10 +129,13 @@ def test_a_note_the_agent_deletes_leaves_search_within_the_interval():
     other_notes()
     _agent_inserts_a_note_written_a_month_ago()
     index = VectorIndex(notes_store(), refresh_interval=0.5, use_change_stream=False)
-    assert index.holds("note_0000000000c1")
-    notes_store().collection.delete_one({"note_id": "note_0000000000c1"})  # the agent
-    time.sleep(0.6)
-    assert not index.holds("note_0000000000c1")
+    try:
+        assert index.holds("note_0000000000c1")
+        notes_store().collection.delete_one({"note_id": "note_0000000000c1"})  # the agent
+        time.sleep(0.6)
+        assert not index.holds("note_0000000000c1")
+    finally:
+        index.close()
 
 
 # --- a bug is not an outage ---------------------------------------------------------------

@@ -85,7 +85,10 @@ def test_vector_search_falls_back_when_the_server_has_none():
     store = notes_store()
     add(store, "note_000000000001", "Lumen uses MongoDB")
     store.vector_index = VectorIndex(store, vector_search_index="notes_vectors")
-    assert [r["note_id"] for r in store.search_similar(vec("Lumen"))] == ["note_000000000001"]
+    try:
+        assert [r["note_id"] for r in store.search_similar(vec("Lumen"))] == ["note_000000000001"]
+    finally:
+        store.vector_index.close()
 
 
 def test_scores_match_exact_cosine():
@@ -107,6 +110,7 @@ def test_scores_match_exact_cosine():
             for i, v in enumerate(vectors)
         ]
     )
+    assert _wait_for(lambda: store.vector_index.dimensions() == {16: 50}, seconds=5)
     query = rng.normal(size=16)
     expected = vectors @ query / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(query))
     best = np.argsort(-expected)[:5]

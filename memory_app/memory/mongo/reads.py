@@ -10,11 +10,24 @@ from typing import Any
 
 from ..documents import utcnow_naive
 from ..listing import LIST_FIELDS, NoteFilter, NotesCount, NotesPage, build_query
+from ..read_model import STAMP_FIELDS, stamp
 from .base import MongoBase
 from .paging import page_notes
 
 META_COLLECTION = "qqweb_meta"  # ours, beside the notes; the agent never reads it
-VECTOR_FIELDS = {"_id": 1, "note_id": 1, "section": 1, "embedding": 1, "updated_at": 1}
+# What the vector index and the read model hold of a note (read_model.py).
+VECTOR_FIELDS = {
+    "_id": 1,
+    "note_id": 1,
+    "section": 1,
+    "embedding": 1,
+    "created_at": 1,
+    "source.source_type": 1,
+    "source.file_path": 1,
+    **dict.fromkeys(STAMP_FIELDS, 1),
+}
+
+
 RESULT_FIELDS = {"_id": 0, "note_id": 1, "content": 1, "section": 1, "importance": 1}
 
 
@@ -195,14 +208,13 @@ class Reads(MongoBase):
         with self._guard():
             yield from self.collection.find(query, VECTOR_FIELDS).batch_size(2000)
 
-    def id_versions(self) -> Iterator[tuple[Any, str, datetime | None]]:
-        """``(_id, note_id, updated_at)`` of every note (the index's diff when the server
-        has no change stream)."""
+    def id_versions(self) -> Iterator[tuple[Any, str, tuple[Any, ...]]]:
+        """``(_id, note_id, stamp)`` of every note (the index's diff when the server has
+        no change stream; ``stamp`` as :func:`stamp`)."""
+        fields = {"_id": 1, "note_id": 1, **dict.fromkeys(STAMP_FIELDS, 1)}
         with self._guard():
-            for d in self.collection.find({}, {"_id": 1, "note_id": 1, "updated_at": 1}).batch_size(
-                5000
-            ):
-                yield d["_id"], str(d.get("note_id")), d.get("updated_at")
+            for d in self.collection.find({}, fields).batch_size(5000):
+                yield d["_id"], str(d.get("note_id")), stamp(d)
 
     def watch_changes(self, resume_after: Any = None) -> Any:
         """A change stream on the notes (raises StoreError where the server has none);

@@ -20,6 +20,7 @@ from ..importance import (
     agent_decay_comparison,
     decay_write_plan,
 )
+from ..vector_state import Columns
 from .base import MongoBase
 
 DECAY_FIELDS = {
@@ -253,15 +254,14 @@ class DecayScans(MongoBase):
         query: dict[str, Any] = {"embedding.0": {"$exists": True}}
         if section:
             query["section"] = section
-        groups: dict[int, tuple[list[str], list[list[float]]]] = {}
+        groups: dict[int, Columns] = {}  # float32 chunks, no Python list per vector
+        fields = {"_id": 0, "note_id": 1, "embedding": 1}
         with self._guard():
-            for doc in self.collection.find(query, {"_id": 0, "note_id": 1, "embedding": 1}):
-                ids, rows = groups.setdefault(len(doc["embedding"]), ([], []))
-                ids.append(str(doc["note_id"]))
-                rows.append(doc["embedding"])
-        return {
-            dim: (ids, np.asarray(rows, dtype=np.float32)) for dim, (ids, rows) in groups.items()
-        }
+            for doc in self.collection.find(query, fields).batch_size(2000):
+                row = np.asarray(doc["embedding"], dtype=np.float32)
+                cols = groups.setdefault(len(row), Columns(len(row)))
+                cols.append(str(doc["note_id"]), "", row)
+        return {dim: (cols.ids, cols.matrix()) for dim, cols in groups.items()}
 
     # --- the Overview's walk -------------------------------------------------------------
 

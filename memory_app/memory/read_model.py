@@ -1,0 +1,216 @@
+"""The read model: the small fields the dashboard filters, sorts and aggregates on, one
+numpy column each, so the Overview's pictures, the importance histogram and the decay
+what-if are vectorised sums instead of a pass over every document.
+
+Columns (about 60 bytes a note): importance, decay rate, access count, created / updated /
+last accessed (int64 microseconds since the epoch, exact, so whole days are counted as
+the agent counts them), section, source type and source file (codes into small tables)
+and the embedding's dimension (0: none).
+
+It is kept in step by the vector index (``vectors.py``), which already sees every change
+(the writer's notifications, the change stream, the id diff) and hands each re-read
+document to :meth:`ReadModel.put` or its note id to :meth:`ReadModel.forget`; it is saved
+beside the vector segments in each snapshot and opened copy-on-write memory-mapped
+(``mmap_mode="c"``): processes share the pages until one of them changes a note.
+
+Why numpy columns rather than Arrow/Parquet or DuckDB: the questions are a handful of
+whole-column sums over at most a few million rows, which numpy answers in milliseconds
+with no second engine in every process, and the columns must be updated in place note by
+note, which Parquet files are not made for.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE
+
+# The fields whose change the id diff looks for: the agent bumps access_count and
+# last_accessed, and a decay pass writes importance, without touching updated_at.
+STAMP_FIELDS = ("updated_at", "last_accessed", "access_count", "importance", "decay_rate")
+
+
+def stamp(doc: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The fields of a note that say it changed (see ``STAMP_FIELDS``)."""
+    return tuple(doc.get(f) for f in STAMP_FIELDS)
+
+
+MISSING = np.iinfo(np.int64).min
+DAY_US = 86_400_000_000
+EPOCH = datetime(1970, 1, 1)
+_FLOAT = ("importance", "decay_rate")
+_INT = ("access_count", "created_us", "updated_us", "accessed_us", "dim")
+_CODES = ("section", "source_type", "source_file")
+
+
+def _us(value: Any) -> int:
+    if not isinstance(value, datetime):
+        return int(MISSING)
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    delta = value - EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+class ReadModel:
+    def __init__(self) -> None:
+        self.rows: dict[str, int] = {}
+        self.free: list[int] = []
+        self.size = 0
+        self.live = np.zeros(0, dtype=bool)
+        self.columns: dict[str, np.ndarray] = {}
+        self.tables: dict[str, list[str]] = {name: [] for name in _CODES}
+        self._codes: dict[str, dict[str, int]] = {name: {} for name in _CODES}
+        self._grow(1024)
+
+    def _grow(self, capacity: int) -> None:
+        old = len(self.live)
+        self.live = np.concatenate([self.live, np.zeros(capacity - old, dtype=bool)])
+        fresh = {
+            **{n: np.full(capacity - old, np.nan) for n in _FLOAT},
+            **{n: np.zeros(capacity - old, dtype=np.int64) for n in _INT},
+            **{n: np.full(capacity - old, -1, dtype=np.int32) for n in _CODES},
+        }
+        for name, tail in fresh.items():
+            head = self.columns.get(name)
+            self.columns[name] = tail if head is None else np.concatenate([head, tail])
+
+    def _code(self, table: str, value: Any) -> int:
+        if value is None or value == "":
+            return -1
+        key = str(value)
+        code = self._codes[table].get(key)
+        if code is None:
+            code = self._codes[table][key] = len(self.tables[table])
+            self.tables[table].append(key)
+        return code
+
+    def put(self, doc: Mapping[str, Any]) -> None:
+        """Record (or replace) one note from its document."""
+        note_id = str(doc["note_id"])
+        row = self.rows.get(note_id)
+        if row is None:
+            if self.free:
+                row = self.free.pop()
+            else:
+                if self.size == len(self.live):
+                    self._grow(2 * len(self.live))
+                row, self.size = self.size, self.size + 1
+            self.rows[note_id] = row
+        c = self.columns
+        importance = doc.get("importance", DEFAULT_IMPORTANCE)
+        number = isinstance(importance, int | float) and not isinstance(importance, bool)
+        c["importance"][row] = float(importance) if number else np.nan
+        c["decay_rate"][row] = float(doc.get("decay_rate") or DEFAULT_DECAY_RATE)
+        c["access_count"][row] = int(doc.get("access_count") or 0)
+        c["created_us"][row] = _us(doc.get("created_at"))
+        c["updated_us"][row] = _us(doc.get("updated_at"))
+        c["accessed_us"][row] = _us(doc.get("last_accessed"))
+        vector = doc.get("embedding")
+        c["dim"][row] = len(vector) if isinstance(vector, list) else 0
+        raw = doc.get("source")
+        source: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        c["section"][row] = self._code("section", doc.get("section"))
+        c["source_type"][row] = self._code("source_type", source.get("source_type"))
+        c["source_file"][row] = self._code("source_file", source.get("file_path"))
+        self.live[row] = True
+
+    def forget(self, note_id: str) -> None:
+        row = self.rows.pop(note_id, None)
+        if row is not None:
+            self.live[row] = False
+            self.free.append(row)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def copy(self) -> ReadModel:
+        other = ReadModel.__new__(ReadModel)
+        other.rows, other.free, other.size = dict(self.rows), list(self.free), self.size
+        other.live = self.live.copy()
+        other.columns = {n: a.copy() for n, a in self.columns.items()}
+        other.tables = {n: list(t) for n, t in self.tables.items()}
+        other._codes = {n: dict(t) for n, t in self._codes.items()}
+        return other
+
+    # --- persistence ------------------------------------------------------------------------
+
+    def save(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        n = self.size
+        np.save(directory / "live.npy", self.live[:n])
+        for name, column in self.columns.items():
+            np.save(directory / f"{name}.npy", column[:n])
+        ids = [""] * n
+        for note_id, row in self.rows.items():
+            ids[row] = note_id
+        np.save(directory / "note_ids.npy", np.asarray(ids, dtype=str))
+        (directory / "tables.json").write_text(json.dumps(self.tables))
+
+    @classmethod
+    def open(cls, directory: Path) -> ReadModel:
+        """Copy-on-write memory-mapped: pages stay shared until this process writes one."""
+        model = cls.__new__(cls)
+        model.live = np.load(directory / "live.npy", mmap_mode="c")
+        model.size = len(model.live)
+        names = (*_FLOAT, *_INT, *_CODES)
+        model.columns = {n: np.load(directory / f"{n}.npy", mmap_mode="c") for n in names}
+        ids = np.load(directory / "note_ids.npy").tolist()
+        model.rows = {i: r for r, i in enumerate(ids) if model.live[r]}
+        model.free = [r for r in range(model.size) if not model.live[r]]
+        model.tables = json.loads((directory / "tables.json").read_text())
+        model._codes = {n: {v: i for i, v in enumerate(t)} for n, t in model.tables.items()}
+        if model.size == 0:
+            model._grow(1024)
+        return model
+
+    # --- questions ----------------------------------------------------------------------------
+
+    def _mask(self, section: str | None = None) -> np.ndarray:
+        mask = self.live[: self.size].copy()
+        if section is not None:
+            code = self._codes["section"].get(section, -2)
+            mask &= self.columns["section"][: self.size] == code
+        return mask
+
+    def importance_histogram(self, bins: int = 10, section: str | None = None) -> list[int]:
+        """Stored importance in ``bins`` buckets over [0, 1] (the database's ``$bucket``:
+        a number outside [0, 1] or not a number is in no bucket)."""
+        bins = max(1, min(int(bins), 100))
+        values = self.columns["importance"][: self.size][self._mask(section)]
+        values = values[(values >= 0) & (values < 1.000001)]
+        bounds = np.asarray([round(i / bins, 6) for i in range(bins)] + [1.000001])
+        which = np.searchsorted(bounds, values, side="right") - 1
+        return [int(c) for c in np.bincount(which, minlength=bins)[:bins]]
+
+    def effective_importance(self, now: datetime, section: str | None = None) -> np.ndarray:
+        """The decayed importance of every live note at ``now``: the contract's formula
+        (``importance.decayed_importance``) over whole columns, rounded as it is."""
+        mask = self._mask(section)
+        c = {n: a[: self.size][mask] for n, a in self.columns.items()}
+        now_us = _us(now)
+        created = np.where(c["created_us"] == MISSING, now_us, c["created_us"])
+        age_days = (now_us - created) // DAY_US
+        accessed = c["accessed_us"]
+        idle_days = np.where(accessed == MISSING, age_days, (now_us - accessed) // DAY_US)
+        importance = np.where(np.isnan(c["importance"]), 0.5, c["importance"])
+        bonus = np.minimum(0.5, c["access_count"] * 0.05)
+        value = (importance - idle_days * c["decay_rate"] + bonus) * (1.0 / (1 + age_days * 0.01))
+        return round4(np.clip(value, 0.0, 1.0))
+
+
+def round4(values: np.ndarray) -> np.ndarray:
+    """``round(v, 4)`` of every value, as Python rounds (numpy's scaled rounding differs
+    next to a tie, e.g. 0.48125): numpy's, then Python's for the values close to a tie."""
+    out = np.round(values, 4)
+    scaled = values * 1e4
+    near_tie = np.flatnonzero(np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6)
+    for i in near_tie.tolist():
+        out[i] = round(float(values[i]), 4)
+    return out
