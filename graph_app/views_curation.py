@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from graph_app import selectors, services
@@ -28,6 +28,14 @@ REFUSALS = (GraphRefusal, GraphUnavailable, DimensionMismatch)
 
 def _entity_url(label: str, name: str) -> str:
     return reverse("graph_app:entity", args=[label, name])
+
+
+def _entity_url_or_index(label: str, name: str) -> str:
+    """The entity's page, or the graph's when the fields name no entity (empty, a "/")."""
+    try:
+        return _entity_url(label, name)
+    except NoReverseMatch:
+        return reverse("graph_app:index")
 
 
 def _undo_note(audit_id: int | None) -> str:
@@ -75,7 +83,12 @@ def entity_merge(request: HttpRequest) -> HttpResponse:
     source = (data.get("source_label", ""), data.get("source_name", ""))
     target = (data.get("target_label", ""), data.get("target_name", ""))
     description = data.get("description") or None
-    context: dict[str, Any] = {"source": source, "target": target, "description": description}
+    context: dict[str, Any] = {
+        "source": source,
+        "target": target,
+        "description": description,
+        "back": _entity_url_or_index(*target),
+    }
     try:
         outcome = services.entity_merge(
             actor=Actor.from_request(request),
