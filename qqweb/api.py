@@ -25,7 +25,8 @@ from django_ratelimit.exceptions import Ratelimited
 from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.operation import Operation
-from ninja.security import APIKeyCookie, HttpBearer, SessionAuth
+from ninja.security import APIKeyCookie, HttpBearer
+from ninja.security import SessionAuth as NinjaSessionAuth
 
 from graph_app.api import router as graph_router
 from graph_app.knowledge import (
@@ -109,10 +110,11 @@ def _failures_limited(request: HttpRequest, *, count: bool) -> bool:
     return usage is not None and usage["count"] >= usage["limit"]
 
 
-class SessionUnlessBearer(SessionAuth):
+class SessionAuth(NinjaSessionAuth):
     """The browser session (with Django's CSRF check on writes), but not for a request that
     sends ``Authorization``: a script whose token is wrong or revoked gets 401, not a CSRF
-    refusal or someone's session."""
+    refusal or someone's session. (Named as django-ninja's: the name is the OpenAPI
+    document's security scheme.)"""
 
     def __call__(self, request: HttpRequest) -> Any:
         if "authorization" in request.headers:
@@ -127,7 +129,7 @@ class SessionUnlessBearer(SessionAuth):
         return super()._get_key(request)
 
 
-_session: APIKeyCookie = SessionUnlessBearer()
+_session: APIKeyCookie = SessionAuth()
 
 
 def docs_login_required(view: Any) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import uuid
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from django.test import Client
@@ -206,9 +207,9 @@ def test_the_table_names_every_route_and_operation():
     assert schema_operations() ^ set(OPERATIONS) == set()
 
 
-def url_of(route: str) -> str:
+def url_of(route: str, samples: dict[str, Any] = SAMPLES) -> str:
     def value(match: re.Match[str]) -> str:
-        return str(SAMPLES[match.group(1)])
+        return quote(str(samples[match.group(1)]), safe="")
 
     return "/" + re.sub(r"<(?:\w+:)?(\w+)>", value, route)
 
@@ -302,7 +303,7 @@ def api_request(operation: str) -> tuple[str, str, dict[str, Any], Any]:
     method, path = operation.split(" ", 1)
     schema = api.get_openapi_schema()
     op = schema["paths"][path][method.lower()]
-    url = re.sub(r"\{(\w+)\}", lambda m: str(SAMPLES[m.group(1)]), path)
+    url = re.sub(r"\{(\w+)\}", lambda m: quote(str(SAMPLES[m.group(1)]), safe=""), path)
     query = {
         p["name"]: SAMPLES.get(p["name"], minimal_body(schema, p["schema"]))
         for p in op.get("parameters", [])
