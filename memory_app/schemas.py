@@ -75,7 +75,9 @@ class NotesQuery(Schema):
 
 class NoteCreateIn(Schema):
     content: str = Field(min_length=1, max_length=20_000)
-    section: str | None = Field(None, description="one of the five sections, or null")
+    section: str | None = Field(
+        None, max_length=64, description="one of the five sections, or null"
+    )
     importance: float | None = Field(
         None, ge=0, le=1, description="null: the agent's own score of the text"
     )

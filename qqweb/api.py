@@ -169,10 +169,11 @@ def docs_login_required(view: Any) -> Any:
 class QQWebAPI(NinjaAPI):
     def get_openapi_operation_id(self, operation: Operation) -> str:
         """``<app>_api_<function>``, also when an app's API is a package of modules by
-        sub-domain: operation ids are what clients generate code from, so they do not
-        follow our module layout."""
+        sub-domain or a module beside ``api`` (``api_curation``): operation ids are what
+        clients generate code from, so they do not follow our module layout."""
         parts = operation.view_func.__module__.split(".")
-        app = "_".join(parts[: parts.index("api")] if "api" in parts else parts[:1])
+        at = next((i for i, part in enumerate(parts) if part.split("_")[0] == "api"), 1)
+        app = "_".join(parts[:at])
         return f"{app}_api_{operation.view_func.__name__}"
 
 

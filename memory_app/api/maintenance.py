@@ -23,7 +23,7 @@ from memory_app.selectors.maintenance import plan_page, plan_summary
 from memory_app.services.maintenance import JOBS, Job
 from memory_app.services.runs import run_cancel
 from qqweb.actors import Actor
-from qqweb.api_types import ShortText, errors
+from qqweb.api_types import Limit1000, Offset, ShortText, errors
 from qqweb.auth import ADMIN, VIEWER, require_role
 
 
@@ -53,9 +53,11 @@ def _run(run_id: int) -> MaintenanceRun:
     return run
 
 
-@router.get("/maintenance/runs/{run_id}/plan", response=PlanOut, tags=["maintenance"])
+@router.get(
+    "/maintenance/runs/{run_id}/plan", response={200: PlanOut, **errors(404)}, tags=["maintenance"]
+)
 def maintenance_run_plan(
-    request: HttpRequest, run_id: int, offset: int = 0, limit: int = 200
+    request: HttpRequest, run_id: int, offset: Offset = 0, limit: Limit1000 = 200
 ) -> dict[str, Any]:
     """The plan of a dry run of a destructive job (archival, purge, decay,
     auto-consolidation): each note it would change, before -> after, paged."""
@@ -63,11 +65,15 @@ def maintenance_run_plan(
     run = _run(run_id)
     if run.plan is None:
         raise InvalidNote("run", f"run {run.pk} has no plan (only dry runs of destructive jobs)")
-    total, items = plan_page(run=run, offset=max(0, offset), limit=max(1, min(limit, 1000)))
+    total, items = plan_page(run=run, offset=offset, limit=limit)
     return {"run": run.pk, "summary": plan_summary(run), "total": total, "items": items}
 
 
-@router.post("/maintenance/runs/{run_id}/apply", response={202: RunOut}, tags=["maintenance"])
+@router.post(
+    "/maintenance/runs/{run_id}/apply",
+    response={202: RunOut, **errors(404, 409, 503)},
+    tags=["maintenance"],
+)
 def maintenance_run_apply(request: HttpRequest, run_id: int) -> Status:
     """Apply exactly the plan of dry run ``run_id`` in the worker: the planned notes by id,
     each only if unchanged since the plan (the others are counted in
@@ -76,7 +82,11 @@ def maintenance_run_apply(request: HttpRequest, run_id: int) -> Status:
     return Status(202, plan_apply_start(actor=Actor.from_request(request), run_id=run_id))
 
 
-@router.post("/maintenance/runs/{run_id}/cancel", response=RunOut, tags=["maintenance"])
+@router.post(
+    "/maintenance/runs/{run_id}/cancel",
+    response={200: RunOut, **errors(404, 503)},
+    tags=["maintenance"],
+)
 def maintenance_run_cancel(request: HttpRequest, run_id: int) -> MaintenanceRun:
     """Cancel a queued run (closed at once) or a running one (it stops at its next batch,
     then is ``cancelled``; what it changed before can be undone); 400 when it is closed."""
@@ -85,7 +95,11 @@ def maintenance_run_cancel(request: HttpRequest, run_id: int) -> MaintenanceRun:
     return run_cancel(actor=Actor.from_request(request), run_id=run_id)
 
 
-@router.post("/maintenance/runs/{run_id}/undo", response={202: RunOut}, tags=["maintenance"])
+@router.post(
+    "/maintenance/runs/{run_id}/undo",
+    response={202: RunOut, **errors(404, 409, 503)},
+    tags=["maintenance"],
+)
 def maintenance_run_undo(request: HttpRequest, run_id: int) -> Status:
     """Undo every change of run ``run_id`` in the worker, as a run of kind ``undo`` (poll
     it); a change whose note moved on since is refused and listed in its stats."""

@@ -26,7 +26,7 @@ from memory_app.facts_app.schemas import (
 )
 from memory_app.facts_app.shapes import action_out, json_value, pair_out
 from qqweb.actors import Actor
-from qqweb.api_types import Cursor, Limit200, SearchText, errors
+from qqweb.api_types import Cursor, Limit200, SearchText, ShortText, errors
 from qqweb.auth import CURATOR, VIEWER, require_role
 
 router = Router(tags=["facts"])
@@ -129,7 +129,7 @@ def fact_get(request: HttpRequest, fact_id: str) -> dict[str, Any]:
     }
 
 
-@router.post("/facts", response={201: FactActionOut, 200: FactActionOut})
+@router.post("/facts", response={201: FactActionOut, 200: FactActionOut, **errors(404, 409, 503)})
 def fact_create(request: HttpRequest, payload: FactCreateIn) -> Status:
     """A new fact in the agent's exact shape, embedded with all-MiniLM-L6-v2 (any other
     model: 422). ``preview.add.refused``: the agent itself would not have saved it."""
@@ -144,11 +144,11 @@ def fact_create(request: HttpRequest, payload: FactCreateIn) -> Status:
 
 
 class DeleteQuery(Schema):
-    archive: list[str] = []
+    archive: list[ShortText] = Field(default=[], max_length=1000)
     dry_run: bool = False
 
 
-@router.patch("/facts/{fact_id}", response=FactActionOut)
+@router.patch("/facts/{fact_id}", response={200: FactActionOut, **errors(404, 409, 503)})
 def fact_edit(request: HttpRequest, fact_id: str, payload: FactEditIn) -> dict[str, Any]:
     """In place: guarded on ``expected_content`` (409 ``stale`` when the fact changed or
     is gone), ``_id`` and ``timestamp`` kept."""
@@ -164,7 +164,7 @@ def fact_edit(request: HttpRequest, fact_id: str, payload: FactEditIn) -> dict[s
     return action_out(result)
 
 
-@router.delete("/facts/{fact_id}", response=FactActionOut)
+@router.delete("/facts/{fact_id}", response={200: FactActionOut, **errors(404, 409, 503)})
 def fact_delete(request: HttpRequest, fact_id: str, query: Query[DeleteQuery]) -> dict[str, Any]:
     """Archived in qqweb's table first, then deleted; restorable."""
     require_role(request, CURATOR)

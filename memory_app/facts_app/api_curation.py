@@ -23,12 +23,13 @@ from memory_app.facts_app.schemas import (
 )
 from memory_app.facts_app.shapes import action_out, pair_out
 from qqweb.actors import Actor
+from qqweb.api_types import errors
 from qqweb.auth import CURATOR, VIEWER, require_role
 
 router = Router(tags=["facts"])
 
 
-@router.post("/facts/next-start/resolve", response=FactActionOut)
+@router.post("/facts/next-start/resolve", response={200: FactActionOut, **errors(404, 409, 503)})
 def pair_resolve(request: HttpRequest, payload: PairResolveIn) -> dict[str, Any]:
     """Resolve one pair of the next-start plan now: ``keep-older`` (the newer archived),
     ``keep-newer-text`` (the older takes the newer text, keeping its ``_id`` and
@@ -45,7 +46,7 @@ def pair_resolve(request: HttpRequest, payload: PairResolveIn) -> dict[str, Any]
     return action_out(result)
 
 
-@router.post("/facts/{fact_id}/embed", response=FactActionOut)
+@router.post("/facts/{fact_id}/embed", response={200: FactActionOut, **errors(404, 409, 503)})
 def fact_embed(request: HttpRequest, fact_id: str, payload: WriteOptions) -> dict[str, Any]:
     """Give a legacy fact (no ``content_embedding``) the agent's vector. It carries an old
     ``timestamp``, so it wins the pairs it joins: the preview shows them."""
@@ -59,14 +60,16 @@ def fact_embed(request: HttpRequest, fact_id: str, payload: WriteOptions) -> dic
     return action_out(result)
 
 
-@router.get("/facts/archive", response=list[ArchivedFactOut])
+@router.get("/facts/archive", response={200: list[ArchivedFactOut], **errors(404, 409, 503)})
 def archive_list(request: HttpRequest, restored: bool = False) -> list[Any]:
     """qqweb's archive of this facts store, newest first."""
     require_role(request, VIEWER)
     return selectors.archived_facts(restored=restored)
 
 
-@router.post("/facts/archive/{archive_id}/restore", response=FactActionOut)
+@router.post(
+    "/facts/archive/{archive_id}/restore", response={200: FactActionOut, **errors(404, 409, 503)}
+)
 def archive_restore(request: HttpRequest, archive_id: int, payload: WriteOptions) -> dict[str, Any]:
     """Back under its ``_id`` when free (else a new one), with its ``timestamp``."""
     require_role(request, CURATOR)
@@ -79,7 +82,7 @@ def archive_restore(request: HttpRequest, archive_id: int, payload: WriteOptions
     return action_out(result)
 
 
-@router.get("/facts/vanished", response=list[VanishedOut])
+@router.get("/facts/vanished", response={200: list[VanishedOut], **errors(404, 409, 503)})
 def vanished_list(request: HttpRequest) -> list[dict[str, Any]]:
     """Facts the agent deleted since qqweb first saw them, with the likely cause."""
     require_role(request, VIEWER)
@@ -98,7 +101,7 @@ def vanished_list(request: HttpRequest) -> list[dict[str, Any]]:
     ]
 
 
-@router.post("/facts/vanished/scan", response=ScanOut)
+@router.post("/facts/vanished/scan", response={200: ScanOut, **errors(404, 409, 503)})
 def vanished_scan(request: HttpRequest) -> dict[str, int]:
     """Run the vanished-facts scan now (beat runs it every QQ_FACTS_SCAN_INTERVAL_S)."""
     require_role(request, CURATOR)
@@ -106,7 +109,9 @@ def vanished_scan(request: HttpRequest) -> dict[str, int]:
     return {"seen": report.seen, "new": report.new, "vanished": report.vanished}
 
 
-@router.get("/facts/contradictions", response=list[ContradictionOut])
+@router.get(
+    "/facts/contradictions", response={200: list[ContradictionOut], **errors(404, 409, 503)}
+)
 def contradictions(request: HttpRequest, dismissed: bool = False) -> list[dict[str, Any]]:
     """Pairs at 0.85-0.95 (the agent keeps both), with remembered verdicts."""
     require_role(request, VIEWER)
@@ -116,7 +121,7 @@ def contradictions(request: HttpRequest, dismissed: bool = False) -> list[dict[s
     ]
 
 
-@router.post("/facts/contradictions/verdict", response={204: None})
+@router.post("/facts/contradictions/verdict", response={204: None, **errors(404, 409, 503)})
 def contradiction_verdict(request: HttpRequest, payload: VerdictIn) -> Status:
     """Remember ``both-true`` (hidden from the list) or ``contradiction`` for two texts."""
     require_role(request, CURATOR)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from ninja import Schema
+from ninja import Field, Schema
 
-from qqweb.api_types import UtcDateTime
+from qqweb.api_types import ShortText, UtcDateTime
 
 
 class FactOut(Schema):
@@ -85,31 +85,35 @@ class LintOut(Schema):
 
 # --- writes ------------------------------------------------------------------------------
 
+FactText = Annotated[str, Field(max_length=20_000)]
+
 
 class WriteOptions(Schema):
-    archive: list[str] = []  # the ids the preview said qqweb also archives: confirmed
+    archive: list[ShortText] = Field(
+        default=[], max_length=1000
+    )  # the ids the preview said qqweb also archives: confirmed
     dry_run: bool = False  # only the preview
 
 
 class FactCreateIn(WriteOptions):
-    content: str
+    content: FactText
 
 
 class FactEditIn(WriteOptions):
-    expected_content: str  # the text the curator saw (the guard of the in-place edit)
-    content: str
+    expected_content: FactText  # the text the curator saw (the guard of the in-place edit)
+    content: FactText
 
 
 class PairResolveIn(WriteOptions):
-    anchor_id: str
-    deleted_id: str
-    how: str  # keep-older, keep-newer-text, delete-both
+    anchor_id: ShortText
+    deleted_id: ShortText
+    how: ShortText  # keep-older, keep-newer-text, delete-both
 
 
 class VerdictIn(Schema):
-    a_id: str
-    b_id: str
-    verdict: str  # both-true, contradiction
+    a_id: ShortText
+    b_id: ShortText
+    verdict: ShortText  # both-true, contradiction
 
 
 class AddVerdictOut(Schema):

@@ -14,6 +14,7 @@ from ninja.files import UploadedFile
 
 from memory_app.schemas import RunOut
 from qqweb.actors import Actor
+from qqweb.api_types import errors
 from qqweb.auth import ADMIN, require_role
 from qqweb.backup.services import (
     backup_files,
@@ -47,20 +48,20 @@ class ImportIn(Schema):
     )
 
 
-@router.post("/exports", response={202: RunOut})
+@router.post("/exports", response={202: RunOut, **errors(503)})
 def export_start(request: HttpRequest) -> Status:
     """Export every store into a new file of the backup directory, in the worker."""
     require_role(request, ADMIN)
     return Status(202, backup_start(export_create(actor=Actor.from_request(request))))
 
 
-@router.get("/files", response=list[BackupFileOut])
+@router.get("/files", response={200: list[BackupFileOut], **errors()})
 def files_list(request: HttpRequest) -> list[Any]:
     require_role(request, ADMIN)
     return list(backup_files())
 
 
-@router.get("/files/{name}", response={200: None})
+@router.get("/files/{name}", response={200: None, **errors(404)})
 def file_download(request: HttpRequest, name: str) -> FileResponse:
     """The file itself (``application/x-ndjson``)."""
     require_role(request, ADMIN)
@@ -70,14 +71,14 @@ def file_download(request: HttpRequest, name: str) -> FileResponse:
     return FileResponse(open(path, "rb"), as_attachment=True, content_type="application/x-ndjson")
 
 
-@router.post("/uploads", response={201: UploadOut})
+@router.post("/uploads", response={201: UploadOut, **errors(413, 503)})
 def upload(request: HttpRequest, file: UploadedFile = File(...)) -> Status:  # noqa: B008
     """Keep an export file for a later import; answers its name."""
     require_role(request, ADMIN)
     return Status(201, {"file": upload_save(chunks=file.chunks())})
 
 
-@router.post("/imports", response={202: RunOut})
+@router.post("/imports", response={202: RunOut, **errors(404, 503)})
 def import_start(request: HttpRequest, body: ImportIn) -> Status:
     """Preview (``dry_run``, the default) or run an import of a backup file. A run into
     stores that hold some of it fails with the conflicts in its stats, writing nothing,
