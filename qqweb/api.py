@@ -67,6 +67,7 @@ from qqweb.audit.errors import UndoRefused
 from qqweb.auth import VIEWER, require_role, user_role
 from qqweb.backup.api import router as backup_router
 from qqweb.models import ApiToken
+from qqweb.security import client_key
 from qqweb.services import api_token_authenticate
 from qqweb.sources import memory_sources
 
@@ -103,7 +104,7 @@ def _failures_limited(request: HttpRequest, *, count: bool) -> bool:
     usage = get_usage(
         request,
         group="qqweb-api-token-failures",
-        key="ip",
+        key=client_key,
         rate=settings.QQ_API_TOKEN_FAILURE_RATE,
         increment=count,
     )

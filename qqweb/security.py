@@ -4,6 +4,7 @@ own settings (``manage.py check --deploy``)."""
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
 from django.conf import settings
@@ -21,6 +22,20 @@ def client_ip(request: HttpRequest) -> str:
         if value.strip():
             return value.split(",")[-1].strip()
     return str(request.META.get("REMOTE_ADDR") or "unknown")
+
+
+def client_key(_group: str, request: HttpRequest) -> str:
+    """The rate limits' key for an address: an IPv6 address counts by its /64 (one
+    machine's share), an IPv4 address alone; a value that is no address (a proxy header
+    gone wrong, a test client) counts as itself, never a 500."""
+    value = client_ip(request)
+    try:
+        address = ipaddress.ip_address(value)
+    except ValueError:
+        return f"raw:{value[:100]}"
+    if address.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
 
 
 def public_secret_key_in_production() -> bool:

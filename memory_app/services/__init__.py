@@ -46,11 +46,15 @@ UNDO_HANDLERS = {
 # merges, promotions and verdicts; everything else (restores, purges, maintenance runs, and
 # any action not listed here) an admin's.
 _CURATOR_ACTIONS = {
+    "note.create",
     "note.edit",
+    "note.keep",
     "note.archive",
     "pair.merge",
+    "pair.supersede",
     "pair.reject",
     "core.promote",
+    "core.add",
     "core.remove",
     "working.remove",
     "working.edit",

@@ -63,7 +63,8 @@ def test_a_hub_with_5000_neighbours_is_capped_most_mentioned_first(viewer_client
 def test_bad_neighbourhood_parameters_are_refused(viewer_client, graph):
     for query, field in [("depth=3", "depth"), ("limit=0", "limit"), ("limit=5000", "limit")]:
         response = viewer_client.get(f"/api/graph/entities/Project/Lumen/neighbourhood?{query}")
-        assert response.status_code == 400 and response.json()["error"]["field"] == field
+        assert response.status_code == 422
+        assert response.json()["error"]["fields"] == [f"query.{field}"]
 
 
 def test_the_page_embeds_the_graph_as_escaped_json_and_the_vendored_library(viewer_client, stores):

@@ -16,7 +16,7 @@ from tests.helpers import plant_note, vector
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("mongo", "memory_dir")]
 
-ADA = Actor("user", "ada-admin")
+ADA = Actor("user", "ada-admin", role="admin")
 OLD, NEW = "note_0000000000a1", "note_0000000000a2"
 OLD_TEXT = "Deadline for the Lumen beta is 2027-01-10"
 NEW_TEXT = "Deadline for the Lumen beta is 2027-02-01"

@@ -54,6 +54,7 @@ def test_the_web_process_starts_loading_the_model_without_waiting_for_it(setting
     """Importing the WSGI application (what gunicorn and runserver do) starts the warm-up
     and returns at once; backends with nothing to load are left as they are."""
     settings.QQ_EMBEDDING_BACKEND = "hashing"
+    settings.SECRET_KEY = "a-long-random-key-for-this-test-" * 2  # DEBUG is off in tests
     started = time.monotonic()
     import qqweb.wsgi  # noqa: F401
 

@@ -21,7 +21,9 @@ PRODUCTION = {
 
 
 def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in PRODUCTION and k != "DEBUG"}
+    # DJANGO_ALLOW_ASYNC_UNSAFE is the browser tests' (set for this test process only)
+    left_out = {*PRODUCTION, "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    clean = {k: v for k, v in os.environ.items() if k not in left_out}
     return subprocess.run(
         [sys.executable, *args],
         cwd=ROOT,

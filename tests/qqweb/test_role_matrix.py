@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
@@ -37,10 +38,13 @@ PAGES: dict[str, tuple[tuple[str, ...], str]] = {
     "notes/<str:note_id>/edit/": (("POST",), CURATOR),
     "notes/<str:note_id>/archive/": (("POST",), CURATOR),
     "notes/<str:note_id>/promote/": (("POST",), CURATOR),
+    "notes/<str:note_id>/keep/": (("POST",), CURATOR),
+    "notes/new/": (("GET", "POST"), CURATOR),
     "search/": (("GET",), VIEWER),
     "retrieval/": (("GET",), VIEWER),
     "audit/": (("GET",), VIEWER),
     "audit/<int:event_id>/undo/": (("POST",), CURATOR),
+    "audit/batches/<uuid:batch_id>/undo/": (("POST",), CURATOR),
     "archive/": (("GET",), VIEWER),
     "archive/restore/": (("POST",), ADMIN),
     "archive/purge/": (("POST",), ADMIN),
@@ -50,7 +54,9 @@ PAGES: dict[str, tuple[tuple[str, ...], str]] = {
     "review/scan/<int:run_id>/": (("GET",), VIEWER),
     "review/<int:pair_id>/verdict/": (("POST",), CURATOR),
     "review/<int:pair_id>/llm/": (("GET",), CURATOR),
+    "review/back/": (("POST",), CURATOR),
     "core/": (("GET",), VIEWER),
+    "core/add/": (("POST",), CURATOR),
     "core/remove/": (("POST",), CURATOR),
     "core/working/remove/": (("POST",), CURATOR),
     "core/working/edit/": (("POST",), CURATOR),
@@ -59,11 +65,14 @@ PAGES: dict[str, tuple[tuple[str, ...], str]] = {
     "maintenance/runs/<int:run_id>/": (("GET",), VIEWER),
     "maintenance/schedule/<int:task_id>/": (("POST",), ADMIN),
     "maintenance/runs/<int:run_id>/undo/": (("POST",), ADMIN),
+    "maintenance/runs/<int:run_id>/apply/": (("POST",), ADMIN),
+    "maintenance/runs/<int:run_id>/cancel/": (("POST",), ADMIN),
     "maintenance/<str:kind>/": (("POST",), ADMIN),
     "graph/": (("GET",), VIEWER),
     "graph/entities/": (("GET",), VIEWER),
     "graph/search/": (("GET",), VIEWER),
     "graph/orphans/": (("GET",), VIEWER),
+    "graph/names/": (("GET",), VIEWER),
     "graph/duplicates/": (("GET",), VIEWER),
     "graph/duplicates/verdict/": (("POST",), CURATOR),
     "graph/merge/": (("GET", "POST"), CURATOR),
@@ -76,6 +85,24 @@ PAGES: dict[str, tuple[tuple[str, ...], str]] = {
     "facts/next-start/": (("GET",), VIEWER),
     "facts/lint/": (("GET",), VIEWER),
     "facts/<str:fact_id>/": (("GET",), VIEWER),
+    "facts/new/": (("GET", "POST"), CURATOR),
+    "facts/<str:fact_id>/edit/": (("POST",), CURATOR),
+    "facts/<str:fact_id>/delete/": (("POST",), CURATOR),
+    "facts/<str:fact_id>/embed/": (("POST",), CURATOR),
+    "facts/next-start/resolve/": (("POST",), CURATOR),
+    "facts/archive/": (("GET",), VIEWER),
+    "facts/archive/<int:archive_id>/restore/": (("POST",), CURATOR),
+    "facts/contradictions/": (("GET",), VIEWER),
+    "facts/contradictions/verdict/": (("POST",), CURATOR),
+    "facts/vanished/": (("GET",), VIEWER),
+    "facts/vanished/scan/": (("POST",), CURATOR),
+    "backup/": (("GET",), ADMIN),
+    "backup/export/": (("POST",), ADMIN),
+    "backup/upload/": (("POST",), ADMIN),
+    "backup/import/": (("POST",), ADMIN),
+    "backup/files/<str:name>": (("GET",), ADMIN),
+    "backup/runs/<int:run_id>/": (("GET",), ADMIN),
+    "favicon.ico": (("GET",), OPEN),
     "health/": (("GET",), VIEWER),
     "healthz": (("GET",), OPEN),
     "health/status": (("GET",), VIEWER),
@@ -98,11 +125,13 @@ PAGES: dict[str, tuple[tuple[str, ...], str]] = {
 # "METHOD /path" of every OpenAPI operation -> the role needed
 OPERATIONS: dict[str, str] = {
     "GET /api/me": VIEWER,
+    "GET /api/sources": VIEWER,
     "GET /api/overview": VIEWER,
     "GET /api/notes": VIEWER,
     "GET /api/notes/histogram": VIEWER,
     "POST /api/notes/search": VIEWER,
     "POST /api/notes/bulk": CURATOR,
+    "POST /api/notes": CURATOR,
     "GET /api/notes/{note_id}": VIEWER,
     "PATCH /api/notes/{note_id}": CURATOR,
     "DELETE /api/notes/{note_id}": CURATOR,
@@ -121,8 +150,13 @@ OPERATIONS: dict[str, str] = {
     "POST /api/duplicates/scan": ADMIN,
     "POST /api/duplicates/{pair_id}/verdict": CURATOR,
     "POST /api/duplicates/{pair_id}/suggestion": CURATOR,
+    "POST /api/duplicates/back": CURATOR,
     "GET /api/maintenance/runs": VIEWER,
     "GET /api/maintenance/runs/{run_id}": VIEWER,
+    "GET /api/maintenance/runs/{run_id}/plan": VIEWER,
+    "POST /api/maintenance/runs/{run_id}/apply": ADMIN,
+    "POST /api/maintenance/runs/{run_id}/cancel": ADMIN,
+    "POST /api/maintenance/runs/{run_id}/undo": ADMIN,
     **{
         f"POST /api/maintenance/{job}": ADMIN
         for job in (
@@ -156,6 +190,22 @@ OPERATIONS: dict[str, str] = {
     "GET /api/facts/next-start": VIEWER,
     "GET /api/facts/lint": VIEWER,
     "GET /api/facts/{fact_id}": VIEWER,
+    "POST /api/facts": CURATOR,
+    "PATCH /api/facts/{fact_id}": CURATOR,
+    "DELETE /api/facts/{fact_id}": CURATOR,
+    "POST /api/facts/{fact_id}/embed": CURATOR,
+    "POST /api/facts/next-start/resolve": CURATOR,
+    "GET /api/facts/archive": VIEWER,
+    "POST /api/facts/archive/{archive_id}/restore": CURATOR,
+    "GET /api/facts/contradictions": VIEWER,
+    "POST /api/facts/contradictions/verdict": CURATOR,
+    "GET /api/facts/vanished": VIEWER,
+    "POST /api/facts/vanished/scan": CURATOR,
+    "GET /api/backup/files": ADMIN,
+    "GET /api/backup/files/{name}": ADMIN,
+    "POST /api/backup/exports": ADMIN,
+    "POST /api/backup/uploads": ADMIN,
+    "POST /api/backup/imports": ADMIN,
 }
 
 # Values for path parameters and required fields: ids that exist nowhere.
@@ -172,6 +222,7 @@ SAMPLES: dict[str, Any] = {
     "name": "Nobody Here",
     "fact_id": "64b0000000000000000000de",
     "batch_id": str(uuid.uuid4()),
+    "archive_id": 999999,
 }
 
 
@@ -311,8 +362,11 @@ def api_request(operation: str) -> tuple[str, str, dict[str, Any], Any]:
     }
     body = None
     if "requestBody" in op:
-        content = op["requestBody"]["content"]["application/json"]["schema"]
-        body = minimal_body(schema, content)
+        content = op["requestBody"]["content"]
+        if "application/json" in content:
+            body = minimal_body(schema, content["application/json"]["schema"])
+        else:  # an upload: an empty file
+            body = {"file": SimpleUploadedFile("empty.ndjson", b"")}
     return method, url, query, body
 
 
@@ -321,6 +375,9 @@ def call(client: Client, method: str, url: str, query: dict[str, Any], body: Any
         url += "?" + "&".join(f"{k}={v}" for k, v in query.items())
     if body is None:
         return getattr(client, method.lower())(url)
+    if isinstance(body, dict) and isinstance(body.get("file"), SimpleUploadedFile):
+        body["file"].seek(0)
+        return client.post(url, body)  # multipart
     return getattr(client, method.lower())(url, body, content_type="application/json")
 
 

@@ -67,3 +67,14 @@ def test_guessing_tokens_is_answered_429_then_even_a_good_token_waits(viewer, se
     assert Client(HTTP_AUTHORIZATION=f"Bearer {raw}").get("/api/me").status_code == 429
     elsewhere = Client(HTTP_AUTHORIZATION=f"Bearer {raw}", REMOTE_ADDR="10.0.0.9")
     assert elsewhere.get("/api/me").status_code == 200
+
+
+def test_a_client_address_that_is_no_address_is_counted_not_a_500(viewer, settings):
+    """A proxy header gone wrong (or a client with no address) still gets its 401s and
+    its 429, counted under that value."""
+    settings.QQ_API_TOKEN_FAILURE_RATE = "2/m"
+    settings.QQ_CLIENT_IP_HEADER = "X-Real-IP"
+    odd = {"HTTP_AUTHORIZATION": "Bearer qq_guess", "HTTP_X_REAL_IP": "unknown"}
+    assert [Client(**odd).get("/api/me").status_code for _ in range(3)] == [401, 401, 429]
+    other = {**odd, "HTTP_X_REAL_IP": "2001:db8::1"}
+    assert Client(**other).get("/api/me").status_code == 401

@@ -89,7 +89,8 @@ def job_undo_create(*, actor: Actor, run_id: int) -> MaintenanceRun:
     return MaintenanceRun.objects.create(
         kind=UNDO_KIND,
         started_by=actor.label,
-        params={"run": target.pk, "user_id": actor.user_id},
+        # the role the undo acts with, checked per change in the worker (qqweb.audit)
+        params={"run": target.pk, "user_id": actor.user_id, "role": actor.role},
         undo_of=target,
     )
 

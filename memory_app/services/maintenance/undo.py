@@ -14,7 +14,7 @@ from .common import Progress
 
 def _actor(run: MaintenanceRun) -> Actor:
     kind, _, name = run.started_by.partition(":")
-    return Actor(kind, name, run.params.get("user_id"))
+    return Actor(kind, name, run.params.get("user_id"), run.params.get("role"))
 
 
 def undo_run_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
