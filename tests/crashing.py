@@ -158,7 +158,16 @@ def _install(counter: _Counter) -> None:
     counter.wrap(ArchiveFile, "append")
     counter.wrap(ArchiveFile, "rewrite")
     counter.wrap(MemoryFiles, "import_file")
-    counter.wrap(GraphStore, "curate")
+    for name in (
+        "apply_merge",
+        "write_entity_props",
+        "delete_entity",
+        "restore_entities",
+        "rewrite_relationship",
+        "delete_relationship",
+        "recreate_relationship",
+    ):
+        counter.wrap(GraphStore, name)  # each one write transaction (its reads: curate too)
     counter.wrap(GraphStore, "_write", _is_graph_write)
     for model in (AuditEvent, ReviewPair, MaintenanceRun):
         counter.wrap(model, "save", _model_save(model))
