@@ -43,13 +43,14 @@ class CrashServer:
         self.workdir = workdir
         self.log = workdir / "crash-server.log"
         self._numbers = iter(range(1, 1_000_000))
+        self._log = open(self.log, "ab")  # noqa: SIM115 (closed by close())
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tests.crashing"],
             cwd=ROOT,
             env={**os.environ, **env},
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=open(self.log, "ab"),  # noqa: SIM115 (the child keeps it)
+            stderr=self._log,
             text=True,
         )
         assert self.proc.stdout is not None
@@ -92,6 +93,7 @@ class CrashServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(10)
+        self._log.close()
 
 
 # --- the child side ---------------------------------------------------------------------------
