@@ -193,10 +193,10 @@ def _restore(note_id: str) -> None:
     note_restore(actor=_actor(), note_id=note_id)
 
 
-def _merge(pair_id: int, content: str | None = None) -> None:
+def _merge(pair_id: int, verdict: str, content: str | None = None) -> None:
     from memory_app.services.review import review_verdict
 
-    review_verdict(actor=_actor(), pair_id=pair_id, verdict="merge", content=content)
+    review_verdict(actor=_actor(), pair_id=pair_id, verdict=verdict, content=content)
 
 
 def _purge(days: int) -> None:

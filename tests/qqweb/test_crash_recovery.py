@@ -1,15 +1,15 @@
 """Nothing left half-done after a crash.
 
-Each action (archive a note, restore it, merge a review pair, purge the archive, merge two
-graph entities, import a backup) runs in a child process that is killed (``os._exit(137)``,
-as ``kill -9``) right after its first write at the store boundary, then on fresh data
-right after its second, and so on until it finishes without being killed
-(tests/crashing.py). After each crash the test does what a user or an operator would: the
-same action again where it is still offered, and the reaper. Then every note is in the
-collection or in ``archive.jsonl``, exactly once; no archive line, note, graph node or
-relationship is doubled; no audit event is left pending; and the action ends done once
-(by the retry, or by the reaper, which finds the change of a process that died after it
-and before its event said so) and its undo puts the original back.
+Each action (archive a note, restore it, merge or supersede a review pair, purge the
+archive, merge two graph entities, import a backup) runs in a child process that is
+killed (``os._exit(137)``, as ``kill -9``) right after its first write at the store
+boundary, then on fresh data right after its second, and so on until it finishes without
+being killed (tests/crashing.py). After each crash the test does what a user or an
+operator would: the same action again where it is still offered, and the reaper. Then
+every note is in the collection or in ``archive.jsonl``, exactly once; no archive line,
+note, graph node or relationship is doubled; no audit event is left pending; and the
+action ends done once (by the retry, or by the reaper, which finds the change of a process
+that died after it and before its event said so) and its undo puts the original back.
 """
 
 from __future__ import annotations
@@ -223,16 +223,24 @@ MERGE_B = "Lumen stores its vectors in MongoDB and answers search queries fast"
 MERGED = "Lumen keeps its vectors in MongoDB and answers search queries fast"  # the curator's
 
 
+@pytest.mark.parametrize(
+    ("verdict", "action", "status", "text"),
+    [
+        ("merge", "pair.merge", ReviewPair.MERGED, MERGED),  # with the curator's text
+        ("supersede", "pair.supersede", ReviewPair.SUPERSEDED, MERGE_A),  # the newer text
+    ],
+)
 def test_a_pair_merge_killed_at_any_step_is_finished_by_a_retry_and_undone_whole(
-    crash_server, child_stores
+    crash_server, child_stores, verdict, action, status, text
 ):
     ids = {"note_0000000000e1", "note_0000000000e2", "note_0000000000e3"}
     original: dict[str, Any] = {}
+    content = MERGED if verdict == "merge" else None
 
     def plant() -> dict[str, Any]:
         fresh_memory()
-        plant_note("note_0000000000e1", importance=0.7, content=MERGE_A)
-        plant_note("note_0000000000e2", importance=0.4, content=MERGE_B)
+        plant_note("note_0000000000e1", importance=0.7, days_old=1, content=MERGE_A)
+        plant_note("note_0000000000e2", importance=0.4, days_old=9, content=MERGE_B)
         plant_note("note_0000000000e3")
         original.update(memory_state())
         pair = ReviewPair.objects.create(
@@ -242,25 +250,24 @@ def test_a_pair_merge_killed_at_any_step_is_finished_by_a_retry_and_undone_whole
             hash_b="b",
             similarity=0.97,
         )
-        return {"pair_id": pair.pk, "content": MERGED}
+        return {"pair_id": pair.pk, "verdict": verdict, "content": content}
 
     def recover(crashed_after: int, steps: list[str]) -> None:
-        where = f"merge killed after write {crashed_after} of {steps}"
+        where = f"{verdict} killed after write {crashed_after} of {steps}"
         pair = ReviewPair.objects.get()
-        if pair.status == ReviewPair.PENDING:  # still in the queue: the curator merges again
+        if pair.status == ReviewPair.PENDING:  # still in the queue: the curator decides again
             try:
-                review_verdict(actor=ADMIN, pair_id=pair.pk, verdict="merge", content=MERGED)
+                review_verdict(actor=ADMIN, pair_id=pair.pk, verdict=verdict, content=content)
             except NoteNotFound as e:
                 pytest.fail(f"{where}: the retry was refused: {e}")
         reap()
         assert_nothing_lost_or_doubled(ids, where)
         state = memory_state()
         assert "note_0000000000e2" not in state["notes"], where
-        assert state["notes"]["note_0000000000e1"] == MERGED, where
-        assert ReviewPair.objects.get().status == ReviewPair.MERGED, where
-        done = events("pair.merge", AuditEvent.DONE)
-        assert len(done) == 1, where
-        audit_undo(actor=ADMIN, event_id=done[0].pk)
+        assert state["notes"]["note_0000000000e1"] == text, where
+        assert ReviewPair.objects.get().status == status, where
+        (done,) = events(action, AuditEvent.DONE)
+        audit_undo(actor=ADMIN, event_id=done.pk)
         assert memory_state() == original, where
         assert ReviewPair.objects.get().status == ReviewPair.PENDING, where
 
