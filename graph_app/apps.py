@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from qqweb.audit.registry import register_undo
+from qqweb.audit.registry import register_settle, register_undo
 
 
 class GraphAppConfig(AppConfig):
@@ -9,6 +9,9 @@ class GraphAppConfig(AppConfig):
 
     def ready(self) -> None:
         from graph_app.services import UNDO_HANDLERS  # services import models: after populate
+        from graph_app.services.merge import SETTLE_CHECKS
 
         for action, handler in UNDO_HANDLERS.items():
             register_undo(action, handler, "curator")  # every graph curation is a curator's
+        for action, check in SETTLE_CHECKS.items():
+            register_settle(action, check)

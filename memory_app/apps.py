@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from qqweb.audit.registry import register_undo
+from qqweb.audit.registry import register_settle, register_undo
 
 
 class MemoryAppConfig(AppConfig):
@@ -10,9 +10,12 @@ class MemoryAppConfig(AppConfig):
     def ready(self) -> None:
         # services import models: after populate
         from memory_app.services import UNDO_HANDLERS, UNDO_ROLES
+        from memory_app.services.settle import SETTLE_CHECKS
         from memory_app.source import notes_source
         from qqweb.sources import register_source
 
         for action, handler in UNDO_HANDLERS.items():
             register_undo(action, handler, UNDO_ROLES[action])
+        for action, check in SETTLE_CHECKS.items():
+            register_settle(action, check)
         register_source("notes", notes_source)

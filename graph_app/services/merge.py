@@ -111,6 +111,23 @@ def entity_merge(
     return outcome
 
 
+def _entity_merge_settled(before: dict[str, Any]) -> dict[str, Any] | None:
+    """For the reaper: the merge (one transaction) happened when the merged node is gone
+    and the survivor is there; the survivor's state now is the ``after``."""
+    source = EntityState.from_json(before["source"])
+    target = EntityState.from_json(before["target"])
+    store = graph_store()
+    if any(e.id == source.id for e in store.get_entities(source.label, source.name)):
+        return None
+    survivors = store.get_entities(target.label, target.name)
+    if [e.id for e in survivors] != [target.id]:
+        return None
+    return {"target": store.entity_state(target.label, target.name).to_json()}
+
+
+SETTLE_CHECKS = {"entity.merge": _entity_merge_settled}  # registered in GraphAppConfig.ready()
+
+
 def _undo_entity_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     source = EntityState.from_json(before["source"])
     wanted = EntityState.from_json(before["target"])

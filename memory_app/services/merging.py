@@ -28,6 +28,7 @@ from qqweb.actors import Actor
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_begin, audited
+from qqweb.audit.snapshots import from_json
 
 
 def pair_merge(
@@ -76,6 +77,9 @@ def pair_merge_audited(
     (StaleWrite) before anything is written."""
     store = notes_store()
     a, b = store.get_full_note(note_a_id), store.get_full_note(note_b_id)
+    resumed = _interrupted_merge_finished("pair.merge", {note_a_id: a, note_b_id: b})
+    if resumed is not None:
+        return resumed
     for note_id, doc in ((note_a_id, a), (note_b_id, b)):
         if doc is None:
             raise NoteNotFound(note_id)
@@ -117,6 +121,9 @@ def pair_supersede(
     ``pair.supersede``, undone like a merge. InvalidNote when neither note is newer."""
     store = notes_store()
     a, b = store.get_full_note(note_a_id), store.get_full_note(note_b_id)
+    resumed = _interrupted_merge_finished("pair.supersede", {note_a_id: a, note_b_id: b})
+    if resumed is not None:
+        return resumed
     for note_id, doc in ((note_a_id, a), (note_b_id, b)):
         if doc is None:
             raise NoteNotFound(note_id)
@@ -161,6 +168,65 @@ def merge_write(
     if note is None:
         raise NoteNotFound(plan.primary_id)
     return note, event
+
+
+def _interrupted_merge_finished(
+    action: str, docs: dict[str, dict[str, Any] | None]
+) -> tuple[Note, AuditEvent] | None:
+    """A retry of a merge whose earlier try died after it had merged the primary (the
+    secondary is listed in its ``qqweb_merged_ids``): finish that merge under the earlier
+    try's event (pending, or failed by the reaper), so the event that ends done holds the
+    notes as they were before the first try, which is what undo puts back. The secondary,
+    when still there, is archived with the first try's reason (a line it wrote already is
+    not written again) and deleted. A try that died after its event said done is simply
+    answered (the review queue then records its verdict). None when no earlier try of
+    ``action`` was cut short."""
+    if len(docs) != 2:
+        return None
+    (first, a), (second, b) = docs.items()
+    if a is not None and second in (a.get(MERGED_IDS_FIELD) or []):
+        primary, secondary_id, secondary = a, second, b
+    elif b is not None and first in (b.get(MERGED_IDS_FIELD) or []):
+        primary, secondary_id, secondary = b, first, a
+    else:
+        return None
+    primary_id = str(primary["note_id"])
+    event = _interrupted_event(action, primary_id, secondary_id)
+    if event is None:
+        return None
+    if event.status == AuditEvent.DONE:  # it died after saying so: nothing left to do
+        return Note.from_document(primary), event
+    reason = from_json(event.before)["plan"]["archive_reason"]
+
+    def write() -> dict[str, Any]:
+        if secondary is not None:
+            archive_manager().archive_document(secondary, reason)
+        return notes_store().get_full_note(primary_id) or {}
+
+    event.detail = ""
+    event.save(update_fields=["detail"])
+    audited(event, write)
+    note = notes_store().note(primary_id)
+    if note is None:
+        raise NoteNotFound(primary_id)
+    return note, event
+
+
+def _interrupted_event(action: str, primary_id: str, secondary_id: str) -> AuditEvent | None:
+    """The newest event of ``action`` merging ``secondary_id`` into ``primary_id`` that
+    was not undone."""
+    events = AuditEvent.objects.filter(
+        action=action,
+        target_type="note",
+        target_id=primary_id,
+        undone_at__isnull=True,
+        undo_of__isnull=True,
+    ).order_by("-id")
+    for event in events[:20]:
+        before = from_json(event.before) or {}
+        if (before.get("secondary") or {}).get("note_id") == secondary_id:
+            return event
+    return None
 
 
 def cosine(a: dict[str, Any], b: dict[str, Any]) -> float:

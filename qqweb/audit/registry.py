@@ -12,8 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 UndoHandler = Callable[[Any, Any], Any]
+SettleCheck = Callable[[Any], Any]
 
 _handlers: dict[str, UndoHandler] = {}
+_settle_checks: dict[str, SettleCheck] = {}
 _roles: dict[str, str] = {}
 # The role names of qqweb.auth, spelled here: this module is imported while the apps load,
 # before qqweb.auth (which imports Django's auth middleware) can be.
@@ -51,3 +53,22 @@ def undo_handler(action: str) -> UndoHandler | None:
 
 def undoable_actions() -> list[str]:
     return sorted(_handlers)
+
+
+def register_settle(action: str, check: SettleCheck) -> None:
+    """Register ``check`` for the events of ``action`` left pending by a process that died:
+    it takes the event's ``before`` and returns the ``after`` the action would have
+    recorded when its change is whole in the store, None when it is not (the reaper then
+    ends the event done, and undoable, or failed)."""
+    existing = _settle_checks.get(action)
+    if existing is not None and existing is not check:
+        raise ValueError(f"{action} has a settle check already: {existing!r}")
+    _settle_checks[action] = check
+
+
+def settle_check(action: str) -> SettleCheck | None:
+    return _settle_checks.get(action)
+
+
+def settled_actions() -> list[str]:
+    return sorted(_settle_checks)

@@ -3,6 +3,7 @@ event's ``before`` with the handler registered for its action."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,9 +17,11 @@ from django.utils import timezone
 from qqweb.actors import Actor
 from qqweb.audit.errors import UndoForbidden, UndoRefused
 from qqweb.audit.models import AuditEvent
-from qqweb.audit.registry import undo_handler, undo_role
+from qqweb.audit.registry import settle_check, settled_actions, undo_handler, undo_role
 from qqweb.audit.snapshots import from_json, to_json
 from qqweb.auth import role_at_least
+
+logger = logging.getLogger(__name__)
 
 _recording: ContextVar[list[AuditEvent] | None] = ContextVar("audit_recording", default=None)
 
@@ -151,10 +154,43 @@ def batch_undo(
     return undone, refused
 
 
+SETTLED = (
+    "its process stopped after the change and before it said so; the reaper found the "
+    "change whole in the store"
+)
+SETTLE_AT_MOST = 500
+
+
 def audit_close_pending(*, older_than: datetime, reason: str) -> int:
-    """Mark failed, with ``reason``, the events still pending that were begun before
-    ``older_than``: the process that began them stopped before it recorded the outcome.
-    Returns how many were closed."""
-    return AuditEvent.objects.filter(status=AuditEvent.PENDING, created_at__lt=older_than).update(
-        status=AuditEvent.FAILED, detail=reason[:2000]
-    )
+    """Close the events still pending that were begun before ``older_than``: the process
+    that began them stopped before it recorded the outcome. An event whose action has a
+    settle check (``register_settle``) ends done, and undoable, when the check finds its
+    change whole in the store and no retry (a later event of the same action on the same
+    target and state) claims it; every other one ends failed, with ``reason``. Returns
+    how many were closed."""
+    stale = AuditEvent.objects.filter(status=AuditEvent.PENDING, created_at__lt=older_than)
+    closed = 0
+    for event in stale.filter(action__in=settled_actions()).order_by("id")[:SETTLE_AT_MOST]:
+        after = _settled_after(event)
+        if after is not None:
+            closed += AuditEvent.objects.filter(pk=event.pk, status=AuditEvent.PENDING).update(
+                status=AuditEvent.DONE, after=to_json(after), detail=SETTLED
+            )
+    return closed + stale.update(status=AuditEvent.FAILED, detail=reason[:2000])
+
+
+def _settled_after(event: AuditEvent) -> Any:
+    """What the settle check of ``event`` found, or None (no change, a part of it, a
+    retry that owns it: a later event of the same action on the same state, or a check
+    that failed: logged)."""
+    check = settle_check(event.action)
+    later = AuditEvent.objects.filter(
+        action=event.action, target_id=event.target_id, pk__gt=event.pk
+    ).order_by("id")[:SETTLE_AT_MOST]
+    if check is None or any(retry.before == event.before for retry in later):
+        return None
+    try:
+        return check(from_json(event.before))
+    except Exception:
+        logger.exception("the settle check of audit event %s failed", event.pk)
+        return None
