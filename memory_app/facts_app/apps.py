@@ -22,7 +22,7 @@ class FactsAppConfig(AppConfig):
         checks.register(facts_settings_check)
         register_source("facts", facts_source)
         for action, handler in UNDO_HANDLERS.items():
-            register_undo(action, handler)
+            register_undo(action, handler, "curator")  # every facts write is a curator's
 
 
 def facts_settings_check(**kwargs: Any) -> list[checks.CheckMessage]:
