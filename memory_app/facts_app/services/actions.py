@@ -17,7 +17,7 @@ from typing import Any
 from memory_app.facts import Fact, FactsStore
 from memory_app.facts.guard import WritePlan
 from memory_app.facts_app.models import ArchivedFact
-from memory_app.facts_app.services.steps import Step, run_steps, undo_steps
+from memory_app.facts_app.services.steps import Step, run_steps
 from memory_app.facts_app.stores import agent_embedding, facts_store
 from memory_app.memory import InvalidNote
 from memory_app.memory.embeddings import Embedder
@@ -125,11 +125,6 @@ def perform(
             ArchivedFact.objects.filter(pk=step["archive_pk"]).update(batch_id=event.batch_id)
     written = next((s["id"] for s in after["steps"] if s["op"] in ("insert", "restore")), fact_id)
     return FactAction(action, plan, True, written, event.pk, after["steps"])
-
-
-def undo_action(before: Any, after: Any) -> Any:
-    """The undo handler of every facts action (registered in ``apps.py``)."""
-    return {"steps": undo_steps(facts_store(), list(after["steps"]), "undo")}
 
 
 def store_and_facts() -> tuple[FactsStore, list[Fact]]:
