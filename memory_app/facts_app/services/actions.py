@@ -14,6 +14,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils import timezone
+
 from memory_app.facts import Fact, FactsStore
 from memory_app.facts.guard import WritePlan
 from memory_app.facts_app.models import ArchivedFact
@@ -119,7 +121,8 @@ def perform(
         return FactAction(action, plan, applied=False, fact_id=fact_id)
     require_confirmed(action, plan, confirm)
     event = audit_begin(actor, action, "fact", target, {"steps": steps}, None)
-    after = audited(event, lambda: {"steps": run_steps(store, steps, actor.label)})
+    started = timezone.now().isoformat()  # the undo's rule 5 looks at facts written since
+    after = audited(event, lambda: {"steps": run_steps(store, steps, actor.label), "at": started})
     for step in after["steps"]:
         if step["op"] == "archive":
             ArchivedFact.objects.filter(pk=step["archive_pk"]).update(batch_id=event.batch_id)

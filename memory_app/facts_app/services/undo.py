@@ -64,10 +64,12 @@ def _written_since(hex_id: str, since: datetime) -> bool:
     return ObjectId(hex_id).generation_time >= since.astimezone(UTC).replace(microsecond=0)
 
 
-def undo_victims(store: FactsStore, done: list[Step]) -> list[str]:
-    """The facts written since the action that the agent's next start would delete once
-    the action is undone."""
+def undo_victims(store: FactsStore, done: list[Step], at: str | None = None) -> list[str]:
+    """The facts written since the action (``at``, when it started; else when it archived)
+    that the agent's next start would delete once the action is undone."""
     after, back, since = _state_after_undo(store.facts(), done)
+    if at:
+        since = datetime.fromisoformat(at)
     if since is None:
         return []
     return [
@@ -81,7 +83,7 @@ def undo_action(before: Any, after: Any) -> Any:
     """The undo handler of every facts action (registered in ``apps.py``)."""
     store = facts_store()
     done = list(after["steps"])
-    victims = undo_victims(store, done)
+    victims = undo_victims(store, done, after.get("at"))
     if victims:
         raise UndoRefused(
             f"undoing it would let the agent's next start delete {', '.join(victims)}, "

@@ -239,3 +239,21 @@ def test_undoing_a_delete_refuses_to_bring_back_a_fact_that_would_delete_the_age
     row = ArchivedFact.objects.get(fact_id=str(old))
     with pytest.raises(NeedsConfirmation):
         fact_restore(actor=curator_actor, archive_id=row.pk)
+
+
+def test_undoing_an_edit_refuses_to_put_back_a_text_that_would_delete_the_agents_newer(
+    facts_store: FactsStore, agent_model: Embedder, agent: SimulatedAgent, curator_actor: Actor
+) -> None:
+    tea = agent_writes(facts_store, agent_model, TEA, days_ago=6)
+    edited = fact_edit(
+        actor=curator_actor,
+        fact_id=str(tea),
+        expected_content=TEA,
+        content="The master drinks black coffee every morning.",
+    )
+    newer = agent.add(TEA)  # the agent saves the tea again: nothing is near it now
+    assert edited.event_id is not None and newer is not None
+    with pytest.raises(UndoRefused, match=f"delete {newer}"):
+        audit_undo(actor=curator_actor, event_id=edited.event_id)
+    assert facts_store.count() == 2
+    assert agent.start() == set()
