@@ -5,6 +5,8 @@ cleanup on its result first, archives before it deletes, and is one undoable aud
 - :mod:`.steps`: archive, set, insert, restore, embed, and their inverses;
 - :mod:`.writes`: create, edit, delete, restore, embed a legacy fact;
 - :mod:`.pairs`: the next-start review's pair actions, contradiction verdicts;
+- :mod:`.undo`: the undo of every action, refused when it would let the agent delete a
+  fact written since;
 - :mod:`.vanished`: the vanished-facts scan.
 """
 
@@ -12,7 +14,6 @@ from memory_app.facts_app.services.actions import (
     FactAction,
     NeedsConfirmation,
     agent_vector,
-    undo_action,
 )
 from memory_app.facts_app.services.pairs import (
     PAIR_ACTIONS,
@@ -20,6 +21,7 @@ from memory_app.facts_app.services.pairs import (
     pair_resolve,
     undo_verdict,
 )
+from memory_app.facts_app.services.undo import undo_action
 from memory_app.facts_app.services.vanished import ScanReport, facts_scan
 from memory_app.facts_app.services.writes import (
     fact_create,

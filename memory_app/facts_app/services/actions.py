@@ -14,10 +14,12 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils import timezone
+
 from memory_app.facts import Fact, FactsStore
 from memory_app.facts.guard import WritePlan
 from memory_app.facts_app.models import ArchivedFact
-from memory_app.facts_app.services.steps import Step, run_steps, undo_steps
+from memory_app.facts_app.services.steps import Step, run_steps
 from memory_app.facts_app.stores import agent_embedding, facts_store
 from memory_app.memory import InvalidNote
 from memory_app.memory.embeddings import Embedder
@@ -119,17 +121,13 @@ def perform(
         return FactAction(action, plan, applied=False, fact_id=fact_id)
     require_confirmed(action, plan, confirm)
     event = audit_begin(actor, action, "fact", target, {"steps": steps}, None)
-    after = audited(event, lambda: {"steps": run_steps(store, steps, actor.label)})
+    started = timezone.now().isoformat()  # the undo's rule 5 looks at facts written since
+    after = audited(event, lambda: {"steps": run_steps(store, steps, actor.label), "at": started})
     for step in after["steps"]:
         if step["op"] == "archive":
             ArchivedFact.objects.filter(pk=step["archive_pk"]).update(batch_id=event.batch_id)
     written = next((s["id"] for s in after["steps"] if s["op"] in ("insert", "restore")), fact_id)
     return FactAction(action, plan, True, written, event.pk, after["steps"])
-
-
-def undo_action(before: Any, after: Any) -> Any:
-    """The undo handler of every facts action (registered in ``apps.py``)."""
-    return {"steps": undo_steps(facts_store(), list(after["steps"]), "undo")}
 
 
 def store_and_facts() -> tuple[FactsStore, list[Fact]]:

@@ -127,3 +127,23 @@ def test_a_document_of_another_type_is_a_warning(facts_store: FactsStore) -> Non
 def test_breakages_come_first(facts_store: FactsStore) -> None:
     facts_store.collection.insert_many([good(timestamp="x"), good(content_embedding=None)])
     assert findings(facts_store)[0].severity == BREAKS
+
+
+def test_a_text_index_under_another_name_is_flagged_and_the_agents_own_is_not() -> None:
+    # As MongoDB lists text indexes (SecantusDB has none): the internal key, the fields
+    # under weights.
+    def text_index(name: str) -> dict[str, Any]:
+        key = {"_fts": "text", "_ftsx": 1}
+        return {"name": name, "key": key, "weights": {"content": 1}}
+
+    ids = {"name": "_id_", "key": {"_id": 1}}
+    theirs = lint([], [ids, text_index("content_text")])
+    assert [(f.code, f.severity, f.target) for f in theirs] == [
+        ("foreign_text_index", WARNING, "index content_text")
+    ]
+    assert lint([], [ids, text_index("fact_content_search")]) == []
+
+
+def test_a_content_that_is_not_a_string_is_a_warning(facts_store: FactsStore) -> None:
+    facts_store.collection.insert_many([good(), good(content=42)])
+    assert codes(facts_store)["content_not_string"] == WARNING

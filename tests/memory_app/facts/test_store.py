@@ -173,6 +173,20 @@ def test_the_notes_store_refuses_to_write_to_a_facts_collection(
     assert facts_store.count() == 1
 
 
+def test_a_notes_reset_pointed_at_the_facts_deletes_nothing(
+    facts_store: FactsStore, settings: Any
+) -> None:
+    # seed_demo --reset and the maintenance passes on a misconfigured QQ_MONGO_COLLECTION.
+    facts_store.insert_into_empty([agent_fact("The user likes tea.", 0)])
+    settings.QQ_MONGO_DB, settings.QQ_MONGO_COLLECTION = facts_store.location
+    store = notes_store()
+    with pytest.raises(WrongLayout, match="the facts layout"):
+        store.clear_all()
+    with pytest.raises(WrongLayout, match="the facts layout"):
+        store.bulk_update_importance([{"note_id": "n1", "importance": 0.1}])
+    assert facts_store.count() == 1
+
+
 def test_the_notes_store_refuses_a_collection_with_legacy_turns_only(
     facts_store: FactsStore, settings: Any
 ) -> None:

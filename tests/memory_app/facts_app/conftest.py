@@ -10,6 +10,7 @@ from memory_app.facts import FactsStore
 from memory_app.memory.embeddings import Embedder
 from qqweb import clients
 from qqweb.actors import Actor
+from qqweb.auth import user_role
 from tests.memory_app.facts.agent_simulator import SimulatedAgent
 from tests.memory_app.facts.conftest import facts_store
 
@@ -34,7 +35,7 @@ def agent(facts_store: FactsStore, agent_model: Embedder) -> SimulatedAgent:
 
 @pytest.fixture
 def curator_actor(curator: Any) -> Actor:
-    return Actor("user", curator.get_username(), curator.pk, "curator")
+    return Actor("user", curator.get_username(), curator.pk, user_role(curator))
 
 
 def agent_writes(

@@ -1,0 +1,95 @@
+"""The facts agent's "deleted at the next start" review in the browser: a curator keeps the
+newer text of a value-changed pair, and the simulated agent's next start (written from the
+contract, on the same collection) keeps the correction and deletes only what the page still
+shows."""
+
+import re
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from memory_app.facts import FactsStore
+from memory_app.facts_app.models import ArchivedFact
+from memory_app.memory.embeddings import Embedder
+from tests.memory_app.facts.agent_simulator import SimulatedAgent
+from tests.memory_app.facts_app.conftest import agent, agent_model, agent_writes, facts_store
+
+__all__ = ["agent", "agent_model", "facts_store"]  # fixtures of the facts tests
+
+OLD_PORT = "The TTS-Provider service runs on port 9000."
+NEW_PORT = "The TTS-Provider service runs on port 9100."
+OLD_MODEL = "Lily uses Gemini 2.0 Flash as her model."
+NEW_MODEL = "Lily uses Gemini 2.5 Flash as her model."
+OTHERS = [
+    "The master's cat Mochi is three years old.",
+    "The master drinks green tea every morning.",
+    "The Discord server has a channel called #gtnh-progress.",
+]
+
+
+def _shown_deletions(page: Page) -> set[str]:
+    rows = page.locator("#next-start-pairs tr[data-pair]")
+    return {rows.nth(i).get_attribute("data-deleted-id") or "" for i in range(rows.count())}
+
+
+def _ids(store: FactsStore) -> set[str]:
+    return {str(doc["_id"]) for doc in store.collection.find({}, {"_id": 1})}
+
+
+def test_keep_newer_text_survives_the_agents_next_start(
+    page: Page,
+    sign_in: Any,
+    curator: Any,
+    facts_store: FactsStore,
+    agent_model: Embedder,
+    agent: SimulatedAgent,
+) -> None:
+    old = agent_writes(facts_store, agent_model, OLD_PORT, days_ago=20)
+    new = agent_writes(facts_store, agent_model, NEW_PORT, days_ago=1)
+    old_model = agent_writes(facts_store, agent_model, OLD_MODEL, days_ago=40)
+    new_model = agent_writes(facts_store, agent_model, NEW_MODEL, days_ago=3)
+    for days, text in enumerate(OTHERS, start=5):
+        agent_writes(facts_store, agent_model, text, days_ago=days)
+    before = facts_store.collection.find_one({"_id": old})
+    assert before is not None
+    assert agent.plan_start() == {str(new), str(new_model)}
+
+    sign_in(curator)
+    page.goto("/facts/next-start/")
+    pair = page.locator(f"#pair-{old}-{new}")
+    expect(pair).to_contain_text(OLD_PORT)
+    expect(pair).to_contain_text(NEW_PORT)
+    assert _shown_deletions(page) == {str(new), str(new_model)}
+    pair.locator('button[data-action="keep-newer-text"]').click()
+
+    # The page previews first and asks to confirm; nothing is written yet.
+    confirm = page.locator("#write-preview #write-confirm")
+    expect(confirm).to_be_visible()
+    expect(page.locator("#write-preview")).to_contain_text(
+        "The agent's next start deletes nothing because of this change."
+    )
+    assert facts_store.collection.find_one({"_id": old}) == before
+    confirm.click()
+
+    # Done: the older fact's page, with the newer text under the older _id.
+    expect(page).to_have_url(re.compile(rf"/facts/{old}/$"))
+    expect(page.locator("main")).to_contain_text(NEW_PORT)
+    page.goto("/facts/next-start/")
+    expect(page.locator(f"#pair-{old_model}-{new_model}")).to_be_visible()
+    shown = _shown_deletions(page)
+    assert shown == {str(new_model)}  # the other pair is still there, left to the curator
+
+    present = _ids(facts_store)
+    deleted = agent.start()
+    assert deleted == shown  # nothing the page did not show
+    assert _ids(facts_store) == present - shown
+    after = facts_store.collection.find_one({"_id": old})
+    assert after is not None and after["content"] == NEW_PORT
+    assert after["timestamp"] == before["timestamp"]
+    assert facts_store.collection.find_one({"_id": new}) is None
+    archived = ArchivedFact.objects.get(fact_id=str(new))  # archived by qqweb, restorable
+    assert archived.reason == ArchivedFact.KEEP_NEWER_TEXT and not archived.restored_id
+    assert agent.retrieve("Which port does the TTS service use?")[0] == {
+        "_id": str(old),
+        "content": NEW_PORT,
+    }
