@@ -17,7 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django_ratelimit.core import get_usage, is_ratelimited
@@ -395,6 +395,13 @@ def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
 @api.exception_handler(RequestDataTooBig)
 def _too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
     return _error(request, 413, "too_large", str(exc))
+
+
+@api.exception_handler(SuspiciousOperation)
+def _suspicious(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
+    """A request Django refuses to read (more than DATA_UPLOAD_MAX_NUMBER_FIELDS fields, a
+    bad host): the client's error, 400, as Django answers it outside the API."""
+    return _error(request, 400, "bad_request", str(exc) or "the request was refused")
 
 
 @api.exception_handler(Exception)

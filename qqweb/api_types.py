@@ -67,8 +67,8 @@ class ErrorOut(Schema):
 
 # Every route can answer these: a body that is not JSON or a value a service refuses (400),
 # no login or a bad token (401), a role the user lacks or a CSRF failure (403), a parameter
-# outside its schema (422).
-ALWAYS = (400, 401, 403, 422)
+# outside its schema (422), a token past its rate or an address past its failed tokens (429).
+ALWAYS = (400, 401, 403, 422, 429)
 
 
 def errors(*codes: int) -> dict[int, type[ErrorOut]]:

@@ -179,6 +179,14 @@ def test_a_body_over_the_size_limit_answers_413_json(viewer_client, settings):
     assert response.json()["error"]["code"] == "too_large"
 
 
+def test_a_query_with_too_many_fields_answers_400_json(viewer_client, settings):
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 10
+    query = "&".join(f"archive=a{i}" for i in range(20))
+    response = viewer_client.delete(f"/api/facts/64b0000000000000000000de?{query}")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "bad_request"
+
+
 def test_a_crash_inside_the_api_answers_the_json_error(db):
     request = RequestFactory().get("/api/notes")
     response = api.on_exception(request, RuntimeError("a bug"))
