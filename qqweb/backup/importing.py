@@ -9,6 +9,14 @@ the caller accepted them: nothing already in a store is ever overwritten; a conf
 note, node or fact is left as it is and counted as skipped, a memory file that holds
 other content is kept (``archive.jsonl`` gets the lines it lacks).
 
+Facts into a facts store that already holds facts go through the second agent's own add
+test first (facts contract 4.2 rule 3 and 4.9): a fact at cosine >= 0.95 to one already
+there (or imported before it) is one the agent would not have saved, and one its next start
+would hard-delete or make it delete; it is left out and listed in the summary
+(``facts_skipped``), never written. Into an empty facts store the facts come back as they
+were, pending pairs included: the agent's next start then does exactly what it would have
+done to the original, and the facts pages show it before.
+
 Into empty stores everything comes back exactly: documents with their ``_id`` and BSON
 types, files byte for byte, nodes and relationships with every property (nanosecond
 DateTimes included). Writes are batched and idempotent, so an import that died half-way
@@ -25,6 +33,9 @@ from typing import Any
 
 from graph_app.knowledge.backup import ExportedNode, ExportedRelationship, decode_props
 from graph_app.stores import graph_store
+from memory_app.facts.domain import EmbeddingState, Fact, document_from_bson
+from memory_app.facts.rules import add_check
+from memory_app.facts.store import FactsStore
 from memory_app.facts_app.stores import facts_enabled, facts_store
 from memory_app.memory.backup_files import KEPT
 from memory_app.stores import memory_files, notes_store
@@ -66,9 +77,47 @@ class ImportSummary:
     preview: ImportPreview
     inserted: dict[str, int] = field(default_factory=dict)
     files: list[dict[str, Any]] = field(default_factory=list)
+    # facts the second agent would not have saved (>= 0.95 to one already there): left out
+    facts_skipped: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"preview": self.preview.to_json(), "inserted": self.inserted, "files": self.files}
+        return {
+            "preview": self.preview.to_json(),
+            "inserted": self.inserted,
+            "files": self.files,
+            "facts_skipped": self.facts_skipped,
+        }
+
+
+def _facts_the_agent_would_save(
+    facts: FactsStore,
+    documents: list[dict[str, Any]],
+    known: list[Fact],
+    skipped: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The W1 test on each document not in the store yet, against what is there and what
+    this import added before it; ``known`` grows with what is kept."""
+    present = facts.ids_present([d.get("_id") for d in documents])
+    kept: list[dict[str, Any]] = []
+    for doc in documents:
+        if doc.get("_id") in present:
+            continue
+        fact = document_from_bson(doc)
+        if isinstance(fact, Fact) and fact.embedding is EmbeddingState.OK:
+            verdict = add_check(fact.content_embedding, known)
+            if verdict.refused and verdict.best is not None:
+                skipped.append(
+                    {
+                        "fact_id": fact.hex_id,
+                        "content": fact.text,
+                        "like_id": verdict.best.hex_id,
+                        "score": round(float(verdict.best_score or 0.0), 6),
+                    }
+                )
+                continue
+            known.append(fact)
+        kept.append(doc)
+    return kept
 
 
 class ImportConflicts(Exception):
@@ -195,6 +244,7 @@ def backup_import(
     notes, files, graph = notes_store(), memory_files(), graph_store()
     facts = facts_store() if facts_enabled() else None
     merge_graph = graph.export_counts().nodes > 0
+    known_facts = None if facts is None or facts.is_empty() else facts.facts()
     summary = ImportSummary(preview, {k: 0 for k in ("note", "node", "relationship", "fact")})
     ticker = _Ticker(progress, sum(preview.counts.values()))
     element_ids: dict[str, str] = {}  # export node id -> this graph's element id
@@ -202,7 +252,12 @@ def backup_import(
         if kind == "note":
             summary.inserted["note"] += notes.insert_exported([r["document"] for r in batch])
         elif kind == "fact" and facts is not None:
-            summary.inserted["fact"] += facts.insert_exported([r["document"] for r in batch])
+            documents = [r["document"] for r in batch]
+            if known_facts is not None:  # a store with facts: the agent's add test first
+                documents = _facts_the_agent_would_save(
+                    facts, documents, known_facts, summary.facts_skipped
+                )
+            summary.inserted["fact"] += facts.insert_exported(documents)
         elif kind == "node":
             nodes = [_node(r) for r in batch]
             found = graph.nodes_present(nodes) if merge_graph else {}

@@ -144,3 +144,53 @@ def test_a_file_with_a_record_missing_is_refused(exported):
 
     with pytest.raises(ExportFormatError, match="counts 5 note records, the file holds 4"):
         backup_preview(source=exported)
+
+
+def _fact(text: str, vector: list[float], days_ago: int) -> dict:
+    from datetime import UTC, datetime, timedelta
+
+    from bson import ObjectId
+
+    when = (datetime.now(UTC) - timedelta(days=days_ago)).replace(tzinfo=None, microsecond=0)
+    return {
+        "_id": ObjectId(),
+        "type": "fact",
+        "content": text,
+        "content_embedding": vector,
+        "timestamp": when,
+        "metadata": {},
+    }
+
+
+def _unit(*weights: float) -> list[float]:
+    vector = [0.0] * 384
+    for i, w in enumerate(weights):
+        vector[i] = w
+    norm = sum(w * w for w in weights) ** 0.5
+    return [x / norm for x in vector]
+
+
+def test_facts_the_agent_would_not_save_are_left_out_of_an_import_and_listed(
+    small_memory, facts_store, tmp_path
+):
+    """Into a facts store that holds facts, each imported fact goes through the agent's
+    add test: one at >= 0.95 to a fact there would be deleted (or delete) at its next
+    start, so it is left out and named, never written."""
+    port = _fact("The TTS server listens on port 8000.", _unit(1.0), days_ago=30)
+    voice = _fact("Lily's voice is Aria.", _unit(0.0, 1.0), days_ago=30)
+    facts_store.collection.insert_many([dict(port), dict(voice)])
+    path = tmp_path / "export.ndjson"
+    backup_export(destination=path)
+    facts_store.collection.delete_many({})
+    correction = _fact("The TTS server listens on port 8001.", _unit(1.0, 0.05), days_ago=1)
+    facts_store.collection.insert_one(dict(correction))
+
+    summary = backup_import(source=path, accept_conflicts=True)
+
+    stored = {d["_id"]: d["content"] for d in facts_store.collection.find({})}
+    assert stored == {correction["_id"]: correction["content"], voice["_id"]: voice["content"]}
+    assert summary.inserted["fact"] == 1
+    assert [(s["fact_id"], s["like_id"]) for s in summary.facts_skipped] == [
+        (str(port["_id"]), str(correction["_id"]))
+    ]
+    assert summary.facts_skipped[0]["score"] >= 0.95
