@@ -34,7 +34,7 @@ def agent(facts_store: FactsStore, agent_model: Embedder) -> SimulatedAgent:
 
 @pytest.fixture
 def curator_actor(curator: Any) -> Actor:
-    return Actor("user", curator.get_username(), curator.pk)
+    return Actor("user", curator.get_username(), curator.pk, "curator")
 
 
 def agent_writes(
