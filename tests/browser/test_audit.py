@@ -30,7 +30,5 @@ def test_a_bulk_archive_is_one_batch_that_pages_and_undoes_as_one(
     expect(rows).to_have_count(5)
     rows.first.get_by_role("link", name="55 actions").click()
     page.get_by_role("button", name="Undo the whole batch").click()
-    expect(page.get_by_role("status").first).to_contain_text(
-        "Batch undone: 55 actions.", timeout=30_000
-    )
+    expect(page.get_by_role("status").first).to_contain_text("Undid 55 changes.", timeout=30_000)
     assert notes_store().note("note_000000000054") is not None

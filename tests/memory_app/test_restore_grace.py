@@ -20,7 +20,7 @@ from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo, batch_undo
 from tests.helpers import plant_note
 
-ADA = Actor("user", "ada-admin")
+ADA = Actor("user", "ada-admin", role="admin")
 
 
 def archival_pass() -> MaintenanceRun:
