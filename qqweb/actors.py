@@ -32,5 +32,14 @@ class Actor:
         return cls("user", request.user.get_username(), request.user.pk, role)
 
     @classmethod
+    def of_user(cls, kind: str, name: str, user_id: int | None) -> Actor:
+        """The person (or token owner) ``user_id`` acting later, in a worker, with the role
+        they hold now: a role taken away since the request no longer counts."""
+        from django.contrib.auth import get_user_model
+
+        user = get_user_model().objects.filter(pk=user_id).first() if user_id else None
+        return cls(kind, name, user_id, user_role(user))
+
+    @classmethod
     def job(cls, name: str) -> Actor:
         return cls("job", name)

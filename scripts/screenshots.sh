@@ -2,7 +2,9 @@
 # Screenshots of every screen with the demo data (the graph's neighbourhood view included:
 # var/screenshots/graph-neighbourhood-1280.png), in Debian's Chromium (headless), at
 # 1280 px and 390 px wide, into var/screenshots/. Needs `make dev` running in another
-# terminal and `apt-get install chromium`. Signs in as the admin from
+# terminal (or any server: QQWEB_URL=http://127.0.0.1:PORT) and `apt-get install chromium`.
+# The Maintenance run page shows the archival pass's newest dry run and its plan (one is
+# started, changing nothing, when there is none). Signs in as the admin from
 # var/admin-credentials.txt.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,6 +23,23 @@ curl -sf -c "$jar" -b "$jar" -H "Referer: $base/accounts/login/" \
   --data-urlencode "password=$password" "$base/accounts/login/" -o /dev/null
 first_note="$(curl -sf -b "$jar" "$base/api/notes?limit=1&sort=importance" |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["note_id"])')"
+# The archival pass's newest dry run, for its plan table; without one, a preview is started
+# from the Maintenance page (a dry run: it changes nothing) and waited for.
+runs() { curl -sf -b "$jar" "$base/api/maintenance/runs?kind=archival&limit=20"; }
+plan_run="$(runs | python3 -c 'import json,sys
+print(next((r["id"] for r in json.load(sys.stdin) if r["dry_run"] and r["plan_size"] is not None), ""))')"
+if [[ -z "$plan_run" ]]; then
+  csrf="$(awk '/csrftoken/ {print $7}' "$jar")"
+  curl -sf -c "$jar" -b "$jar" -H "Referer: $base/maintenance/" \
+    --data-urlencode "csrfmiddlewaretoken=$csrf" --data-urlencode "dry_run=on" \
+    "$base/maintenance/archival/" -o /dev/null
+  for _ in $(seq 1 60); do
+    plan_run="$(runs | python3 -c 'import json,sys
+print(next((r["id"] for r in json.load(sys.stdin) if r["dry_run"] and r["status"] == "done"), ""))')"
+    [[ -n "$plan_run" ]] && break
+    sleep 1
+  done
+fi
 pages=(
   "overview|/"
   "notes|/notes/?sort=importance"
@@ -31,6 +50,7 @@ pages=(
   "archive|/archive/"
   "core|/core/"
   "maintenance|/maintenance/"
+  "maintenance-run|/maintenance/runs/${plan_run:-1}/"
   "audit|/audit/"
   "graph|/graph/"
   "graph-entities|/graph/entities/"

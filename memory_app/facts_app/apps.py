@@ -17,12 +17,15 @@ class FactsAppConfig(AppConfig):
         from memory_app.facts_app.services import UNDO_HANDLERS  # imports models
         from memory_app.facts_app.source import facts_source
         from qqweb.audit.registry import register_undo
+        from qqweb.auth import CURATOR
         from qqweb.sources import register_source
 
         checks.register(facts_settings_check)
         register_source("facts", facts_source)
+        # Every facts write (create, edit, delete, restore, embed, pair, verdict) is a
+        # curator's action, so undoing it needs a curator too.
         for action, handler in UNDO_HANDLERS.items():
-            register_undo(action, handler, "curator")  # every facts write is a curator's
+            register_undo(action, handler, CURATOR)
 
 
 def facts_settings_check(**kwargs: Any) -> list[checks.CheckMessage]:

@@ -110,6 +110,8 @@ def review_next(
         }
         merged["effective_importance"] = effective_importance(merged, utcnow_naive())
         diff_a, diff_b = word_diff(str(a["content"]), str(b["content"]))
+        if newer_id == a["note_id"]:  # from the older text to the newer, on either side
+            diff_b, diff_a = word_diff(str(b["content"]), str(a["content"]))
         return ReviewItem(
             pair, a, b, diff_a, diff_b, plan, merged, review_pending_count(), changes, newer_id
         )

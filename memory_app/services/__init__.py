@@ -42,9 +42,9 @@ UNDO_HANDLERS = {
     for action, handler in module.UNDO_HANDLERS.items()
 }
 
-# The role each action needed, which its undo needs too: a curator's edits, archives,
-# merges, promotions and verdicts; everything else (restores, purges, maintenance runs, and
-# any action not listed here) an admin's.
+# The role each action needed, which its undo needs too: a curator's edits, additions,
+# archives, grace periods, merges, supersedes, promotions and verdicts; everything else
+# (restores, purges, maintenance runs, and any action not listed here) an admin's.
 _CURATOR_ACTIONS = {
     "note.create",
     "note.edit",
@@ -53,8 +53,8 @@ _CURATOR_ACTIONS = {
     "pair.merge",
     "pair.supersede",
     "pair.reject",
-    "core.promote",
     "core.add",
+    "core.promote",
     "core.remove",
     "working.remove",
     "working.edit",

@@ -1,12 +1,15 @@
 """The duplicate review in the browser: a scan through the real worker on the broker
-``make dev`` uses, then a merge."""
+``make dev`` uses, then a merge; "keep the newer text", and a merge undone from the
+message's Undo button."""
 
 from typing import Any
 
 from playwright.sync_api import Page, expect
 
+from memory_app.services import duplicates_scan, run_create
 from memory_app.stores import notes_store
-from tests.helpers import add_note
+from qqweb.actors import Actor
+from tests.helpers import add_note, plant_note, vector
 
 
 def test_a_scan_runs_in_the_worker_and_its_pair_can_be_merged(
@@ -31,3 +34,47 @@ def test_a_scan_runs_in_the_worker_and_its_pair_can_be_merged(
     assert [store.note(i) is None for i in ("note_0000000000d1", "note_0000000000d2")].count(
         True
     ) == 1
+
+
+# The demo's first pair: a newer value of one fact (a date), both on one vector (1.0), so it
+# comes first; then two copies that differ by a detail only (0.86): a plain duplicate.
+OLD, NEW = "note_0000000000a1", "note_0000000000a2"
+TWIN, TWIN_LONG = "note_0000000000b1", "note_0000000000b2"
+
+
+def _queue_two_pairs() -> None:
+    same = vector("Deadline for the Lumen beta is 2027-02-01")
+    plant_note(OLD, 0.6, 40, embedding=same, content="Deadline for the Lumen beta is 2027-01-10")
+    plant_note(NEW, 0.4, 2, embedding=same, content="Deadline for the Lumen beta is 2027-02-01")
+    plant_note(TWIN, 0.5, 10, content="Priya reviews pull requests on Fridays")
+    plant_note(TWIN_LONG, 0.5, 5, content="Priya reviews pull requests on Fridays after lunch")
+    run = run_create(kind="dedup_scan", actor=Actor("user", "ada-admin"), params={})
+    assert duplicates_scan(run=run, threshold=0.85)["queued"] == 2
+
+
+def test_keep_the_newer_text_then_a_merge_whose_undo_puts_its_pair_back_in_the_queue(
+    page: Page, sign_in: Any, curator: Any
+) -> None:
+    _queue_two_pairs()
+    sign_in(curator)
+    page.goto("/review/")
+    expect(page.get_by_text("2 pairs left")).to_be_visible()
+    expect(page.locator("#possible-update")).to_contain_text("2027-01-10")
+    expect(page.locator(f'.side[data-note-id="{NEW}"]')).to_contain_text("newer")
+    page.locator("#verdict-supersede").click()
+    expect(page.locator("#messages")).to_contain_text("Kept the newer text")
+
+    expect(page.get_by_text("1 pair left")).to_be_visible()
+    expect(page.locator("#possible-update")).to_have_count(0)
+    twins = page.locator("#review-status").get_attribute("data-pair-id")
+    page.locator("#verdict-merge").click()
+    expect(page.locator("#review-empty")).to_contain_text("The queue is empty.")
+    store = notes_store()
+    assert [store.note(i) is None for i in (TWIN, TWIN_LONG)].count(True) == 1
+
+    page.locator("#message-undo").click()
+    expect(page.get_by_text("1 pair left")).to_be_visible()
+    expect(page.locator("#review-status")).to_have_attribute("data-pair-id", twins or "")
+    assert store.note(TWIN) is not None and store.note(TWIN_LONG) is not None
+    # the supersede stands: the older date stays in the archive
+    assert store.note(OLD) is None and store.note(NEW) is not None

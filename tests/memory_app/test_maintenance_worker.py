@@ -148,3 +148,34 @@ def test_a_run_is_undone_as_an_audit_batch(admin_client_, mongo):
     assert notes_store().get_full_note("note_0000000000a1")["importance"] == 0.9
     body = admin_client_.post(f"/api/audit/batches/{run.batch_id}/undo").json()
     assert body == {"undone": 0, "refused": []}
+
+
+@pytest.mark.django_db
+def test_a_run_undo_needs_the_admin_role_its_user_holds_when_the_worker_runs_it(
+    admin_user, curator, mongo
+):
+    """The undo run carries who asked; the worker checks the role they hold then: an admin
+    undoes the run, and one whose admin role was taken away meanwhile is refused."""
+    from django.contrib.auth.models import Group
+
+    from memory_app.services.maintenance import job_create, job_run, job_undo_create
+    from qqweb.actors import Actor
+    from qqweb.audit.errors import UndoForbidden
+
+    plant("note_0000000000a1", 0.9, 10)
+    run = job_create(kind="decay", actor=Actor("user", "ada-admin"))
+    job_run(run=run)
+    demoted = job_undo_create(
+        actor=Actor("user", "ada-admin", admin_user.pk, "admin"), run_id=run.pk
+    )
+    admin_user.groups.set([Group.objects.get(name="curator")])
+    with pytest.raises(UndoForbidden):
+        job_run(run=demoted)
+    demoted.refresh_from_db()
+    assert demoted.status == "failed" and "needs the admin role" in demoted.error
+    admin_user.groups.set([Group.objects.get(name="admin")])
+    undo = job_undo_create(actor=Actor("user", "ada-admin", admin_user.pk, "admin"), run_id=run.pk)
+    job_run(run=undo)
+    undo.refresh_from_db()
+    assert undo.status == "done" and undo.stats["undone"] == 1, undo.error
+    assert notes_store().get_full_note("note_0000000000a1")["importance"] == 0.9

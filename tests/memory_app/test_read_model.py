@@ -21,7 +21,7 @@ from qqweb.audit.services import audit_undo
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("mongo", "memory_dir")]
 
 EMB = HashingEmbedder(384)
-CORA = Actor("user", "cora-curator")
+CORA = Actor("user", "cora-curator", role="curator")
 SECTIONS = ["Key Topics", "Important Facts", "Action Items"]
 
 

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from memory_app.models import ReviewPair
-from memory_app.selectors import review_calibration
+from memory_app.selectors import review_calibration, review_next
 from memory_app.services import duplicates_scan, run_create
 from memory_app.stores import archive_manager, notes_store
 from qqweb.actors import Actor
@@ -167,3 +167,14 @@ def test_the_api_supersedes_and_takes_back(curator_client, deadline):
     assert text(OLD) == OLD_TEXT
     nothing = curator_client.post("/api/duplicates/back")
     assert nothing.status_code == 400 and nothing.json()["error"]["field"] == "verdict"
+
+
+def test_the_diff_strikes_the_older_value_whichever_side_the_newer_note_is_on(db):
+    """The newer note on the left: its date is the new value, not one that was removed."""
+    same = vector(NEW_TEXT)
+    plant_note("note_0000000000a0", 0.4, 2, embedding=same, content=NEW_TEXT)  # newer, left
+    plant_note("note_0000000000a9", 0.6, 40, embedding=same, content=OLD_TEXT)
+    assert scan()["queued"] == 1
+    item = review_next()
+    assert item.a["note_id"] == "note_0000000000a0" and item.newer_id == "note_0000000000a0"
+    assert ("new", "2027-02-01") in item.diff_a and ("gone", "2027-01-10") in item.diff_b

@@ -89,8 +89,7 @@ def job_undo_create(*, actor: Actor, run_id: int) -> MaintenanceRun:
     return MaintenanceRun.objects.create(
         kind=UNDO_KIND,
         started_by=actor.label,
-        # the role the undo acts with, checked per change in the worker (qqweb.audit)
-        params={"run": target.pk, "user_id": actor.user_id, "role": actor.role},
+        params={"run": target.pk, "user_id": actor.user_id},
         undo_of=target,
     )
 

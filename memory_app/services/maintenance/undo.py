@@ -13,8 +13,10 @@ from .common import Progress
 
 
 def _actor(run: MaintenanceRun) -> Actor:
+    """Who asked for the undo, with the role they hold when the worker runs it (undoing a
+    run needs the admin role, checked per change by ``batch_undo``)."""
     kind, _, name = run.started_by.partition(":")
-    return Actor(kind, name, run.params.get("user_id"), run.params.get("role"))
+    return Actor.of_user(kind, name, run.params.get("user_id"))
 
 
 def undo_run_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:

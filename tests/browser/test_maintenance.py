@@ -1,0 +1,82 @@
+"""Maintenance in the browser, through the real worker on the broker ``make dev`` uses: a
+destructive job's dry run shows its plan and applying it archives exactly the planned
+notes; a run is undone in the worker and its notes come back."""
+
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from memory_app.services.maintenance import job_create, job_run
+from memory_app.stores import archive_manager, notes_store
+from qqweb.actors import Actor
+from tests.helpers import plant_note
+
+FADED = ("note_0000000000f1", "note_0000000000f2", "note_0000000000f3")
+KEPT = ("note_0000000000k1", "note_0000000000k2")
+# Long enough for the worker on a loaded 2-core machine; a wait ends as soon as it is met.
+WORKER_WAIT = 60_000
+
+
+def _plant() -> None:
+    """Three notes faded far below the archival threshold, two important recent ones."""
+    for note_id in FADED:
+        plant_note(note_id, importance=0.01, days_old=300)
+    for note_id in KEPT:
+        plant_note(note_id, importance=0.9, days_old=1)
+
+
+def _in_list(page: Page, note_id: str) -> Any:
+    return page.locator(f'#notes-table a[href="/notes/{note_id}/"]')
+
+
+def test_a_dry_run_shows_its_plan_and_applying_archives_exactly_the_planned_notes(
+    page: Page, sign_in: Any, admin_user: Any, dev_broker_worker: dict[str, str]
+) -> None:
+    _plant()
+    sign_in(admin_user)
+    page.goto("/maintenance/")
+    page.locator("#job-form-archival input[name=threshold]").fill("0.05")
+    page.locator("#job-preview-archival").click()
+    expect(page.locator("#run-status")).to_have_text("done", timeout=WORKER_WAIT)
+    expect(page.locator("#plan-summary")).to_contain_text("Archive 3 of 5 notes (60%)?")
+    rows = page.locator("#plan-table tr[data-note-id]")
+    expect(rows).to_have_count(3)
+    planned = {rows.nth(i).get_attribute("data-note-id") for i in range(3)}
+    assert planned == set(FADED)
+    assert notes_store().count() == 5  # the dry run changed nothing
+
+    page.locator("#plan-apply-button").click()
+    expect(page.locator("#run-plan-of")).to_be_visible()
+    expect(page.locator("#run-status")).to_have_text("done", timeout=WORKER_WAIT)
+    expect(page.locator('[data-stat="archived"]')).to_have_text("3")
+    store = notes_store()
+    assert {i for i in FADED + KEPT if store.note(i) is None} == planned
+    assert all(archive_manager().find_line(i) is not None for i in planned)
+
+
+def test_undoing_a_run_in_the_worker_brings_its_notes_back(
+    page: Page, sign_in: Any, admin_user: Any, dev_broker_worker: dict[str, str]
+) -> None:
+    _plant()
+    run = job_create(
+        kind="archival", actor=Actor("user", "ada-admin"), dry_run=False, params={"threshold": 0.05}
+    )
+    job_run(run=run)
+    run.refresh_from_db()
+    assert run.stats["archived"] == 3
+    sign_in(admin_user)
+    page.goto("/notes/")
+    expect(page.locator("#notes-table tbody tr")).to_have_count(2)
+
+    page.goto(f"/maintenance/runs/{run.pk}/")
+    page.locator("#run-undo").click()
+    expect(page.locator("h1")).to_contain_text(f"Undo of run #{run.pk}")
+    expect(page.locator("#run-status")).to_have_text("done", timeout=WORKER_WAIT)
+    page.get_by_role("link", name=f"run #{run.pk}", exact=True).click()
+    expect(page.locator("#run-undone")).to_have_attribute("data-undo-status", "done")
+    expect(page.locator("#run-undone")).to_contain_text("3 changes undone")
+    expect(page.locator("#run-undo")).to_have_count(0)
+
+    page.goto("/notes/")
+    for note_id in FADED + KEPT:
+        expect(_in_list(page, note_id)).to_be_visible()
