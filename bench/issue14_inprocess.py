@@ -129,7 +129,7 @@ def read_model_rows(n: int) -> list[Row]:
     live = model._mask()
     for column, depth in (("updated_us", 0), ("updated_us", 50_000), ("access_count", 50_000)):
         row = Row(f"list page ids by {column}, depth {depth:,} (read model only)")
-        p50, p95 = sample(lambda c=column, d=depth: model_page(model, c, live, d), 20)
+        p50, p95 = sample(lambda c=column, d=depth: model_page(model, c, live, d), 20)  # type: ignore[misc]
         row.figures["read model"], row.figures["read model p95"] = (
             Figure(p50, load()),
             Figure(p95, load()),
