@@ -69,26 +69,37 @@ def django_setup(work: Path) -> None:
 
 
 def markdown(title: str, rows: list[Row]) -> str:
-    extra = sorted({k for r in rows for k in r.figures} - set(COLUMNS) - {"current p95"})
+    extra = sorted({k for r in rows for k in r.figures} - set(COLUMNS))
     extra = [k for k in extra if not k.endswith("p95")]
-    head = ["row", "current (p95)", "read model (p95)", *extra, "naive", "naive / current"]
-    head += ["current / read model"]
+    head = ["row", "current (p95)", "read model (p95)", *extra, "naive"]
+    head += ["naive / current", "naive / read model", "current / read model"]
     lines = [f"**{title}**", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        f = r.figures
 
-        def cell(key: str, f: dict[str, Figure] = f) -> str:
+        def cell(key: str, f: dict[str, Figure] = r.figures) -> str:
             if key not in f:
                 return "-"
             text = f[key].text()
-            if f"{key} p95" in f and f[f"{key} p95"].ms is not None:
-                text += f" (p95 {f[f'{key} p95'].ms:.1f} ms)"
+            p95 = f.get(f"{key} p95")
+            if p95 is not None and p95.ms is not None and "1 sample" not in p95.note:
+                text += f" (p95 {Figure(p95.ms, p95.load).text().split(' [')[0]})"
             return text
 
         cells = [r.name, cell("current"), cell("read model"), *(cell(k) for k in extra)]
-        cells += [cell("naive"), r.ratio("naive", "current"), r.ratio("current", "read model")]
+        cells += [cell("naive"), r.ratio("naive", "current"), r.ratio("naive", "read model")]
+        cells += [r.ratio("current", "read model")]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def render(path: Path) -> str:
+    """issue14.md again from issue14.json (after a change to the table's layout)."""
+    data = json.loads(path.read_text())
+    parts = []
+    for title, rows in data.items():
+        parsed = [Row(r["row"], {k: Figure(**v) for k, v in r.items() if k != "row"}) for r in rows]
+        parts.append(markdown(title, parsed))
+    return "\n".join(parts)
 
 
 def main() -> None:
@@ -106,7 +117,13 @@ def main() -> None:
     parser.add_argument("--dedup-full", default="10000", help="full-scan sizes ('' for none)")
     parser.add_argument("--dedup-incremental", default="100000")
     parser.add_argument("--changed", type=int, default=1000)
+    parser.add_argument("--render", action="store_true", help="issue14.md from issue14.json")
     args = parser.parse_args()
+    if args.render:
+        md = render(ROOT / "bench" / "results" / "issue14.json")
+        (ROOT / "bench" / "results" / "issue14.md").write_text(md)
+        print(md)
+        return
     sizes = [int(s) for s in args.sizes.split(",") if s]
     server_sizes = [int(s) for s in args.server_sizes.split(",") if s]
     out = ROOT / "bench" / "results"
