@@ -3,7 +3,7 @@ SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 PY := .venv/bin/python
 
-.PHONY: install dev test lint format-templates typecheck bench bench-scale bench-graph neo4j clean
+.PHONY: install dev test lint format-templates typecheck bench bench-scale bench-dedup-scale bench-graph neo4j clean
 
 install: $(PY)
 $(PY): pyproject.toml uv.lock
@@ -47,6 +47,11 @@ bench: install $(SECANTUSD_RS)
 bench-scale: install
 	$(PY) bench/issue14.py --sizes 100000,1000000 --server-sizes 100000 \
 		--dedup-full 10000 --dedup-incremental 100000,1000000
+
+# The full dedup scan at 100k, in-process (bench/results/issue14-dedup.*).
+bench-dedup-scale: install
+	$(PY) bench/issue14.py --only inprocess --sizes "" --dedup-full 100000 \
+		--dedup-incremental "" --out issue14-dedup
 
 # The neighbourhood benchmark empties the graph it is given: it gets its own Neo4j.
 bench-graph: install

@@ -117,11 +117,12 @@ def main() -> None:
     parser.add_argument("--dedup-full", default="10000", help="full-scan sizes ('' for none)")
     parser.add_argument("--dedup-incremental", default="100000")
     parser.add_argument("--changed", type=int, default=1000)
-    parser.add_argument("--render", action="store_true", help="issue14.md from issue14.json")
+    parser.add_argument("--out", default="issue14", help="results file name, without suffix")
+    parser.add_argument("--render", action="store_true", help="the .md again from the .json")
     args = parser.parse_args()
     if args.render:
-        md = render(ROOT / "bench" / "results" / "issue14.json")
-        (ROOT / "bench" / "results" / "issue14.md").write_text(md)
+        md = render(ROOT / "bench" / "results" / f"{args.out}.json")
+        (ROOT / "bench" / "results" / f"{args.out}.md").write_text(md)
         print(md)
         return
     sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -135,8 +136,8 @@ def main() -> None:
             title: [{"row": r.name, **{k: vars(f) for k, f in r.figures.items()}} for r in rows]
             for title, rows in results.items()
         }
-        (out / "issue14.json").write_text(json.dumps(data, indent=2))
-        (out / "issue14.md").write_text(
+        (out / f"{args.out}.json").write_text(json.dumps(data, indent=2))
+        (out / f"{args.out}.md").write_text(
             "\n".join(markdown(title, rows) for title, rows in results.items())
         )
 
@@ -177,7 +178,7 @@ def main() -> None:
             print(f"\n== dedup [load {load():.1f}]", flush=True)
             results["dedup"] = dedup_rows(full, incremental, args.changed)
             save()
-    print(f"\nresults in {out / 'issue14.md'} and issue14.json")
+    print(f"\nresults in {out / args.out}.md and .json")
 
 
 if __name__ == "__main__":
