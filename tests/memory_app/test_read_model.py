@@ -1,5 +1,7 @@
 """The read model (memory/read_model.py, kept by the vector index) answers exactly what
-MongoDB answers, after every kind of write and after a restart."""
+MongoDB answers, after every kind of write and after a restart: its questions (histogram,
+effective importance now and in 30 days, source types, counts, per section) and every
+column of every note, row by row."""
 
 import time
 from collections import Counter
@@ -11,12 +13,13 @@ import pytest
 from memory_app.memory import HashingEmbedder
 from memory_app.memory.documents import effective_importance
 from memory_app.memory.mongo_store import utcnow_naive
+from memory_app.memory.read_model import _us
 from memory_app.memory.vectors import VectorIndex
-from memory_app.services import note_archive, note_edit
+from memory_app.services import note_archive, note_create, note_edit, notes_bulk
 from memory_app.stores import notes_store
 from qqweb.actors import Actor
 from qqweb.audit.models import AuditEvent
-from qqweb.audit.services import audit_undo
+from qqweb.audit.services import audit_undo, batch_undo
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("mongo", "memory_dir")]
 
@@ -73,14 +76,68 @@ def model_answers(index, section=None):
         }
 
 
+def mongo_rows():
+    """Every note's read-model fields as MongoDB holds them."""
+    rows = {}
+    for d in notes_store().collection.find({}):
+        source = d.get("source") or {}
+        vector = d.get("embedding")
+        rows[d["note_id"]] = (
+            float(d.get("importance", 0.5)),
+            float(d.get("decay_rate") or 0.01),
+            int(d.get("access_count") or 0),
+            _us(d.get("created_at")),
+            _us(d.get("updated_at")),
+            _us(d.get("last_accessed")),
+            len(vector) if isinstance(vector, list) else 0,
+            d.get("section"),
+            source.get("source_type"),
+            source.get("file_path"),
+        )
+    return rows
+
+
+def model_rows(index):
+    """Every live row of the read model, decoded back to values."""
+    model = index.read_model
+    c, t = model.columns, model.tables
+
+    def name(table, code):
+        return t[table][code] if code >= 0 else None
+
+    with index._lock:
+        return {
+            note_id: (
+                float(c["importance"][r]),
+                float(c["decay_rate"][r]),
+                int(c["access_count"][r]),
+                int(c["created_us"][r]),
+                int(c["updated_us"][r]),
+                int(c["accessed_us"][r]),
+                int(c["dim"][r]),
+                name("section", int(c["section"][r])),
+                name("source_type", int(c["source_type"][r])),
+                name("source_file", int(c["source_file"][r])),
+            )
+            for note_id, r in model.rows.items()
+            if model.live[r]
+        }
+
+
 def agrees(index, seconds=5.0):
     """Whether the read model catches up with MongoDB within ``seconds`` (its follower
     runs off the request path, every refresh interval)."""
     deadline = time.monotonic() + seconds
     while True:
         ok = all(model_answers(index, s) == mongo_answers(s) for s in (None, *SECTIONS))
+        ok = ok and model_rows(index) == mongo_rows()
         if ok or time.monotonic() > deadline:
             if not ok:  # say what differs
+                ours, theirs = model_rows(index), mongo_rows()
+                for note_id in sorted(set(ours) | set(theirs)):
+                    mine, real = ours.get(note_id), theirs.get(note_id)
+                    if mine != real:
+                        print(note_id, "read model:", mine, "mongodb:", real)
                 for s in (None, *SECTIONS):
                     ours, theirs = model_answers(index, s), mongo_answers(s)
                     for key in ours:
@@ -126,6 +183,26 @@ def test_the_read_model_answers_what_mongodb_answers_after_every_kind_of_write(
         assert agrees(index)
         audit_undo(actor=CORA, event_id=AuditEvent.objects.get(action="note.edit").pk)
         assert agrees(index)
+
+        # qqweb: a note added by hand (no reads, its own source), a bulk change, its undo
+        note_create(actor=CORA, content="Ada prefers tea over coffee", section="Key Topics")
+        bulk = notes_bulk(
+            actor=CORA,
+            action="set_importance",
+            note_ids=[f"note_{i:012x}" for i in range(20, 40)],
+            importance=0.05,
+        )
+        assert agrees(index)
+        batch_undo(actor=CORA, batch_id=bulk.batch_id)
+        assert agrees(index)
+
+        # the agent re-writes a note whose embedding failed (the contract's empty list)
+        store.collection.update_one(
+            {"note_id": "note_000000000009"},
+            {"$set": {"embedding": [], "updated_at": utcnow_naive()}},
+        )
+        assert agrees(index)
+        assert model_rows(index)["note_000000000009"][6] == 0
     finally:
         index.close()
 

@@ -5,8 +5,10 @@ scripts/vector_fixture.py)."""
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memory_app.memory.vectors import VectorIndex
+from memory_app.stores import notes_store, vector_indexes_close
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "minilm_notes.npz"
 
@@ -59,3 +61,37 @@ def test_a_saved_index_reopens_memory_mapped_with_the_same_answers(tmp_path):
     again._ready.set()
     for probe in queries[:20]:
         assert again.search(probe, limit=10).hits == first.search(probe, limit=10).hits
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("mongo")
+def test_search_over_notes_in_mongodb_finds_what_the_exact_scan_finds(settings):
+    """The app's own index (memory_app.stores), fed from the notes' documents, forced onto
+    its approximate path by QQ_VECTOR_EXACT_BELOW as a large collection would be."""
+    settings.QQ_VECTOR_EXACT_BELOW = 0
+    vector_indexes_close()  # the next index is made as a process started with that setting
+    vectors, queries = _fixture()
+    data = np.load(FIXTURE)
+    store = notes_store()
+    store.collection.insert_many(
+        [
+            {
+                "note_id": f"note_{i:012x}",
+                "content": str(text),
+                "embedding": data["vectors"][i].astype(float).tolist(),  # as the agent stores
+                "section": "Key Topics",
+                "importance": 0.5,
+                "metadata": {},
+            }
+            for i, text in enumerate(data["texts"])
+        ]
+    )
+    index = store.vector_index
+    recalls = []
+    for probe in queries:
+        truth, _ = _exact_top(vectors, probe, 10)
+        hits = index.search(probe, limit=10).hits
+        recalls.append(len({int(h[0][5:], 16) for h in hits} & set(truth)) / 10)
+    segment = index._snapshot.segments[384]
+    assert segment.codes is not None  # the sign-code scan answered, not the exact one
+    assert np.mean(recalls) >= 0.99, np.mean(recalls)

@@ -1,0 +1,202 @@
+"""The rows of issue 14's table that need no server, at any size (1M included): search
+alone over the vector index, the read model's Overview and list pages, and the dedup scan.
+
+Notes are generated in the process (clustered 384-d vectors, agent-shaped fields). The
+naive approach's pure-Python work is timed on at most ``naive_cap`` notes and scaled
+linearly (search, Overview) or by n^2 (dedup), and says so.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.issue14_common import (
+    Figure,
+    Row,
+    agent_notes,
+    clustered,
+    load,
+    model_overview,
+    model_page,
+    sample,
+    timed_ms,
+)
+from memory_app.memory.dedup_math import similar_pairs_tiled
+from memory_app.memory.documents import effective_importance
+from memory_app.memory.read_model import ReadModel
+from memory_app.memory.vectors import VectorIndex
+
+
+def naive_cosine(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    return dot / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)))
+
+
+def report(rows: list[Row], row: Row) -> None:
+    rows.append(row)
+    cells = "; ".join(f"{k}: {f.text()}" for k, f in row.figures.items())
+    print(f"  {row.name}: {cells}", flush=True)
+
+
+def search_rows(n: int, dim: int, naive_cap: int) -> list[Row]:
+    rows: list[Row] = []
+    vectors = clustered(n, dim, seed=1)
+    rng = np.random.default_rng(2)
+    probes = vectors[rng.integers(0, n, 100)]
+    probes = probes + rng.normal(scale=0.05, size=probes.shape).astype(np.float32)
+    probes /= np.linalg.norm(probes, axis=1, keepdims=True)
+    truth = []
+    for p in probes:
+        scores = vectors @ p
+        top = np.argpartition(-scores, 9)[:10]
+        truth.append(set(top.tolist()))
+    ids = [f"note_{i:012x}" for i in range(n)]
+    with tempfile.TemporaryDirectory() as tmp:
+        index = VectorIndex(None, directory=Path(tmp), exact_below=0)
+        build_ms, _ = timed_ms(lambda: index.add_vectors(ids, ["Key Topics"] * n, vectors))
+        print(f"  index written in {build_ms / 1000:.0f} s  [load {load():.1f}]", flush=True)
+        found: list[int] = []
+
+        def ours() -> None:
+            i = len(found) % len(probes)
+            hits = index.search(probes[i], limit=10).hits
+            found.append(len({int(h[0][5:], 16) for h in hits} & truth[i]))
+
+        p50, p95 = sample(ours, 100)
+        row = Row("search alone, in-process")
+        recall = sum(found) / (10 * len(found))
+        row.figures["current"] = Figure(p50, load(), f"recall@10 {recall:.3f}")
+        row.figures["current p95"] = Figure(p95, load())
+        e50, _ = sample(lambda: np.argpartition(-(vectors @ probes[0]), 9)[:10], 20)
+        row.figures["exact float32 scan"] = Figure(e50, load())
+        lists = vectors[: min(n, naive_cap)].tolist()
+        ms, _ = timed_ms(lambda: sorted(naive_cosine(probes[0].tolist(), v) for v in lists))
+        scaled = f"scaled from {len(lists):,}" if len(lists) < n else ""
+        row.figures["naive"] = Figure(ms * n / len(lists), load(), scaled)
+        report(rows, row)
+        index.close()
+    return rows
+
+
+def model_of(n: int) -> tuple[ReadModel, list[dict[str, Any]]]:
+    """A read model of ``n`` agent-shaped notes, and the first 100k of them as documents
+    (for the naive approach)."""
+    model = ReadModel()
+    kept: list[dict[str, Any]] = []
+    for start in range(0, n, 50_000):
+        docs = agent_notes(start, min(n, start + 50_000), None)
+        for doc in docs:
+            model.put(doc)
+        if len(kept) < 100_000:
+            kept.extend(docs)
+    return model, kept
+
+
+def read_model_rows(n: int) -> list[Row]:
+    rows: list[Row] = []
+    t = time.perf_counter()
+    model, docs = model_of(n)
+    print(
+        f"  read model of {n:,} notes filled in {time.perf_counter() - t:.0f} s "
+        f"[load {load():.1f}]",
+        flush=True,
+    )
+    now = datetime(2026, 11, 23)
+    scale = n / len(docs)
+    note = f"Python work on {len(docs):,}, scaled; no fetch" if scale > 1 else "no fetch"
+
+    row = Row("Overview's pictures (read model only)")
+    p50, p95 = sample(lambda: model_overview(model, now, 0.2), 10)
+    row.figures["read model"], row.figures["read model p95"] = (
+        Figure(p50, load()),
+        Figure(p95, load()),
+    )
+    ms, _ = timed_ms(
+        lambda: [
+            [effective_importance(x, now + timedelta(days=d)) for x in docs] for d in (0, 7, 30, 90)
+        ]
+    )
+    row.figures["naive"] = Figure(ms * scale, load(), note)
+    report(rows, row)
+
+    live = model._mask()
+    for column, depth in (("updated_us", 0), ("updated_us", 50_000), ("access_count", 50_000)):
+        row = Row(f"list page ids by {column}, depth {depth:,} (read model only)")
+        p50, p95 = sample(lambda c=column, d=depth: model_page(model, c, live, d), 20)  # type: ignore[misc]
+        row.figures["read model"], row.figures["read model p95"] = (
+            Figure(p50, load()),
+            Figure(p95, load()),
+        )
+        key = "updated_at" if column == "updated_us" else column
+        ms, _ = timed_ms(lambda k=key: sorted(docs, key=lambda x: x[k], reverse=True)[:50])  # type: ignore[misc]
+        row.figures["naive"] = Figure(ms * scale, load(), note)
+        report(rows, row)
+
+    row = Row("list ids, effective importance >= 0.9 (read model only)")
+
+    def effective_page() -> None:
+        mask = np.zeros(model.size, dtype=bool)
+        mask[live] = model.effective_importance(now) >= 0.9
+        model_page(model, "updated_us", mask, 0)
+
+    p50, p95 = sample(effective_page, 10)
+    row.figures["read model"], row.figures["read model p95"] = (
+        Figure(p50, load()),
+        Figure(p95, load()),
+    )
+    ms, _ = timed_ms(lambda: [x for x in docs if effective_importance(x, now) >= 0.9])
+    row.figures["naive"] = Figure(ms * scale, load(), note)
+    report(rows, row)
+    return rows
+
+
+def planted(n: int, seed: int) -> np.ndarray:
+    vectors = clustered(n, 384, seed)
+    rng = np.random.default_rng(seed + 100)
+    twins = rng.choice(n, size=n // 100, replace=False)
+    half = len(twins) // 2
+    noise = rng.normal(scale=0.02, size=(half, 384)).astype(np.float32)
+    vectors[twins[:half]] = vectors[twins[half : 2 * half]] + noise
+    vectors[twins[:half]] /= np.linalg.norm(vectors[twins[:half]], axis=1, keepdims=True)
+    return vectors
+
+
+def dedup_rows(full_sizes: list[int], incremental_at: list[int], changed: int) -> list[Row]:
+    rows: list[Row] = []
+    small = planted(400, seed=9).tolist()
+    t = time.perf_counter()
+    for a in range(len(small)):
+        for b in range(a + 1, len(small)):
+            naive_cosine(small[a], small[b])
+    per_pair = (time.perf_counter() - t) * 1000 / (len(small) * (len(small) - 1) / 2)
+    for n in full_sizes:
+        vectors = planted(n, seed=3)
+        ms, (i, _, _) = timed_ms(lambda v=vectors: similar_pairs_tiled(v, 0.85, unit=True))  # type: ignore[misc]
+        row = Row(f"full dedup scan at 0.85, {n:,} notes (vectors in memory)")
+        row.figures["current"] = Figure(ms, load(), f"{len(i):,} pairs")
+        row.figures["naive"] = Figure(
+            per_pair * n * (n - 1) / 2, load(), "per pair, timed on 400 notes"
+        )
+        report(rows, row)
+        del vectors
+    for n in incremental_at:
+        vectors = planted(n, seed=4)
+        picked = np.random.default_rng(5).choice(n, changed, replace=False)
+        ms, (i, _, _) = timed_ms(
+            lambda v=vectors, r=picked: similar_pairs_tiled(v, 0.85, rows=r, unit=True)  # type: ignore[misc]
+        )
+        row = Row(f"incremental dedup, {changed:,} changed against {n:,}")
+        row.figures["current"] = Figure(ms, load(), f"{len(i):,} pairs")
+        row.figures["naive"] = Figure(
+            per_pair * changed * (n - 1), load(), "per pair, timed on 400 notes"
+        )
+        report(rows, row)
+        del vectors
+    return rows

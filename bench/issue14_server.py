@@ -1,0 +1,330 @@
+"""The rows of issue 14's table measured against a server holding ``n`` notes: the
+Overview, the notes list (unfiltered at depth, and filtered), the note page and search at a
+person's pace, the first search after a process starts, and search alone in-process.
+
+Called by ``bench/issue14.py`` once Django is configured; see ``issue14_common`` for what
+"current", "read model" and "naive" mean.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from pymongo import MongoClient
+
+from bench.issue14_common import (
+    SECTIONS,
+    Figure,
+    Row,
+    agent_notes,
+    clustered,
+    load,
+    model_overview,
+    model_page,
+    row_ids,
+    rss_mb,
+    sample,
+    timed_ms,
+)
+from memory_app.memory.documents import effective_importance, utcnow_naive
+from memory_app.memory.listing import NoteFilter
+from memory_app.memory.mongo.outages import forget_outages
+from memory_app.memory.vectors import VectorIndex
+from memory_app.selectors import memory_insights, memory_overview, note_detail, notes_search
+from memory_app.stores import notes_store, vector_indexes_close
+from qqweb.clients import _cached
+
+PACE_S = 1.2  # a person's pace: 1.2 s between requests
+
+
+def naive_cosine(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    return dot / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)))
+
+
+class Budget:
+    """A call that takes longer than ``seconds`` is abandoned (the client's socket timeout)
+    and reported as such; the server may go on working on it."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def run(self, fn: Any, repeat: int = 5, pause: float = 0.0) -> tuple[Figure, Figure]:
+        forget_outages()
+        try:
+            first, _ = timed_ms(fn)
+        except Exception as e:
+            forget_outages()
+            note = f"gave up after {self.seconds:.0f} s" if "timed out" in str(e) else str(e)
+            return Figure(None, load(), note[:60]), Figure(None, load())
+        if first > self.seconds * 1000 / 40 or repeat <= 1:  # slow: one sample says enough
+            return Figure(first, load(), "1 sample"), Figure(first, load(), "1 sample")
+        p50, p95 = sample(fn, repeat, pause)
+        return Figure(p50, load()), Figure(p95, load())
+
+
+def seed(uri: str, n: int, dim: int) -> float:
+    client: MongoClient[dict[str, Any]] = MongoClient(uri)
+    collection = client[settings.QQ_MONGO_DB][settings.QQ_MONGO_COLLECTION]
+    collection.drop()
+    t = time.perf_counter()
+    for start in range(0, n, 10_000):
+        stop = min(n, start + 10_000)
+        vectors = clustered(stop - start, dim, seed=start + 1)
+        docs = agent_notes(start, stop, vectors)
+        for i in range(0, len(docs), 1000):
+            collection.insert_many(docs[i : i + 1000], ordered=False)
+    client.close()
+    return time.perf_counter() - t
+
+
+def measure(uri: str, n: int, args: Any, server_pid: int) -> list[Row]:
+    """Every server row at ``n`` notes (the collection is seeded here)."""
+    settings.MONGODB_URI = uri
+    settings.QQ_MONGO_DB = f"bench14_{n}"
+    vector_indexes_close()
+    budget = Budget(args.budget_s)
+    _cached(  # the app's client, with a socket timeout so a runaway query is abandoned
+        ("mongo", uri, settings.QQ_STORE_TIMEOUT_MS),
+        lambda: MongoClient(
+            uri,
+            serverSelectionTimeoutMS=settings.QQ_STORE_TIMEOUT_MS,
+            socketTimeoutMS=int(args.budget_s * 1000),
+            tz_aware=False,
+        ),
+    )
+    seconds = seed(uri, n, args.dim)
+    print(f"  seeded {n:,} notes in {seconds:.0f} s  [load {load():.1f}]", flush=True)
+    store = notes_store()
+    store.ensure_indexes()
+    index = store.vector_index
+    t = time.perf_counter()
+    index.start()
+    while not index.ready:
+        time.sleep(0.5)
+    print(
+        f"  vector index + read model built from the documents in "
+        f"{time.perf_counter() - t:.0f} s; server RSS {rss_mb(server_pid):,} MB  "
+        f"[load {load():.1f}]",
+        flush=True,
+    )
+    model = index.read_model
+    ids = row_ids(model)
+    now = utcnow_naive()
+
+    # the naive approach's fetch, once: every whole document
+    fetch_ms, docs = timed_ms(lambda: list(store.collection.find({})))
+    fetch = Figure(fetch_ms, load())
+    print(f"  naive: every document fetched in {fetch.text()}", flush=True)
+
+    def naive(work: Any) -> Figure:
+        ms, _ = timed_ms(work)
+        return Figure(fetch_ms + ms, load())
+
+    rows: list[Row] = []
+
+    def report(row: Row) -> None:
+        rows.append(row)
+        cells = "; ".join(f"{k}: {f.text()}" for k, f in row.figures.items())
+        print(f"  {row.name}: {cells}", flush=True)
+
+    # --- Overview ---
+    row = Row("Overview")
+    row.figures["current"], _ = budget.run(lambda: (memory_overview(), memory_insights()), repeat=3)
+    row.figures["read model"], _ = budget.run(
+        lambda: model_overview(model, utcnow_naive(), 0.2), repeat=20
+    )
+
+    def naive_overview() -> None:
+        values = {
+            d: [effective_importance(x, now + timedelta(days=d)) for x in docs]
+            for d in (0, 7, 30, 90)
+        }
+        Counter(str((x.get("source") or {}).get("source_type")) for x in docs)
+        Counter(x.get("section") for x in docs)
+        np.histogram([x.get("importance", 0.5) for x in docs], bins=10, range=(0, 1))
+        sum(1 for v in values[0] if v < 0.2)
+
+    row.figures["naive"] = naive(naive_overview)
+    report(row)
+
+    # --- notes list, unfiltered, at depth ---
+    columns = {"updated": "updated_us", "importance": "importance", "access_count": "access_count"}
+    fields = {"updated": "updated_at", "importance": "importance", "access_count": "access_count"}
+    live = model._mask()
+    for sort, column in columns.items():
+        for depth in (0, args.depth):
+            cursor = None
+            t = time.perf_counter()
+            for _ in range(depth // 50):  # walk there the way a user pages (not timed)
+                if time.perf_counter() - t > args.walk_budget_s:
+                    cursor = "too-deep"
+                    break
+                cursor = store.list_notes(sort=sort, limit=50, cursor=cursor).next_cursor
+            row = Row(f"notes list by {sort}, depth {depth:,}")
+            if cursor == "too-deep":
+                row.figures["current"] = Figure(
+                    None, load(), f"paging there took over {args.walk_budget_s:.0f} s"
+                )
+            else:
+                row.figures["current"], row.figures["current p95"] = budget.run(
+                    lambda c=cursor, s=sort: (
+                        store.list_notes(sort=s, limit=50, cursor=c),
+                        store.count_notes(NoteFilter()),
+                    )
+                )
+
+            def rm_page(col: str = column, d: int = depth) -> None:
+                page, _ = model_page(model, col, live, d)
+                store.notes_by_ids([ids[r] for r in page])
+
+            row.figures["read model"], row.figures["read model p95"] = budget.run(rm_page, 20)
+            field = fields[sort]
+            row.figures["naive"] = naive(
+                lambda f=field, d=depth: sorted(docs, key=lambda x: x.get(f) or 0, reverse=True)[
+                    d : d + 50
+                ]
+            )
+            report(row)
+
+    # --- notes list with a filter ---
+    imp = model.columns["importance"][: model.size]
+    sec = model.columns["section"][: model.size]
+    section_code = model._codes["section"].get(SECTIONS[1], -2)
+    filters: list[tuple[str, NoteFilter, Any, Any]] = [
+        (
+            f"section = {SECTIONS[1]}",
+            NoteFilter(section=SECTIONS[1]),
+            lambda: live & (sec == section_code),
+            lambda x: x.get("section") == SECTIONS[1],
+        ),
+        (
+            "importance 0.4-0.6",
+            NoteFilter(min_importance=0.4, max_importance=0.6),
+            lambda: live & (imp >= 0.4) & (imp <= 0.6),
+            lambda x: 0.4 <= x.get("importance", 0.5) <= 0.6,
+        ),
+        (
+            "effective importance >= 0.9",
+            NoteFilter(min_effective=0.9),
+            None,
+            lambda x: effective_importance(x, now) >= 0.9,
+        ),
+        ("text 'billing'", NoteFilter(text="billing"), None, lambda x: "billing" in x["content"]),
+    ]
+    for name, flt, mask_of, keep in filters:
+        row = Row(f"notes list, {name}")
+        row.figures["current"], row.figures["current p95"] = budget.run(
+            lambda f=flt: (store.list_notes(f, limit=50), store.count_notes(f))
+        )
+        if name.startswith("effective"):
+
+            def mask_of() -> np.ndarray:
+                value = np.zeros(model.size, dtype=bool)
+                value[live] = model.effective_importance(utcnow_naive()) >= 0.9
+                return value
+
+        if mask_of is not None:
+
+            def rm_filtered(m: Any = mask_of) -> None:
+                page, _ = model_page(model, "updated_us", m(), 0)
+                store.notes_by_ids([ids[r] for r in page])
+
+            row.figures["read model"], row.figures["read model p95"] = budget.run(rm_filtered, 20)
+        else:
+            row.figures["read model"] = Figure(None, load(), "text is not in the read model")
+        row.figures["naive"] = naive(
+            lambda k=keep: sorted(
+                (x for x in docs if k(x)), key=lambda x: x["updated_at"], reverse=True
+            )[:50]
+        )
+        report(row)
+
+    # --- note page and search at a person's pace ---
+    probe_ids = [ids[r] for r in np.random.default_rng(3).choice(np.flatnonzero(live), 8)]
+    queue = list(probe_ids)
+    row = Row(f"note detail, {PACE_S} s apart")
+    row.figures["current"], row.figures["current p95"] = budget.run(
+        lambda: note_detail(note_id=queue.pop() if queue else probe_ids[0]), 8, PACE_S
+    )
+    by_id = {x["note_id"]: x for x in docs}
+
+    def naive_detail() -> None:
+        doc = by_id[probe_ids[0]]
+        [effective_importance(doc, now + timedelta(days=d)) for d in range(0, 91, 5)]
+        sorted((naive_cosine(doc["embedding"], x["embedding"]), x["note_id"]) for x in docs)[-6:]
+
+    row.figures["naive"] = naive(naive_detail)
+    report(row)
+
+    queries = iter(f"{w} topic {i}" for i, w in enumerate(["billing", "deploy", "tea"] * 10))
+    row = Row(f"search end to end, {PACE_S} s apart (hashing embedder)")
+    row.figures["current"], row.figures["current p95"] = budget.run(
+        lambda: notes_search(query=next(queries), limit=20), 8, PACE_S
+    )
+    from qqweb.clients import embedder
+
+    def naive_search() -> None:
+        q = [float(v) for v in embedder().embed(["billing topic 1"])[0]]
+        sorted((naive_cosine(q, x["embedding"]), x["note_id"]) for x in docs)[-20:]
+
+    row.figures["naive"] = naive(naive_search)
+    report(row)
+
+    # --- the first search after a process starts ---
+    directory = Path(settings.QQ_VECTOR_DIR) / f"{settings.QQ_MONGO_DB}.notes"
+    probe = np.asarray(docs[7]["embedding"], dtype=np.float32)
+
+    def first_search(where: Path | None) -> None:
+        fresh = VectorIndex(store, directory=where, ready_timeout=3600)
+        try:
+            fresh.search(probe, limit=10)
+        finally:
+            fresh.close()
+
+    row = Row("first search after a process starts (index only)")
+    row.figures["current"], _ = budget.run(lambda: first_search(directory), repeat=1)
+    row.figures["no snapshot"], _ = budget.run(lambda: first_search(None), repeat=1)
+    row.figures["naive"] = naive(
+        lambda: sorted(naive_cosine(probe.tolist(), x["embedding"]) for x in docs)
+    )
+    report(row)
+
+    # --- search alone, in-process ---
+    matrix = np.asarray([x["embedding"] for x in docs], dtype=np.float32)
+    probes = matrix[np.random.default_rng(4).integers(0, n, 100)]
+    probes = probes + np.random.default_rng(5).normal(scale=0.05, size=probes.shape).astype(
+        np.float32
+    )
+    truth = [set(np.argsort(-(matrix @ p))[:10].tolist()) for p in probes]
+    found: list[int] = []
+    row = Row("search alone, in-process")
+
+    def ours() -> None:
+        p = probes[len(found) % len(probes)]
+        hits = index.search(p, limit=10).hits
+        found.append(len({int(h[0][5:], 16) for h in hits} & truth[len(found) % len(probes)]))
+
+    row.figures["current"], row.figures["current p95"] = budget.run(ours, 100)
+    recall = sum(found) / (10 * len(found))
+    row.figures["current"].note = f"recall@10 {recall:.3f}"
+    row.figures["exact float32 scan"], _ = budget.run(
+        lambda: np.argpartition(-(matrix @ probes[0]), 9)[:10], 30
+    )
+    row.figures["naive"] = Figure(
+        timed_ms(lambda: sorted(naive_cosine(probes[0].tolist(), x["embedding"]) for x in docs))[0],
+        load(),
+    )
+    report(row)
+
+    print(f"  server RSS {rss_mb(server_pid):,} MB", flush=True)
+    vector_indexes_close()
+    store.collection.drop()
+    return rows
