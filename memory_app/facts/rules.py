@@ -1,7 +1,8 @@
 """The facts agent's rules as pure functions, re-implemented from the data contract
 (``facts-data-contract.md`` 2.5, 2.6, 4.6), never copied from the agent:
 
-- :func:`add_check` - W1: the agent refuses to save a text at cosine >= 0.95 to any fact;
+- :func:`add_check` - W1: the agent refuses to save a text at cosine >= 0.95 to any fact
+  (:class:`AddTest` for many added one after another);
 - :func:`cleanup_plan` - W3: what the next agent start hard-deletes (float64 cosine over
   the stored doubles, ascending ``timestamp`` in BSON order, greedy, not transitive), with
   timestamp ties and the +-1e-6 borderline band flagged;
@@ -23,7 +24,13 @@ from typing import Any
 import numpy as np
 from bson import ObjectId
 
-from .constants import BORDERLINE_BAND, DUPLICATE_THRESHOLD, FACT_TYPE, RETRIEVAL_TOP_K
+from .constants import (
+    BORDERLINE_BAND,
+    DIMENSION,
+    DUPLICATE_THRESHOLD,
+    FACT_TYPE,
+    RETRIEVAL_TOP_K,
+)
 from .domain import MISSING, EmbeddingState, Fact
 
 BLOCK_ROWS = 1024
@@ -115,6 +122,35 @@ def add_check(vector: Sequence[float], facts: Iterable[Fact]) -> AddVerdict:
         borderline=is_borderline(best),
         aborted_by=view.aborted_by,
     )
+
+
+class AddTest:
+    """W1 for facts added one after another (an import): each is tested against the facts
+    given and the ones :meth:`add`-ed since, as the agent's add would see them. The vectors
+    (384-d, as every usable fact's) are stacked once and grow in place, so n additions cost
+    n searches, not n stackings of the whole store."""
+
+    def __init__(self, facts: Iterable[Fact]) -> None:
+        self.facts: list[Fact] = []
+        self._rows = np.zeros((64, DIMENSION), dtype=np.float64)
+        for fact in agent_view(facts).facts:
+            self.add(fact)
+
+    def check(self, vector: Sequence[float]) -> AddVerdict:
+        n = len(self.facts)
+        scores = _similarities(self._rows[:n], np.asarray(vector, dtype=np.float64))
+        if not len(scores):
+            return AddVerdict(False, None, None, False)
+        i = int(np.argmax(scores))
+        best = float(scores[i])
+        return AddVerdict(best >= DUPLICATE_THRESHOLD, self.facts[i], best, is_borderline(best))
+
+    def add(self, fact: Fact) -> None:
+        """``fact`` is saved: later checks see it (it must have a usable vector)."""
+        if len(self.facts) == len(self._rows):
+            self._rows = np.concatenate([self._rows, np.zeros_like(self._rows)])
+        self._rows[len(self.facts)] = np.asarray(fact.content_embedding, dtype=np.float64)
+        self.facts.append(fact)
 
 
 # --- W3: the next-start cleanup ----------------------------------------------------------

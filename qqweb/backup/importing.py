@@ -34,7 +34,7 @@ from typing import Any
 from graph_app.knowledge.backup import ExportedNode, ExportedRelationship, decode_props
 from graph_app.stores import graph_store
 from memory_app.facts.domain import EmbeddingState, Fact, document_from_bson
-from memory_app.facts.rules import add_check
+from memory_app.facts.rules import AddTest
 from memory_app.facts.store import FactsStore
 from memory_app.facts_app.stores import facts_enabled, facts_store
 from memory_app.memory.backup_files import KEPT
@@ -92,11 +92,11 @@ class ImportSummary:
 def _facts_the_agent_would_save(
     facts: FactsStore,
     documents: list[dict[str, Any]],
-    known: list[Fact],
+    test: AddTest,
     skipped: list[dict[str, Any]],
 ) -> list[dict[str, Any]]:
     """The W1 test on each document not in the store yet, against what is there and what
-    this import added before it; ``known`` grows with what is kept."""
+    this import added before it; ``test`` grows with what is kept."""
     present = facts.ids_present([d.get("_id") for d in documents])
     kept: list[dict[str, Any]] = []
     for doc in documents:
@@ -104,7 +104,7 @@ def _facts_the_agent_would_save(
             continue
         fact = document_from_bson(doc)
         if isinstance(fact, Fact) and fact.embedding is EmbeddingState.OK:
-            verdict = add_check(fact.content_embedding, known)
+            verdict = test.check(fact.content_embedding)
             if verdict.refused and verdict.best is not None:
                 skipped.append(
                     {
@@ -115,7 +115,7 @@ def _facts_the_agent_would_save(
                     }
                 )
                 continue
-            known.append(fact)
+            test.add(fact)
         kept.append(doc)
     return kept
 
@@ -244,7 +244,7 @@ def backup_import(
     notes, files, graph = notes_store(), memory_files(), graph_store()
     facts = facts_store() if facts_enabled() else None
     merge_graph = graph.export_counts().nodes > 0
-    known_facts = None if facts is None or facts.is_empty() else facts.facts()
+    add_test = None if facts is None or facts.is_empty() else AddTest(facts.facts())
     summary = ImportSummary(preview, {k: 0 for k in ("note", "node", "relationship", "fact")})
     ticker = _Ticker(progress, sum(preview.counts.values()))
     element_ids: dict[str, str] = {}  # export node id -> this graph's element id
@@ -253,9 +253,9 @@ def backup_import(
             summary.inserted["note"] += notes.insert_exported([r["document"] for r in batch])
         elif kind == "fact" and facts is not None:
             documents = [r["document"] for r in batch]
-            if known_facts is not None:  # a store with facts: the agent's add test first
+            if add_test is not None:  # a store with facts: the agent's add test first
                 documents = _facts_the_agent_would_save(
-                    facts, documents, known_facts, summary.facts_skipped
+                    facts, documents, add_test, summary.facts_skipped
                 )
             summary.inserted["fact"] += facts.insert_exported(documents)
         elif kind == "node":

@@ -5,10 +5,18 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import numpy as np
 import pytest
 
 from memory_app.facts.domain import MISSING
-from memory_app.facts.rules import add_check, bson_sort_key, cleanup_plan, cosine, retrieval_top
+from memory_app.facts.rules import (
+    AddTest,
+    add_check,
+    bson_sort_key,
+    cleanup_plan,
+    cosine,
+    retrieval_top,
+)
 
 from .agent_simulator import agent_cleanup
 from .vectors import at_cosine, exactly_095, fact, gram_vectors, unit
@@ -47,6 +55,25 @@ def test_it_refuses_a_fact_at_09501() -> None:
     assert verdict.refused
     assert verdict.best is old
     assert not verdict.borderline
+
+
+def test_adding_one_after_another_answers_as_add_check_on_what_was_saved() -> None:
+    """An import tests each fact against the store and what it saved before it: 150
+    random facts (past the first 64 rows), then near-copies of some, both ways equal."""
+    rng = np.random.default_rng(7)
+    store = [fact(f"s{i}", [float(x) for x in rng.normal(size=384)]) for i in range(40)]
+    test, saved = AddTest(store), list(store)
+    incoming = [[float(x) for x in rng.normal(size=384)] for _ in range(150)]
+    incoming += [[x + 0.01 for x in v] for v in incoming[::10]]
+    for i, vector in enumerate(incoming):
+        expected, got = add_check(vector, saved), test.check(vector)
+        assert (got.refused, got.best_score) == (expected.refused, expected.best_score)
+        assert got.best is expected.best
+        if not got.refused:
+            new = fact(f"n{i}", vector)
+            test.add(new)
+            saved.append(new)
+    assert len(saved) == 40 + 150  # the near-copies were refused
 
 
 def test_the_add_fails_on_a_zero_vector_or_one_invalid_vector() -> None:
