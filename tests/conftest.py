@@ -108,6 +108,14 @@ def unrequested_stores_are_unreachable(settings: Any) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def backup_dir(settings: Any, tmp_path: Path) -> Path:
+    """Exports and uploads of each test in its own directory, never the dashboard's
+    ``var/backups`` (the worker's tests give the worker theirs)."""
+    settings.QQ_BACKUP_DIR = tmp_path / "backups"
+    return settings.QQ_BACKUP_DIR
+
+
+@pytest.fixture(autouse=True)
 def fresh_rate_limits() -> Iterator[None]:
     """API token rate limits count in the cache (a per-process memory cache here): every
     test starts with none used."""

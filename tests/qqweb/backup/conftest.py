@@ -37,14 +37,6 @@ CREATE (s)-[:EVIDENCES {rel_source: 'session:nano', rel_type: 'USES'}]->(p)
 """
 
 
-@pytest.fixture(autouse=True)
-def backup_dir(settings: Any, tmp_path: Path) -> Path:
-    """Exports and uploads of each test in its own directory (the worker's tests use the
-    worker's)."""
-    settings.QQ_BACKUP_DIR = tmp_path / "backups"
-    return settings.QQ_BACKUP_DIR
-
-
 @pytest.fixture
 def demo_stores(stores: dict[str, Any], facts_store: Any) -> dict[str, Any]:
     call_command("seed_demo")
