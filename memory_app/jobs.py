@@ -16,6 +16,7 @@ from memory_app.models import MaintenanceRun
 from memory_app.services.maintenance import job_apply_plan, job_create, job_undo_create
 from memory_app.tasks import run_job_task
 from qqweb.actors import Actor
+from qqweb.liveness import jobs_wait_for_a_worker
 
 
 def _enqueue(run: MaintenanceRun) -> MaintenanceRun:
@@ -55,6 +56,12 @@ def plan_apply_start(*, actor: Actor, run_id: int) -> MaintenanceRun:
 def run_undo_start(*, actor: Actor, run_id: int) -> MaintenanceRun:
     """Undo run ``run_id``, in the worker, as a run of its own (with progress)."""
     return _enqueue(job_undo_create(actor=actor, run_id=run_id))
+
+
+def waits_for_worker(run: MaintenanceRun | None) -> bool:
+    """True when ``run`` is queued and no worker is alive to take it: the page says so
+    (the job waits in the queue) instead of a progress bar that never moves."""
+    return run is not None and run.status == MaintenanceRun.QUEUED and jobs_wait_for_a_worker()
 
 
 def _chain(error: BaseException) -> list[BaseException]:

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_GET, require_POST
 
 from memory_app.forms import JobForm
-from memory_app.jobs import job_start, plan_apply_start, run_undo_start
+from memory_app.jobs import job_start, plan_apply_start, run_undo_start, waits_for_worker
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun
 from memory_app.selectors.maintenance import (
@@ -86,6 +86,7 @@ def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
         "d": run_detail(run=run, has_plan_job=job_of(run.kind).apply is not None),
         "decay_comparison": decay_agent_comparison(run=run) if run.kind == "decay" else None,
         "is_admin": has_role(request.user, ADMIN),
+        "no_worker": waits_for_worker(run),
     }
     return render_page(request, "memory_app/maintenance_run.html", "run-detail", context)
 

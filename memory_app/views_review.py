@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memory_app import selectors, services
 from memory_app.job_params import InvalidJobParams
-from memory_app.jobs import job_start
+from memory_app.jobs import job_start, waits_for_worker
 from memory_app.memory import InvalidNote, MemoryLibraryError
 from memory_app.models import MaintenanceRun
 from qqweb.actors import Actor
@@ -36,6 +36,7 @@ def review(request: HttpRequest) -> HttpResponse:
         primary_id=request.GET.get("primary") or None,
     )
     can_curate = has_role(request.user, CURATOR)
+    open_scan = selectors.open_scan()
     context: dict[str, Any] = {
         "item": item,
         "last_decided": (
@@ -43,7 +44,8 @@ def review(request: HttpRequest) -> HttpResponse:
         ),
         "calibration": selectors.review_calibration(),
         "scan": selectors.latest_scan(),
-        "open_scan": selectors.open_scan(),
+        "open_scan": open_scan,
+        "no_worker": waits_for_worker(open_scan),
         "threshold": settings.QQ_DEDUP_THRESHOLD,
         "can_curate": can_curate,
         "can_scan": has_role(request.user, ADMIN),
@@ -122,7 +124,7 @@ def review_scan(request: HttpRequest) -> HttpResponse:
         return render(
             request, "memory_app/review.html#scan-progress", {"scan_error": str(e)}, status=400
         )
-    context = {"scan": run, "poll": True, "can_scan": True}
+    context = {"scan": run, "poll": True, "can_scan": True, "no_worker": waits_for_worker(run)}
     return render(request, "memory_app/review.html#scan-progress", context)
 
 
@@ -131,7 +133,12 @@ def review_scan(request: HttpRequest) -> HttpResponse:
 def review_scan_progress(request: HttpRequest, run_id: int) -> HttpResponse:
     """The progress of the scan this page started (the only one it polls)."""
     run = get_object_or_404(MaintenanceRun, pk=run_id, kind="dedup_scan")
-    context = {"scan": run, "poll": True, "can_scan": has_role(request.user, ADMIN)}
+    context = {
+        "scan": run,
+        "poll": True,
+        "can_scan": has_role(request.user, ADMIN),
+        "no_worker": waits_for_worker(run),
+    }
     response = render(request, "memory_app/review.html#scan-progress", context)
     if run.status in MaintenanceRun.CLOSED and request.GET.get("polling"):
         response["HX-Refresh"] = "true"  # the queue changed: show it

@@ -66,6 +66,7 @@ from qqweb.api_types import errors
 from qqweb.audit.errors import UndoRefused
 from qqweb.auth import VIEWER, require_role, user_role
 from qqweb.backup.api import router as backup_router
+from qqweb.health_api import router as health_router
 from qqweb.models import ApiToken
 from qqweb.security import client_key
 from qqweb.services import api_token_authenticate
@@ -451,3 +452,4 @@ api.add_router("/graph", graph_router)
 api.add_router("/", facts_curation_router)  # before: /facts/archive is not a fact id
 api.add_router("/", facts_router)
 api.add_router("/backup", backup_router)
+api.add_router("/", health_router)

@@ -11,3 +11,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "qqweb.settings")
 app = Celery("qqweb")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# Every worker writes a heartbeat row (the Health page's worker liveness).
+app.steps["worker"].add("qqweb.worker_heartbeat:HeartbeatStep")

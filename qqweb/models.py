@@ -1,4 +1,5 @@
-"""Django-side state of the project itself: API tokens."""
+"""Django-side state of the project itself: API tokens, and the heartbeats of the Celery
+worker and beat processes."""
 
 from __future__ import annotations
 
@@ -46,3 +47,35 @@ class ApiToken(models.Model):
     @staticmethod
     def new_raw_key() -> str:
         return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+class ProcessHeartbeat(models.Model):
+    """A Celery worker or beat process saying it is alive (qqweb/liveness.py). Each process
+    writes its own row every ``QQ_HEARTBEAT_INTERVAL_S`` and marks it stopped on a clean
+    shutdown; a row whose ``last_seen`` is older than ``QQ_HEARTBEAT_STALE_S`` belongs to
+    a process that died without saying so."""
+
+    WORKER, BEAT = "worker", "beat"
+
+    kind = models.CharField(max_length=10, choices=[(WORKER, WORKER), (BEAT, BEAT)])
+    hostname = models.CharField(max_length=255)
+    pid = models.PositiveIntegerField()
+    # the broker the process talks to (password masked): only a worker on the broker the
+    # web process sends to can run its jobs
+    broker = models.CharField(max_length=500)
+    concurrency = models.PositiveIntegerField(default=0)
+    queues = models.JSONField(default=list)
+    started_at = models.DateTimeField()
+    last_seen = models.DateTimeField()
+    stopped_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["kind", "-last_seen"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "hostname", "pid", "started_at"], name="one_row_per_process"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.hostname} (pid {self.pid})"

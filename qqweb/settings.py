@@ -342,7 +342,12 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BROKER_TRANSPORT_OPTIONS = broker_transport_options(
     CELERY_BROKER_URL, envint("QQ_BROKER_VISIBILITY_TIMEOUT", 3600)
 )
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# django-celery-beat's DatabaseScheduler, writing beat's heartbeat (qqweb/liveness.py).
+CELERY_BEAT_SCHEDULER = "qqweb.beat:HeartbeatScheduler"
+# Liveness: every worker and beat process writes a heartbeat row this often (seconds); the
+# Health page calls one silent for longer than QQ_HEARTBEAT_STALE_S gone.
+QQ_HEARTBEAT_INTERVAL_S = envfloat("QQ_HEARTBEAT_INTERVAL_S", 15.0)
+QQ_HEARTBEAT_STALE_S = envint("QQ_HEARTBEAT_STALE_S", 60)
 # Fixed entries (the DatabaseScheduler copies them into its tables at start); the jobs'
 # own schedule is edited on the Maintenance page.
 CELERY_BEAT_SCHEDULE = {

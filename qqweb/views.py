@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from qqweb.auth import ADMIN, VIEWER, role_required
 from qqweb.forms import ApiTokenCreateForm
 from qqweb.health import forget_cached_health, stores_health
+from qqweb.liveness import liveness
 from qqweb.models import ApiToken
 from qqweb.services import api_token_create, api_token_revoke
 
@@ -19,11 +20,21 @@ from qqweb.services import api_token_create, api_token_revoke
 @login_not_required
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
-    """Each store's up/down status and latency; no data. 503 when any store is down."""
+    """Each store's up/down status and latency; no data. 503 when any store is down.
+
+    ``jobs`` says whether a worker and beat are alive, with counts only (no host names).
+    It does not change the status: the web process serves pages without a worker, and a
+    load balancer or container health check should not restart it for that."""
     statuses = stores_health()
+    alive = liveness()
     body = {
         "status": "ok" if all(s.up for s in statuses) else "degraded",
         "stores": {s.name: {"up": s.up, "latency_ms": s.latency_ms} for s in statuses},
+        "jobs": {
+            "worker_alive": alive.worker_alive,
+            "workers_alive": sum(w.state == "alive" for w in alive.workers),
+            "beat_alive": alive.beat_alive,
+        },
     }
     return JsonResponse(body, status=200 if body["status"] == "ok" else 503)
 
@@ -32,7 +43,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
 @role_required(VIEWER)
 def health(request: HttpRequest) -> HttpResponse:
     forget_cached_health()
-    return render(request, "qqweb/health.html", {"statuses": stores_health()})
+    context = {"statuses": stores_health(), "liveness": liveness()}
+    return render(request, "qqweb/health.html", context)
 
 
 @require_GET

@@ -250,6 +250,7 @@ def worker_process(
         "QQ_EMBEDDING_BACKEND": "hashing",
         "QQ_BACKUP_DIR": str(workdir / "backups"),
         "DATABASE_URL": f"sqlite:///{django_settings.DATABASES['default']['TEST']['NAME']}",
+        "QQ_HEARTBEAT_INTERVAL_S": "2",  # a transactional test's flush empties its table
     }
     proc = start_celery_worker(env, workdir)
     yield env
@@ -285,6 +286,7 @@ def dev_broker_worker_process(
         "CELERY_RESULT_BACKEND": f"db+sqlite:///{workdir / 'celery-results.sqlite3'}",
         "QQ_EMBEDDING_BACKEND": "hashing",
         "DATABASE_URL": f"sqlite:///{django_settings.DATABASES['default']['TEST']['NAME']}",
+        "QQ_HEARTBEAT_INTERVAL_S": "2",  # a transactional test's flush empties its table
     }
     proc = start_celery_worker(
         env, workdir, name="qqweb-dev-broker", pool=("--pool=threads", "--concurrency=2")

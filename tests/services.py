@@ -187,3 +187,20 @@ def start_celery_worker(
         )
     _wait_for_line(proc, "ready.", log, timeout=120)
     return proc
+
+
+def start_celery_beat(env: dict[str, str], workdir: Path) -> subprocess.Popen[str]:
+    """Beat as ``scripts/dev.sh`` starts it (``celery -A qqweb beat``, the scheduler from
+    the settings), once it says it started."""
+    log = workdir / "beat.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "qqweb", "beat", "--loglevel=INFO"],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    _wait_for_line(proc, "beat: Starting", log, timeout=120)
+    return proc
