@@ -126,6 +126,7 @@ PAGES: dict[str, tuple[tuple[str, ...], str]] = {
 OPERATIONS: dict[str, str] = {
     "GET /api/me": VIEWER,
     "GET /api/sources": VIEWER,
+    "GET /api/health": VIEWER,
     "GET /api/overview": VIEWER,
     "GET /api/notes": VIEWER,
     "GET /api/notes/histogram": VIEWER,
