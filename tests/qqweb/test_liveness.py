@@ -9,11 +9,13 @@ import signal
 import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings as django_settings
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -179,3 +181,20 @@ def test_a_duplicate_scan_started_with_no_worker_says_it_waits_in_the_queue(
     assert 'id="no-worker"' in response.content.decode()
     review = admin_client_.get(reverse("memory_app:review")).content.decode()
     assert 'id="scan-open"' in review and 'id="no-worker"' in review
+
+
+def test_the_liveness_command_fails_with_the_reason_until_beat_reports(settings):
+    with pytest.raises(CommandError, match="Beat has not reported in 60 s"):
+        call_command("liveness", "beat")
+    heartbeat_record(
+        kind=ProcessHeartbeat.BEAT,
+        hostname="beat-host",
+        pid=7,
+        started_at=timezone.now(),
+        broker_url=settings.CELERY_BROKER_URL,
+    )
+    out = StringIO()
+    call_command("liveness", "beat", "--hostname", "beat-host", stdout=out)
+    assert "beat-host pid 7: alive" in out.getvalue()
+    with pytest.raises(CommandError):
+        call_command("liveness", "beat", "--hostname", "other-host")
