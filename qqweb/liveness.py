@@ -137,8 +137,9 @@ class Liveness:
         if self.worker_alive:
             return ""
         return (
-            f"No worker has reported in {self.stale_after_s} s: jobs (duplicate scans, "
-            f"maintenance runs, undo runs, backups) will wait in the queue."
+            f"No worker is running (none has reported in the last {self.stale_after_s} s): "
+            "jobs (duplicate scans, maintenance runs, undo runs, backups) will wait in the "
+            "queue."
         )
 
     @property
@@ -146,8 +147,8 @@ class Liveness:
         if self.beat_alive:
             return ""
         return (
-            f"Beat has not reported in {self.stale_after_s} s: scheduled jobs (the "
-            f"maintenance schedule, the reaper) will not start."
+            f"Beat is not running (it has not reported in the last {self.stale_after_s} s): "
+            "scheduled jobs (the maintenance schedule, the reaper) will not start."
         )
 
     def as_dict(self) -> dict[str, Any]:
