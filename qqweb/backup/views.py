@@ -24,6 +24,7 @@ from qqweb.backup.services import (
     upload_save,
 )
 from qqweb.backup.tasks import backup_start
+from qqweb.liveness import jobs_wait_for_a_worker
 from qqweb.pages import render_page
 
 
@@ -95,5 +96,6 @@ def run(request: HttpRequest, run_id: int) -> HttpResponse:
     """A run with its progress; the ``run-status`` fragment polls itself while it runs."""
     item = get_object_or_404(MaintenanceRun, pk=run_id, kind__in=(EXPORT, IMPORT))
     preview = item.stats.get("preview") if isinstance(item.stats, dict) else None
-    context = {"run": item, "preview": preview}
+    no_worker = item.status == MaintenanceRun.QUEUED and jobs_wait_for_a_worker()
+    context = {"run": item, "preview": preview, "no_worker": no_worker}
     return render_page(request, "backup/run.html", "run-status", context)

@@ -198,3 +198,11 @@ def test_the_liveness_command_fails_with_the_reason_until_beat_reports(settings)
     assert "beat-host pid 7: alive" in out.getvalue()
     with pytest.raises(CommandError):
         call_command("liveness", "beat", "--hostname", "other-host")
+
+
+def test_an_export_started_with_no_worker_says_it_waits_in_the_queue(
+    stores, own_dev_broker, admin_client_
+):
+    page = admin_client_.post(reverse("backup:export"), follow=True).content.decode()
+    assert MaintenanceRun.objects.get().status == "queued"
+    assert 'id="no-worker"' in page and "queued, and no worker is running" in page
