@@ -83,6 +83,9 @@ class HeartbeatStep(bootsteps.StartStopStep):
     """Starts :class:`Heartbeat` with the worker and stops it with the worker."""
 
     label = "qqweb heartbeat"
+    # after the pool: a prefork pool forks its children before this thread exists, and the
+    # first heartbeat means the pool is up
+    requires = {"celery.worker.components:Pool"}
 
     def create(self, worker: Any) -> Heartbeat:
         return Heartbeat(worker)
