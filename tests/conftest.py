@@ -14,6 +14,8 @@ ones it touches:
 - ``celery_worker``: a real worker process on the same services, started once per session.
 - ``dev_broker_worker``: a real worker on the broker ``make dev`` runs (kombu's SQLAlchemy
   transport on SQLite, thread pool), started once per session.
+- ``own_dev_broker``: every store, and a ``make dev`` broker of the test's own that no
+  worker consumes (a test starts its own worker or beat there, or none).
 
 A test that requests nothing starts nothing: every store setting then points where no
 store can answer (a closed port on loopback, a path under /dev/null), so a test that
@@ -315,6 +317,27 @@ def dev_broker_worker(
     yield env
     vector_indexes_close()
     notes_store().clear_all()
+
+
+@pytest.fixture
+def own_dev_broker(stores: dict[str, Any], settings: Any, tmp_path: Path) -> dict[str, str]:
+    """Every store, and a broker of this test's own in place of Redis, configured as
+    ``make dev`` configures it (SQLite files), that no session worker consumes: a job
+    queued there waits. Returns the environment for a worker or beat started on it."""
+    env = {
+        "DJANGO_SETTINGS_MODULE": "qqweb.settings",
+        "CELERY_BROKER_URL": f"sqla+sqlite:///{tmp_path / 'celery-broker.sqlite3'}",
+        "CELERY_RESULT_BACKEND": f"db+sqlite:///{tmp_path / 'celery-results.sqlite3'}",
+        "DATABASE_URL": f"sqlite:///{django_settings.DATABASES['default']['TEST']['NAME']}",
+        "MONGODB_URI": f"mongodb://{CLOSED}/",
+        "NEO4J_URI": f"bolt://{CLOSED}",
+        "QQ_EMBEDDING_BACKEND": "hashing",
+        "QQ_HEARTBEAT_INTERVAL_S": "1",
+    }
+    settings.CELERY_BROKER_URL = env["CELERY_BROKER_URL"]
+    settings.CELERY_RESULT_BACKEND = env["CELERY_RESULT_BACKEND"]
+    _celery_uses(env["CELERY_BROKER_URL"], env["CELERY_RESULT_BACKEND"])
+    return env
 
 
 # --- personas ------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
@@ -23,7 +22,6 @@ from django.utils import timezone
 from memory_app.models import MaintenanceRun
 from qqweb.liveness import heartbeat_record
 from qqweb.models import ProcessHeartbeat
-from tests.conftest import CLOSED, _celery_uses
 from tests.services import start_celery_beat, start_celery_worker, stop
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -42,27 +40,6 @@ def _health_until(client: Client, done: Callable[[str], bool], timeout: float = 
 def _section(page: str, kind: str) -> str:
     start = page.index(f'id="{kind}-liveness"')
     return page[start : page.index("</section>", start)]
-
-
-@pytest.fixture
-def own_dev_broker(settings: Any, tmp_path: Path) -> dict[str, str]:
-    """A broker of this test's own, configured as ``make dev`` configures it (SQLite
-    files, CELERY_BROKER_URL unset there), that no session worker consumes; returns the
-    environment for a worker or beat started on it."""
-    env = {
-        "DJANGO_SETTINGS_MODULE": "qqweb.settings",
-        "CELERY_BROKER_URL": f"sqla+sqlite:///{tmp_path / 'celery-broker.sqlite3'}",
-        "CELERY_RESULT_BACKEND": f"db+sqlite:///{tmp_path / 'celery-results.sqlite3'}",
-        "DATABASE_URL": f"sqlite:///{django_settings.DATABASES['default']['TEST']['NAME']}",
-        "MONGODB_URI": f"mongodb://{CLOSED}/",
-        "NEO4J_URI": f"bolt://{CLOSED}",
-        "QQ_EMBEDDING_BACKEND": "hashing",
-        "QQ_HEARTBEAT_INTERVAL_S": "1",
-    }
-    settings.CELERY_BROKER_URL = env["CELERY_BROKER_URL"]
-    settings.CELERY_RESULT_BACKEND = env["CELERY_RESULT_BACKEND"]
-    _celery_uses(env["CELERY_BROKER_URL"], env["CELERY_RESULT_BACKEND"])
-    return env
 
 
 @pytest.fixture
