@@ -14,6 +14,7 @@ review queue exactly as the single-process scan's did (``services.review``).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from memory_app.models import MaintenanceRun
 from memory_app.services.runs import run_cancel_requested
 from memory_app.stores import notes_store
 
+logger = logging.getLogger(__name__)
 BLOCK_TASK = "memory_app.dedup_block"
 WAIT_S = 0.2  # between looks at blocks other workers hold
 
@@ -60,8 +62,7 @@ def duplicates_find_shared(
         )
         if progress is not None:
             progress(0, total)
-        for _ in range(min(total - 1, settings.QQ_DEDUP_BLOCK_TASKS)):
-            current_app.send_task(BLOCK_TASK, args=[run.pk])
+        _spread(run.pk, min(total - 1, settings.QQ_DEDUP_BLOCK_TASKS))
         while True:
             ref = queue.next_claim()
             if ref is not None:
@@ -76,6 +77,16 @@ def duplicates_find_shared(
         return SharedScan(queue.pairs(), total, here)
     finally:
         queue.remove()
+
+
+def _spread(run_id: int, count: int) -> None:
+    """Queue ``count`` block tasks. A broker that does not take them (``manage.py
+    dedup_scan`` with no broker running) leaves every block to this process."""
+    try:
+        for _ in range(count):
+            current_app.send_task(BLOCK_TASK, args=[run_id], retry=False)
+    except Exception:
+        logger.warning("block tasks not queued: this process computes every block", exc_info=True)
 
 
 def dedup_blocks_work(*, run_id: int) -> int:
