@@ -77,18 +77,21 @@ class ScanQueue:
         exact_below: int = EXACT_BELOW,
         per_block: float = PAIRS_PER_BLOCK,
     ) -> int:
-        """Snapshot each dimension's vectors (normalised in place) and plan its blocks; the
-        number of blocks. Done again (a coordinator redelivered), it starts afresh."""
+        """Snapshot each dimension's vectors (normalised in place, taken out of ``groups``
+        so each matrix is freed once on disk) and plan its blocks; the number of blocks.
+        Done again (a coordinator redelivered), it starts afresh."""
         if self.path.exists():
             shutil.rmtree(self.path)
         total = 0
-        for dim, (ids, matrix) in sorted(groups.items()):
+        for dim in sorted(groups):
+            ids, matrix = groups.pop(dim)  # let each matrix go once it is on disk
             folder = self.path / f"d{dim}"
             (folder / "pairs").mkdir(parents=True)
             (folder / "claims").mkdir()
-            unit = unit_rows(matrix)
-            np.save(folder / "vectors.npy", unit)
+            np.save(folder / "vectors.npy", unit_rows(matrix))
+            del matrix
             np.save(folder / "ids.npy", np.asarray(ids, dtype=str))
+            unit = np.load(folder / "vectors.npy", mmap_mode="r")
             if len(ids) < exact_below:
                 blocks = exact_blocks(len(ids), per_block)
                 kind = "exact"
