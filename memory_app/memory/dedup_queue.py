@@ -37,7 +37,7 @@ from .dedup_blocks import (
     join_pairs,
 )
 
-STALE_S = 600.0  # a claim this old with no result is a crashed worker's
+STALE_S = 120.0  # a claim this old with no result is a crashed worker's (a block: 1-30 s)
 
 
 def unit_rows(matrix: np.ndarray, chunk: int = 65_536) -> np.ndarray:
