@@ -116,6 +116,9 @@ def main() -> None:
     parser.add_argument("--naive-cap", type=int, default=100_000)
     parser.add_argument("--dedup-full", default="10000", help="full-scan sizes ('' for none)")
     parser.add_argument("--dedup-incremental", default="100000")
+    parser.add_argument(
+        "--dedup-workers", default="100000", help="1 vs 2 Celery workers at these sizes"
+    )
     parser.add_argument("--changed", type=int, default=1000)
     parser.add_argument("--out", default="issue14", help="results file name, without suffix")
     parser.add_argument("--render", action="store_true", help="the .md again from the .json")
@@ -163,7 +166,8 @@ def main() -> None:
                 proc.wait(60)
             port += 1
     if args.only in ("", "inprocess"):
-        from bench.issue14_inprocess import dedup_rows, read_model_rows, search_rows
+        from bench.issue14_dedup import dedup_rows
+        from bench.issue14_inprocess import read_model_rows, search_rows
 
         for n in sizes:
             title = f"{n:,} notes, in-process"
@@ -174,9 +178,10 @@ def main() -> None:
             save()
         full = [int(s) for s in args.dedup_full.split(",") if s]
         incremental = [int(s) for s in args.dedup_incremental.split(",") if s]
-        if full or incremental:
+        workers = [int(s) for s in args.dedup_workers.split(",") if s]
+        if full or incremental or workers:
             print(f"\n== dedup [load {load():.1f}]", flush=True)
-            results["dedup"] = dedup_rows(full, incremental, args.changed)
+            results["dedup"] = dedup_rows(full, incremental, args.changed, workers)
             save()
     print(f"\nresults in {out / args.out}.md and .json")
 

@@ -28,7 +28,6 @@ from bench.issue14_common import (
     sample,
     timed_ms,
 )
-from memory_app.memory.dedup_math import similar_pairs_tiled
 from memory_app.memory.documents import effective_importance
 from memory_app.memory.read_model import ReadModel
 from memory_app.memory.vectors import VectorIndex
@@ -154,49 +153,4 @@ def read_model_rows(n: int) -> list[Row]:
     ms, _ = timed_ms(lambda: [x for x in docs if effective_importance(x, now) >= 0.9])
     row.figures["naive"] = Figure(ms * scale, load(), note)
     report(rows, row)
-    return rows
-
-
-def planted(n: int, seed: int) -> np.ndarray:
-    vectors = clustered(n, 384, seed)
-    rng = np.random.default_rng(seed + 100)
-    twins = rng.choice(n, size=n // 100, replace=False)
-    half = len(twins) // 2
-    noise = rng.normal(scale=0.02, size=(half, 384)).astype(np.float32)
-    vectors[twins[:half]] = vectors[twins[half : 2 * half]] + noise
-    vectors[twins[:half]] /= np.linalg.norm(vectors[twins[:half]], axis=1, keepdims=True)
-    return vectors
-
-
-def dedup_rows(full_sizes: list[int], incremental_at: list[int], changed: int) -> list[Row]:
-    rows: list[Row] = []
-    small = planted(400, seed=9).tolist()
-    t = time.perf_counter()
-    for a in range(len(small)):
-        for b in range(a + 1, len(small)):
-            naive_cosine(small[a], small[b])
-    per_pair = (time.perf_counter() - t) * 1000 / (len(small) * (len(small) - 1) / 2)
-    for n in full_sizes:
-        vectors = planted(n, seed=3)
-        ms, (i, _, _) = timed_ms(lambda v=vectors: similar_pairs_tiled(v, 0.85, unit=True))  # type: ignore[misc]
-        row = Row(f"full dedup scan at 0.85, {n:,} notes (vectors in memory)")
-        row.figures["current"] = Figure(ms, load(), f"{len(i):,} pairs")
-        row.figures["naive"] = Figure(
-            per_pair * n * (n - 1) / 2, load(), "per pair, timed on 400 notes"
-        )
-        report(rows, row)
-        del vectors
-    for n in incremental_at:
-        vectors = planted(n, seed=4)
-        picked = np.random.default_rng(5).choice(n, changed, replace=False)
-        ms, (i, _, _) = timed_ms(
-            lambda v=vectors, r=picked: similar_pairs_tiled(v, 0.85, rows=r, unit=True)  # type: ignore[misc]
-        )
-        row = Row(f"incremental dedup, {changed:,} changed against {n:,}")
-        row.figures["current"] = Figure(ms, load(), f"{len(i):,} pairs")
-        row.figures["naive"] = Figure(
-            per_pair * changed * (n - 1), load(), "per pair, timed on 400 notes"
-        )
-        report(rows, row)
-        del vectors
     return rows

@@ -11,6 +11,7 @@ from django.conf import settings
 
 from memory_app.memory import StoreUnavailable
 from memory_app.models import MaintenanceRun
+from memory_app.services.dedup_scan import dedup_blocks_work
 from memory_app.services.maintenance import job_create, job_run
 from memory_app.services.runs import run_failed, runs_reap
 from qqweb.actors import Actor
@@ -36,6 +37,13 @@ def run_job_task(self: Any, run_id: int) -> dict[str, Any]:
         run.save(update_fields=["error"])
         countdown = settings.QQ_JOB_RETRY_BASE_S * 2**self.request.retries
         raise self.retry(exc=e, countdown=countdown) from e
+
+
+@shared_task(name="memory_app.dedup_block", acks_late=True)
+def dedup_block_task(run_id: int) -> int:
+    """Compute blocks of run ``run_id``'s dedup scan (services.dedup_scan); redelivered
+    after a crash, it computes a block again and writes the same pairs."""
+    return dedup_blocks_work(run_id=run_id)
 
 
 @shared_task(name="memory_app.scheduled_job")

@@ -283,6 +283,14 @@ QQ_ARCHIVE_THRESHOLD = envfloat("QQ_ARCHIVE_THRESHOLD", 0.05)
 QQ_MIN_RETRIEVAL_IMPORTANCE = envfloat("QQ_MIN_RETRIEVAL_IMPORTANCE", 0.2)
 QQ_BASE_DECAY_RATE = envfloat("QQ_BASE_DECAY_RATE", 0.01)
 QQ_DEDUP_THRESHOLD = envfloat("QQ_DEDUP_THRESHOLD", 0.85)
+# The full dedup scan in blocks every worker shares (memory_app/memory/dedup_queue.py): where
+# the scan's snapshot and blocks live (every worker must reach it, like QQ_VECTOR_DIR), the
+# size from which candidates are pruned through k-means cells instead of compared exactly,
+# the scores per block, and how many block tasks are queued beside the run's own.
+QQ_DEDUP_SCAN_DIR = Path(envstr("QQ_DEDUP_SCAN_DIR", str(VAR_DIR / "dedup-scans")))
+QQ_DEDUP_EXACT_BELOW = envint("QQ_DEDUP_EXACT_BELOW", 150_000)
+QQ_DEDUP_PAIRS_PER_BLOCK = envint("QQ_DEDUP_PAIRS_PER_BLOCK", 100_000_000)
+QQ_DEDUP_BLOCK_TASKS = envint("QQ_DEDUP_BLOCK_TASKS", 8)
 # Entities whose "name: description" embeddings are at least this similar are proposed as
 # duplicate candidates on the graph's Duplicates page.
 QQ_GRAPH_DUPLICATE_THRESHOLD = envfloat("QQ_GRAPH_DUPLICATE_THRESHOLD", 0.9)

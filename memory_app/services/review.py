@@ -23,13 +23,19 @@ VERDICTS = ("merge", "supersede", "not_duplicate", "skip")
 
 
 def duplicates_scan(
-    *, run: MaintenanceRun, threshold: float, progress: Callable[[int, int], None] | None = None
+    *,
+    run: MaintenanceRun,
+    threshold: float,
+    progress: Callable[[int, int], None] | None = None,
+    rows: list[tuple[str, str, float]] | None = None,
 ) -> dict[str, int]:
-    """Find every pair above ``threshold`` and queue the new ones. A pair judged "not a
-    duplicate" stays out unless one of its texts changed; merged pairs are gone."""
+    """Find every pair above ``threshold`` (or take ``rows``, the pairs a scan shared by
+    the workers found) and queue the new ones. A pair judged "not a duplicate" stays out
+    unless one of its texts changed; merged pairs are gone."""
     if not 0 < threshold <= 1:
         raise InvalidNote("threshold", "must be above 0 and at most 1")
-    rows = deduplicator().find_similar_ids(threshold)
+    if rows is None:
+        rows = deduplicator().find_similar_ids(threshold)
     stats = {
         "pairs_found": len(rows),
         "queued": 0,

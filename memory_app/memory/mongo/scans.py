@@ -9,6 +9,8 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+from bson.codec_options import CodecOptions
+from bson.raw_bson import RawBSONDocument
 from pymongo import UpdateOne
 
 from ..documents import effective_importance
@@ -22,6 +24,7 @@ from ..importance import (
 )
 from ..vector_state import Columns
 from .base import MongoBase
+from .raw_vectors import note_vector
 
 DECAY_FIELDS = {
     "_id": 0,
@@ -256,11 +259,17 @@ class DecayScans(MongoBase):
             query["section"] = section
         groups: dict[int, Columns] = {}  # float32 chunks, no Python list per vector
         fields = {"_id": 0, "note_id": 1, "embedding": 1}
+        raw = self.collection.with_options(
+            codec_options=CodecOptions(document_class=RawBSONDocument)
+        )
         with self._guard():
-            for doc in self.collection.find(query, fields).batch_size(2000):
-                row = np.asarray(doc["embedding"], dtype=np.float32)
+            for doc in raw.find(query, fields).batch_size(2000):
+                found = note_vector(doc.raw)  # float32 from the BSON bytes: no list of floats
+                if found is None:
+                    continue
+                note_id, row = found
                 cols = groups.setdefault(len(row), Columns(len(row)))
-                cols.append(str(doc["note_id"]), "", row)
+                cols.append(note_id, "", row)
         return {dim: (cols.ids, cols.matrix()) for dim, cols in groups.items()}
 
     # --- the Overview's walk -------------------------------------------------------------

@@ -24,6 +24,7 @@ from memory_app.memory.mongo.scans import DecayBatch
 from memory_app.models import MaintenanceRun
 from memory_app.selectors import promotion_candidates
 from memory_app.services.archive import archive_purge
+from memory_app.services.dedup_scan import duplicates_find_shared
 from memory_app.services.notes import note_archive, pair_merge
 from memory_app.services.review import duplicates_scan
 from memory_app.stores import archive_manager, deduplicator, notes_store
@@ -147,15 +148,20 @@ def purge_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
 
 
 def dedup_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """The full scan, in blocks every worker shares (services.dedup_scan): progress counts
+    the blocks, then the pairs queued for review."""
     threshold = DedupScanParams.model_validate(run.params).threshold
+    found = duplicates_find_shared(run=run, threshold=threshold, progress=progress)
+    pairs = found.pairs
     if run.dry_run:
-        pairs = deduplicator().find_similar_ids(threshold)
         progress(len(pairs), len(pairs))
         return {
             "pairs_found": len(pairs),
             "sample": [[a, b, round(s, 3)] for a, b, s in pairs[:10]],
+            **found.stats,
         }
-    return duplicates_scan(run=run, threshold=threshold, progress=progress)
+    stats = duplicates_scan(run=run, threshold=threshold, progress=progress, rows=pairs)
+    return {**stats, **found.stats}
 
 
 # --- re-embed --------------------------------------------------------------------------------

@@ -1,0 +1,215 @@
+"""A full dedup scan's work queue of blocks, on files every worker can reach (under
+``QQ_DEDUP_SCAN_DIR``, by default ``var/dedup-scans/``, like the vector index's segments).
+
+The run's coordinator writes, per embedding dimension, the unit float32 vectors
+(``vectors.npy``, opened memory-mapped by every worker), the note ids and the plan (exact
+row ranges, or the pruned plan's cells); then any worker claims a block (an ``O_EXCL``
+file: one claimer at a time), computes its pairs and writes them atomically (a temporary
+file renamed into place). A block's pairs depend only on the snapshot, so a block computed
+twice (a crash after the write, a redelivered task, a stale claim taken over) writes the
+same file again: nothing is doubled. A claim older than ``stale_s`` with no result is
+taken as a crashed worker's and claimed again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .dedup_blocks import (
+    EXACT_BELOW,
+    PAIRS_PER_BLOCK,
+    Cells,
+    Pairs,
+    cell_block_pairs,
+    cell_blocks,
+    cells_plan,
+    exact_block_pairs,
+    exact_blocks,
+    join_pairs,
+)
+
+STALE_S = 120.0  # a claim this old with no result is a crashed worker's (a block: 1-30 s)
+
+
+def unit_rows(matrix: np.ndarray, chunk: int = 65_536) -> np.ndarray:
+    """``matrix`` as unit float32 rows, normalised in place when it is float32 already
+    (the store's fresh matrix: no second copy of 1.5 GB at 1M notes)."""
+    unit = np.asarray(matrix, dtype=np.float32)
+    if not unit.flags.writeable:
+        unit = unit.copy()
+    for c0 in range(0, len(unit), chunk):
+        rows = unit[c0 : c0 + chunk]
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        rows /= norms
+    return unit
+
+
+@dataclass(frozen=True)
+class BlockRef:
+    group: str  # the dimension's folder, e.g. "d384"
+    index: int
+
+
+class ScanQueue:
+    """The files of one run's scan: ``<root>/<name>/<group>/...``."""
+
+    def __init__(self, root: Path, name: str, *, stale_s: float = STALE_S) -> None:
+        self.path = Path(root) / name
+        self.stale_s = stale_s
+
+    # --- writing the snapshot and plan (the coordinator) ---------------------------------
+
+    def prepare(
+        self,
+        groups: dict[int, tuple[list[str], np.ndarray]],
+        threshold: float,
+        *,
+        exact_below: int = EXACT_BELOW,
+        per_block: float = PAIRS_PER_BLOCK,
+    ) -> int:
+        """Snapshot each dimension's vectors (normalised in place, taken out of ``groups``
+        so each matrix is freed once on disk) and plan its blocks; the number of blocks.
+        Done again (a coordinator redelivered), it starts afresh."""
+        if self.path.exists():
+            shutil.rmtree(self.path)
+        total = 0
+        for dim in sorted(groups):
+            ids, matrix = groups.pop(dim)  # let each matrix go once it is on disk
+            folder = self.path / f"d{dim}"
+            (folder / "pairs").mkdir(parents=True)
+            (folder / "claims").mkdir()
+            np.save(folder / "vectors.npy", unit_rows(matrix))
+            del matrix
+            np.save(folder / "ids.npy", np.asarray(ids, dtype=str))
+            unit = np.load(folder / "vectors.npy", mmap_mode="r")
+            if len(ids) < exact_below:
+                blocks = exact_blocks(len(ids), per_block)
+                kind = "exact"
+            else:
+                cells = cells_plan(unit)
+                np.save(folder / "assign.npy", cells.assign)
+                np.save(folder / "members.npy", cells.members)
+                np.save(folder / "offsets.npy", cells.offsets)
+                blocks = cell_blocks(cells, per_block)
+                kind = "pruned"
+            del unit
+            meta = {"kind": kind, "threshold": threshold, "blocks": blocks, "rows": len(ids)}
+            (folder / "plan.json").write_text(json.dumps(meta))
+            total += len(blocks)
+        (self.path / "ready").write_text(str(total))
+        return total
+
+    # --- the blocks (any worker) ---------------------------------------------------------
+
+    def ready(self) -> bool:
+        return (self.path / "ready").exists()
+
+    def groups(self) -> list[str]:
+        return sorted(p.name for p in self.path.iterdir() if p.is_dir()) if self.ready() else []
+
+    def _plan(self, group: str) -> dict[str, Any]:
+        return dict(json.loads((self.path / group / "plan.json").read_text()))
+
+    def blocks(self) -> Iterator[BlockRef]:
+        for group in self.groups():
+            for index in range(len(self._plan(group)["blocks"])):
+                yield BlockRef(group, index)
+
+    def total(self) -> int:
+        return int((self.path / "ready").read_text()) if self.ready() else 0
+
+    def _result(self, ref: BlockRef) -> Path:
+        return self.path / ref.group / "pairs" / f"{ref.index}.npz"
+
+    def _claim_file(self, ref: BlockRef) -> Path:
+        return self.path / ref.group / "claims" / str(ref.index)
+
+    def is_done(self, ref: BlockRef) -> bool:
+        return self._result(ref).exists()
+
+    def done_count(self) -> int:
+        return sum(len(list((self.path / g / "pairs").glob("*.npz"))) for g in self.groups())
+
+    def claim(self, ref: BlockRef) -> bool:
+        """True when this caller may compute ``ref``: not done, and not claimed by a live
+        worker (a claim older than ``stale_s`` is taken over)."""
+        if self.is_done(ref):
+            return False
+        path = self._claim_file(ref)
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            return True
+        except FileExistsError:
+            try:
+                age = time.time() - path.stat().st_mtime
+            except FileNotFoundError:
+                return False
+            if age < self.stale_s:
+                return False
+            os.utime(path)  # taken over: the next one to look sees a fresh claim
+            return True
+        except FileNotFoundError:  # the scan was cleaned up under us
+            return False
+
+    def next_claim(self) -> BlockRef | None:
+        for ref in self.blocks():
+            if self.claim(ref):
+                return ref
+        return None
+
+    def pending(self) -> list[BlockRef]:
+        return [ref for ref in self.blocks() if not self.is_done(ref)]
+
+    def compute(self, ref: BlockRef) -> int:
+        """Compute block ``ref`` and write its pairs (atomically); the number of pairs."""
+        folder = self.path / ref.group
+        plan = self._plan(ref.group)
+        start, stop = plan["blocks"][ref.index]
+        threshold = float(plan["threshold"])
+        matrix = np.load(folder / "vectors.npy", mmap_mode="r")
+        if plan["kind"] == "exact":
+            i, j, s = exact_block_pairs(matrix, start, stop, threshold)
+        else:
+            cells = Cells(
+                assign=np.load(folder / "assign.npy", mmap_mode="r"),
+                members=np.load(folder / "members.npy", mmap_mode="r"),
+                offsets=np.load(folder / "offsets.npy"),
+            )
+            i, j, s = cell_block_pairs(matrix, cells, start, stop, threshold)
+        result = self._result(ref)
+        temporary = result.with_name(f"{ref.index}.{os.getpid()}.tmp")
+        with temporary.open("wb") as out:
+            np.savez(out, i=i, j=j, s=s)
+        os.replace(temporary, result)
+        return len(i)
+
+    # --- the merge (the coordinator) -----------------------------------------------------
+
+    def pairs(self) -> list[tuple[str, str, float]]:
+        """Every block's pairs as ``(note_a, note_b, similarity)``, most similar first."""
+        rows: list[tuple[str, str, float]] = []
+        for group in self.groups():
+            ids = np.load(self.path / group / "ids.npy")
+            parts: list[Pairs] = []
+            for path in sorted((self.path / group / "pairs").glob("*.npz")):
+                with np.load(path) as data:
+                    parts.append((data["i"], data["j"], data["s"]))
+            i, j, s = join_pairs(parts)
+            rows.extend(
+                zip(ids[i].tolist(), ids[j].tolist(), s.astype(float).tolist(), strict=True)
+            )
+        rows.sort(key=lambda row: -row[2])
+        return rows
+
+    def remove(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)

@@ -1,0 +1,103 @@
+"""Embeddings straight from a document's raw BSON into float32 rows: no Python float per
+coordinate (pymongo's decoding makes a list of ``dim`` floats per note, 10-20 us and ~30
+bytes a coordinate; at 1M notes that is the scan's slowest and biggest part).
+
+A BSON array of ``dim`` doubles has one fixed layout (its keys are "0", "1", ... in
+order), so its byte length gives ``dim`` and its values sit at known offsets: they are
+gathered with one numpy index and viewed as little-endian float64. An array of another
+shape (integers in it, a sub-document) falls back to ordinary decoding, as does a
+document of another shape.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from bson import decode as bson_decode
+
+MAX_DIM = 8192
+_DOUBLE, _STRING, _DOCUMENT, _ARRAY = 0x01, 0x02, 0x03, 0x04
+
+
+@lru_cache(maxsize=1)
+def _lengths() -> np.ndarray:
+    """Byte length of a BSON array of ``d`` doubles, for d = 0..MAX_DIM."""
+    per = 1 + np.array([len(str(k)) for k in range(MAX_DIM)]) + 1 + 8
+    return np.concatenate([[5], 5 + np.cumsum(per)])
+
+
+@lru_cache(maxsize=16)
+def _runs(dim: int) -> list[tuple[int, int, int, int]]:
+    """``(first, count, type byte offset, stride)`` per run of keys of one length (0-9,
+    10-99, ...): within a run the elements are evenly spaced."""
+    runs, pos, first = [], 4, 0
+    while first < dim:
+        digits = len(str(first))
+        count = min(dim, 10**digits) - first
+        stride = 1 + digits + 1 + 8
+        runs.append((first, count, pos, stride))
+        pos += count * stride
+        first += count
+    return runs
+
+
+def doubles(raw: bytes, start: int, size: int) -> np.ndarray | None:
+    """The float32 row of the BSON array at ``raw[start:start + size]``; None when it is not
+    an array of doubles."""
+    lengths = _lengths()
+    dim = int(np.searchsorted(lengths, size))
+    if dim >= len(lengths) or lengths[dim] != size:
+        return None
+    row = np.empty(dim, dtype=np.float32)
+    for first, count, pos, stride in _runs(dim):
+        at = start + pos
+        types = np.ndarray((count,), np.uint8, raw, at, (stride,))
+        if not (types == _DOUBLE).all():
+            return None
+        digits = stride - 10
+        row[first : first + count] = np.ndarray((count,), "<f8", raw, at + digits + 2, (stride,))
+    return row
+
+
+def _int32(raw: bytes, pos: int) -> int:
+    return int.from_bytes(raw[pos : pos + 4], "little", signed=True)
+
+
+def note_vector(raw: bytes | memoryview) -> tuple[str, np.ndarray] | None:
+    """``(note_id, embedding as float32)`` of a raw document projected on both; None when
+    it has no embedding."""
+    raw = bytes(raw)
+    pos, end = 4, len(raw) - 1
+    note_id: Any = None
+    row: np.ndarray | None = None
+    slow = False
+    while pos < end:
+        kind = raw[pos]
+        key_end = raw.index(0, pos + 1)
+        key = raw[pos + 1 : key_end]
+        pos = key_end + 1
+        if kind == _STRING:
+            size = _int32(raw, pos)
+            if key == b"note_id":
+                note_id = raw[pos + 4 : pos + 3 + size].decode()
+            pos += 4 + size
+        elif kind in (_DOCUMENT, _ARRAY):
+            size = _int32(raw, pos)
+            if key == b"embedding":
+                row = doubles(raw, pos, size) if kind == _ARRAY else None
+                slow = row is None
+            pos += size
+        else:
+            slow = True
+            break
+    if slow or note_id is None:
+        doc = bson_decode(raw)
+        values = doc.get("embedding")
+        if not isinstance(values, list) or not values:
+            return None
+        return str(doc["note_id"]), np.asarray(values, dtype=np.float32)
+    if row is None or not len(row):
+        return None
+    return str(note_id), row
