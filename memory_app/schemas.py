@@ -59,7 +59,11 @@ class NotesQuery(Schema):
     never_accessed: bool = False
     stale_days: int | None = Field(None, ge=0, le=MAX_DAYS)
     no_embedding: bool = False
-    text: SearchText | None = None
+    text: SearchText | None = Field(
+        None,
+        description="notes whose content has this text at the start of a word, ignoring "
+        "case (lumen finds Lumens, not illumen); at least one letter or digit",
+    )
     sort: str = Field(
         "updated",
         max_length=20,

@@ -36,9 +36,15 @@ LIST_FIELDS = {"_id": 0, "embedding": 0}
 
 @dataclass
 class NotesPage:
+    """``offset``: how many notes of the list come before this page, and ``total``: how
+    many it holds, when the read model counted them (None: the query path, which only
+    knows the page)."""
+
     items: list[Note]
     next_cursor: str | None
     scanned: int = 0
+    offset: int | None = None
+    total: int | None = None
 
 
 @dataclass(frozen=True)
