@@ -46,6 +46,14 @@ class NoteOut(Schema):
 class NotesPageOut(Schema):
     items: list[NoteOut]
     next_cursor: str | None
+    offset: int | None = Field(
+        None, description="how many notes of the list come before this page (null: unknown)"
+    )
+    total: int | None = Field(
+        None,
+        description="how many notes the list holds (null: not counted, e.g. a text of "
+        "several words, only known by reading the matching documents)",
+    )
 
 
 class NotesQuery(Schema):

@@ -6,11 +6,14 @@ page's rows with numpy, and MongoDB then serves only those documents, by id.
   small-collection fallback): every filter, sort and direction, keyset cursors in the
   same format (a link from before keeps working), ties by note id. The effective
   importance filter is exact here (the query scans at most 5,000 notes per page).
-- The text filter: a note matches when its content contains the text, ignoring case,
-  starting at the beginning of a word ("lumen" finds "Lumen's" and "luminous"? no:
-  "lumens", "LUMEN", not "illumen"). The word-prefix index (``read_words.py``) gives the
-  candidates; each is confirmed on its fetched document with an escaped, case-insensitive
-  regular expression. A text without a letter or digit is refused (400).
+- The text filter: a note matches when its content contains the text as typed, ignoring
+  case, starting at the beginning of a word (not after a letter, digit or ``_``):
+  "lumen" finds "Lumens" and "the LUMEN", not "illumen"; "the lum" finds "the lumen".
+  The word-prefix index (``read_words.py``) gives the candidates; unless the text is a
+  single word (which the index answers exactly), each candidate is confirmed on its
+  fetched document with an escaped, case-insensitive regular expression. A text without
+  a letter or digit is refused (400). The MongoDB query it replaces matched the text
+  anywhere ("illumen" too) by a regex over the whole collection.
 - Fresh: qqweb's own writes are re-read by the index before the write returns; a write
   made straight to MongoDB (the agent) appears once the follower has seen it (about a
   second). A document deleted since is skipped.
@@ -46,6 +49,7 @@ from .read_words import WORD, WORD_BYTES
 
 SMALL_COLLECTION = 5_000  # listed by the MongoDB query while the read model loads
 CONFIRM_COUNT_AT_MOST = 2_000  # candidates fetched to count a text of several words
+CONFIRM_PER_PAGE = 5_000  # candidates read for one page of a text of several words
 
 
 class ListLoading(StoreUnavailable):
@@ -121,7 +125,10 @@ def list_page(
     now: datetime,
 ) -> NotesPage:
     """One page of the list after ``cursor``; ``offset`` and ``total`` say where it is
-    (None where only the documents could say: a text of several words)."""
+    (None where only the documents could say: a text of several words). For such a text
+    at most ``CONFIRM_PER_PAGE`` candidates are read per page: a page can then be short,
+    its cursor marking where reading stopped (as the query path did for effective
+    importance)."""
     check_sort(sort, direction)
     limit = max(1, min(int(limit), MAX_PAGE))
     position = decode_cursor(cursor) if cursor else None
@@ -142,6 +149,7 @@ def list_page(
     items: list[Note] = []
     last: tuple[Any, str] | None = None
     more = False
+    read = 0
     while True:
         docs = store.notes_by_ids(ids)
         for note_id, key in zip(ids, keys, strict=True):
@@ -158,7 +166,11 @@ def list_page(
                 )
             )
             last = (key, note_id)
+        read += len(ids)
         if more or len(ids) < take or last is None:
+            break
+        if read >= CONFIRM_PER_PAGE:  # a short page; the cursor marks where reading stopped
+            more = True
             break
         # every candidate of this batch was read: the next batch starts after the last
         with _model(store) as model:

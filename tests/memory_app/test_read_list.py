@@ -81,6 +81,9 @@ def test_a_large_list_still_loading_says_how_far_it_is_and_offers_a_retry(
     read_model_caught_up()
     status, html = listed(viewer_client)
     assert status == 200 and "1-12 of 12" in html
+    page = viewer_client.get("/api/notes?limit=5").json()
+    second = viewer_client.get(f"/api/notes?limit=5&cursor={page['next_cursor']}").json()
+    assert (page["offset"], page["total"], second["offset"]) == (0, 12, 5)
 
 
 def test_a_small_list_is_read_from_mongodb_while_the_read_model_loads(viewer_client):
