@@ -114,6 +114,13 @@ def _model(store: ListSource) -> Iterator[ReadModel | None]:
         yield model
 
 
+def _matching(model: ReadModel, flt: NoteFilter, now: datetime) -> Any:
+    mask = filter_mask(model, flt, now)
+    if flt.text:
+        mask &= text_candidates(model, flt.text)
+    return mask
+
+
 def list_page(
     store: ListSource,
     flt: NoteFilter,
@@ -135,9 +142,7 @@ def list_page(
     with _model(store) as model:
         if model is None:
             return store.list_notes(flt, sort=sort, direction=direction, cursor=cursor, limit=limit)
-        mask = filter_mask(model, flt, now)
-        if flt.text:
-            mask &= text_candidates(model, flt.text)
+        mask = _matching(model, flt, now)
         exact = not flt.text or exact_word(flt.text)
         take = limit + 1 if exact else max(4 * limit, 200)
         chosen = page_rows(
@@ -177,7 +182,12 @@ def list_page(
             if model is None:  # reloading: what was read stands
                 break
             batch = page_rows(
-                model, mask, sort=sort, descending=direction == "desc", position=last, take=take
+                model,
+                _matching(model, flt, now),  # afresh: the rows may have moved since
+                sort=sort,
+                descending=direction == "desc",
+                position=last,
+                take=take,
             )
             ids = [model.ids[r].decode() for r in batch.rows.tolist()]
             keys = [cursor_value(model, sort, r) for r in batch.rows.tolist()]
@@ -193,9 +203,7 @@ def count(store: ListSource, flt: NoteFilter, *, now: datetime) -> NotesCount:
     with _model(store) as model:
         if model is None:
             return store.count_notes(flt)
-        mask = filter_mask(model, flt, now)
-        if flt.text:
-            mask &= text_candidates(model, flt.text)
+        mask = _matching(model, flt, now)
         candidates = int(mask.sum())
         if not flt.text or exact_word(flt.text) or candidates > CONFIRM_COUNT_AT_MOST:
             return NotesCount(None if flt.text and not exact_word(flt.text) else candidates)
