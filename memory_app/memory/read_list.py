@@ -109,7 +109,8 @@ def _model(store: ListSource) -> Iterator[ReadModel | None]:
         if total <= SMALL_COLLECTION:
             yield None
             return
-        raise ListLoading(index.loaded_rows, total)
+        # read so far: without a snapshot, the notes read; with one, what it held
+        raise ListLoading(max(index.loaded_rows, len(index.read_model)), total)
     with index.reading() as model:
         yield model
 
