@@ -9,7 +9,9 @@ import pytest
 from django.urls import reverse
 
 from memory_app.memory import read_list
+from memory_app.memory.listing import NoteFilter
 from memory_app.memory.mongo_store import utcnow_naive
+from memory_app.memory.vectors import VectorIndex
 from memory_app.stores import notes_store
 from tests.helpers import add_note, read_model_caught_up, vector
 
@@ -91,3 +93,30 @@ def test_a_small_list_is_read_from_mongodb_while_the_read_model_loads(viewer_cli
     with notes_store().vector_index._lock:
         status, html = listed(viewer_client, "?sort=created")
     assert status == 200 and "note_000000000003" in html and "1-4 of 4" in html
+
+
+def test_a_note_deleted_since_the_read_model_last_looked_is_skipped_and_the_page_stays_full():
+    notes_store().collection.insert_many(agent_notes(6))
+    index = VectorIndex(notes_store(), refresh_interval=600, use_change_stream=False)
+    try:
+        assert index.holds("note_000000000001")  # loaded; the next diff is 10 min away
+        notes_store().collection.delete_one({"note_id": "note_000000000001"})
+        through = Through(notes_store(), index)
+        args = {"sort": "updated", "direction": "desc", "limit": 3, "now": utcnow_naive()}
+        first = read_list.list_page(through, NoteFilter(), cursor=None, **args)
+        rest = read_list.list_page(through, NoteFilter(), cursor=first.next_cursor, **args)
+    finally:
+        index.close()
+    assert [n.note_id for n in first.items] == [f"note_{i:012x}" for i in (0, 2, 3)]
+    assert [n.note_id for n in rest.items] == [f"note_{i:012x}" for i in (4, 5)]
+    assert rest.next_cursor is None
+
+
+class Through:
+    """The store, with a test's own index as the one the list reads."""
+
+    def __init__(self, store, index):
+        self._store, self.vector_index = store, index
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
