@@ -33,9 +33,19 @@ FLUSH_AT = 4096
 NONE, PENDING = -1, -2
 
 
+ASCII_WORD = re.compile(rb"\w+")  # the same words in ASCII text, found without decoding
+
+
 def words_of(text: str) -> list[bytes]:
     """The distinct words of ``text`` as the index keeps them."""
-    return list(dict.fromkeys(w.encode()[:WORD_BYTES] for w in WORD.findall(text.lower())))
+    lowered = text.lower()
+    if lowered.isascii():
+        found = set(ASCII_WORD.findall(lowered.encode()))
+    else:
+        found = {w.encode() for w in WORD.findall(lowered)}
+    if found and max(map(len, found)) > WORD_BYTES:
+        found = {w[:WORD_BYTES] for w in found}
+    return list(found)
 
 
 def digest(text: str) -> int:
@@ -117,17 +127,27 @@ class WordIndex:
             self._merge_last_two()
 
     def _merge_last_two(self) -> None:
+        """One segment from the last two: their vocabularies united (sorted strings, a
+        few per note), then the postings ordered by word number (integers, not strings),
+        leaving out stale postings and words no note holds any more."""
         first, second = len(self.segments) - 2, len(self.segments) - 1
-        words: list[np.ndarray] = []
-        rows: list[np.ndarray] = []
+        parts = []
         for k in (first, second):
             segment = self.segments[k]
             which, posted = segment.pairs()
             keep = self.owner[posted] == k
-            words.append(segment.vocab[which[keep]])
-            rows.append(posted[keep])
+            parts.append((segment.vocab, which[keep], posted[keep]))
+        vocab = np.union1d(parts[0][0], parts[1][0]).astype(f"S{WORD_BYTES}")
+        word_ids = np.concatenate([np.searchsorted(vocab, v)[w] for v, w, _ in parts])
+        rows = np.concatenate([r for _, _, r in parts])
+        counts = np.bincount(word_ids, minlength=len(vocab))
+        present = counts > 0
+        word_ids = (np.cumsum(present) - 1)[word_ids]
+        offsets = np.zeros(int(present.sum()) + 1, dtype=np.int64)
+        np.cumsum(counts[present], out=offsets[1:])
+        order = np.argsort(word_ids, kind="stable")
         self.owner[self.owner == second] = first
-        merged = _segment(np.concatenate(words), np.concatenate(rows))
+        merged = _Segment(vocab[present], offsets, rows[order].astype(np.int32))
         self.segments[first:] = [merged]
 
     # --- questions ----------------------------------------------------------------------------
