@@ -138,8 +138,9 @@ def build_query(flt: NoteFilter, now: datetime) -> dict[str, Any]:
                 ]
             }
         )
-    if flt.text:
-        clauses.append({"content": {"$regex": re.escape(flt.text), "$options": "i"}})
+    if flt.text:  # at the start of a word, as the read model's list (read_list.py)
+        pattern = r"(^|\W)" + re.escape(flt.text)
+        clauses.append({"content": {"$regex": pattern, "$options": "i"}})
     if not clauses:
         return {}
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
