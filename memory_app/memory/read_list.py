@@ -13,7 +13,7 @@ page's rows with numpy, and MongoDB then serves only those documents, by id.
   single word (which the index answers exactly), each candidate is confirmed on its
   fetched document with an escaped, case-insensitive regular expression. A text without
   a letter or digit is refused (400). The MongoDB query (``listing.build_query``, the
-  fallback) asks the same with ``(^|\W)`` before the escaped text.
+  fallback) asks the same with ``(^|\\W)`` before the escaped text.
 - Fresh: qqweb's own writes are re-read by the index before the write returns; a write
   made straight to MongoDB (the agent) appears once the follower has seen it (about a
   second). A document deleted since is skipped.
