@@ -168,6 +168,7 @@ def main() -> None:
     if args.only in ("", "inprocess"):
         from bench.issue14_dedup import dedup_rows
         from bench.issue14_inprocess import read_model_rows, search_rows
+        from bench.issue14_lists import list_rows
 
         for n in sizes:
             title = f"{n:,} notes, in-process"
@@ -175,6 +176,8 @@ def main() -> None:
             results[title] = search_rows(n, args.dim, args.naive_cap)
             save()
             results[title] += read_model_rows(n)
+            save()
+            results[title] += list_rows(n)
             save()
         full = [int(s) for s in args.dedup_full.split(",") if s]
         incremental = [int(s) for s in args.dedup_incremental.split(",") if s]

@@ -8,8 +8,11 @@ Three approaches per row:
   index the app builds), called in-process (no HTTP, no template rendering);
 - **read model**: the same question answered from the read model's numpy columns
   (``memory/read_model.py``, kept by the vector index's follower) and the page's
-  documents fetched by id. No page reads from it yet; these answers are written here, in
-  the benchmark, to show what wiring it in would give;
+  documents fetched by id. The list rows call what the Notes page calls (the selectors
+  ``notes_list`` + ``notes_count``, ``memory/read_list.py``; in-process:
+  ``issue14_lists.py``); the "current" column of those rows is then the MongoDB query
+  the list used before (``list_notes`` + ``count_notes``), now the reference and the
+  small-collection fallback;
 - **naive**: fetch every note (the whole documents, as the seeds do), then pure Python:
   ``effective_importance`` per note, sorting, and cosine over lists of floats. The fetch
   is timed once per server and size and added to each row's Python work.

@@ -24,7 +24,6 @@ from bench.issue14_common import (
     clustered,
     load,
     model_overview,
-    model_page,
     sample,
     timed_ms,
 )
@@ -125,32 +124,4 @@ def read_model_rows(n: int) -> list[Row]:
     row.figures["naive"] = Figure(ms * scale, load(), note)
     report(rows, row)
 
-    live = model._mask()
-    for column, depth in (("updated_us", 0), ("updated_us", 50_000), ("access_count", 50_000)):
-        row = Row(f"list page ids by {column}, depth {depth:,} (read model only)")
-        p50, p95 = sample(lambda c=column, d=depth: model_page(model, c, live, d), 20)  # type: ignore[misc]
-        row.figures["read model"], row.figures["read model p95"] = (
-            Figure(p50, load()),
-            Figure(p95, load()),
-        )
-        key = "updated_at" if column == "updated_us" else column
-        ms, _ = timed_ms(lambda k=key: sorted(docs, key=lambda x: x[k], reverse=True)[:50])  # type: ignore[misc]
-        row.figures["naive"] = Figure(ms * scale, load(), note)
-        report(rows, row)
-
-    row = Row("list ids, effective importance >= 0.9 (read model only)")
-
-    def effective_page() -> None:
-        mask = np.zeros(model.size, dtype=bool)
-        mask[live] = model.effective_importance(now) >= 0.9
-        model_page(model, "updated_us", mask, 0)
-
-    p50, p95 = sample(effective_page, 10)
-    row.figures["read model"], row.figures["read model p95"] = (
-        Figure(p50, load()),
-        Figure(p95, load()),
-    )
-    ms, _ = timed_ms(lambda: [x for x in docs if effective_importance(x, now) >= 0.9])
-    row.figures["naive"] = Figure(ms * scale, load(), note)
-    report(rows, row)
     return rows

@@ -15,7 +15,12 @@ SECTION_CHOICES = [("", "any section"), *[(s, s) for s in SECTIONS]]
 
 
 class NoteFilterForm(forms.Form):
-    text = forms.CharField(required=False, max_length=500, label="Contains")
+    text = forms.CharField(
+        required=False,
+        max_length=500,
+        label="Contains",
+        help_text="Text at the start of a word, any case: lumen finds Lumens, not illumen.",
+    )
     section = forms.ChoiceField(required=False, choices=SECTION_CHOICES)
     min_importance = forms.FloatField(
         required=False, min_value=0, max_value=1, label="Importance from"

@@ -46,6 +46,14 @@ class NoteOut(Schema):
 class NotesPageOut(Schema):
     items: list[NoteOut]
     next_cursor: str | None
+    offset: int | None = Field(
+        None, description="how many notes of the list come before this page (null: unknown)"
+    )
+    total: int | None = Field(
+        None,
+        description="how many notes the list holds (null: not counted, e.g. a text of "
+        "several words, only known by reading the matching documents)",
+    )
 
 
 class NotesQuery(Schema):
@@ -59,7 +67,11 @@ class NotesQuery(Schema):
     never_accessed: bool = False
     stale_days: int | None = Field(None, ge=0, le=MAX_DAYS)
     no_embedding: bool = False
-    text: SearchText | None = None
+    text: SearchText | None = Field(
+        None,
+        description="notes whose content has this text at the start of a word, ignoring "
+        "case (lumen finds Lumens, not illumen); at least one letter or digit",
+    )
     sort: str = Field(
         "updated",
         max_length=20,

@@ -33,6 +33,8 @@ from memory_app.memory import (
     StoreUnavailable,
 )
 from memory_app.memory.errors import StaleWrite
+from memory_app.memory.listing import NotesCount
+from memory_app.memory.read_list import ListLoading
 from qqweb.actors import Actor
 from qqweb.audit import selectors as audit_selectors
 from qqweb.audit import services as audit_services
@@ -100,10 +102,13 @@ def notes(request: HttpRequest) -> HttpResponse:
                 cursor=form.cleaned_data["cursor"] or None,
                 limit=50,
             )
-            total = selectors.notes_count(flt=flt)
+            page = context["page"]
+            total = (
+                NotesCount(page.total) if page.total is not None else selectors.notes_count(flt=flt)
+            )
             context["position"] = list_position(
-                offset=page_offset(request),
-                shown=len(context["page"].items),
+                offset=page.offset if page.offset is not None else page_offset(request),
+                shown=len(page.items),
                 total=total.value,
                 capped=total.capped,
             )
@@ -111,6 +116,7 @@ def notes(request: HttpRequest) -> HttpResponse:
             context["error"], status = str(e), 400
         except StoreUnavailable as e:
             context["error"], status = str(e), 503
+            context["retry"] = isinstance(e, ListLoading)
     if context["page"] and context["page"].next_cursor:
         query = request.GET.copy()
         query["cursor"] = context["page"].next_cursor

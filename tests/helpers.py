@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from memory_app.memory import HashingEmbedder
+from memory_app.memory.vector_follow import diff
 from memory_app.stores import notes_store
 
 EMBEDDER = HashingEmbedder(384)
@@ -20,6 +21,16 @@ EMBEDDER = HashingEmbedder(384)
 
 def vector(text: str) -> list[float]:
     return [float(x) for x in EMBEDDER.embed([text])[0]]
+
+
+def read_model_caught_up() -> None:
+    """Bring this process's read model in step with MongoDB now (the follower's own
+    step, run here): for a test that wrote straight to MongoDB, as the agent does, and
+    then reads the list, which answers from the read model."""
+    index = notes_store().vector_index
+    index.refresh(force=True)  # loads it, if this process has not yet
+    diff(index)  # what a change stream may not have delivered yet
+    index.refresh()
 
 
 def add_note(

@@ -51,7 +51,8 @@ def overview(request: HttpRequest) -> dict[str, Any]:
 @router.get("/notes", response={200: NotesPageOut, **errors(503)})
 def notes_list(request: HttpRequest, query: Query[NotesQuery]) -> dict[str, Any]:
     """Filtered, sorted, keyset-paged notes (no embeddings). Pass ``next_cursor`` back as
-    ``cursor`` for the next page; it is null on the last one. Times are UTC."""
+    ``cursor`` for the next page; it is null on the last one. Times are UTC. Answered
+    from the read model (503 while a large list is still loading)."""
     require_role(request, VIEWER)
     page = selectors.notes_list(
         flt=query.note_filter(),
@@ -60,7 +61,12 @@ def notes_list(request: HttpRequest, query: Query[NotesQuery]) -> dict[str, Any]
         cursor=query.cursor,
         limit=query.limit,
     )
-    return {"items": page.items, "next_cursor": page.next_cursor}
+    return {
+        "items": page.items,
+        "next_cursor": page.next_cursor,
+        "offset": page.offset,
+        "total": page.total,
+    }
 
 
 @router.get("/notes/histogram", response={200: HistogramOut, **errors(503)})

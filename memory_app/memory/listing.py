@@ -36,9 +36,15 @@ LIST_FIELDS = {"_id": 0, "embedding": 0}
 
 @dataclass
 class NotesPage:
+    """``offset``: how many notes of the list come before this page, and ``total``: how
+    many it holds, when the read model counted them (None: the query path, which only
+    knows the page)."""
+
     items: list[Note]
     next_cursor: str | None
     scanned: int = 0
+    offset: int | None = None
+    total: int | None = None
 
 
 @dataclass(frozen=True)
@@ -132,8 +138,9 @@ def build_query(flt: NoteFilter, now: datetime) -> dict[str, Any]:
                 ]
             }
         )
-    if flt.text:
-        clauses.append({"content": {"$regex": re.escape(flt.text), "$options": "i"}})
+    if flt.text:  # at the start of a word, as the read model's list (read_list.py)
+        pattern = r"(^|\W)" + re.escape(flt.text)
+        clauses.append({"content": {"$regex": pattern, "$options": "i"}})
     if not clauses:
         return {}
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}

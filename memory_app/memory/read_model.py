@@ -5,7 +5,11 @@ what-if are vectorised sums instead of a pass over every document.
 Columns (about 60 bytes a note): importance, decay rate, access count, created / updated /
 last accessed (int64 microseconds since the epoch, exact, so whole days are counted as
 the agent counts them), section, source type and source file (codes into small tables)
-and the embedding's dimension (0: none).
+and the embedding's dimension (0: none). For the notes list (``read_query.py``): each
+note's id as UTF-8 bytes (``ids``, width a multiple of 8, so ties are broken in MongoDB's
+byte order by comparing 8-byte words), which sort fields are null or missing in the
+document (``nulls``, bits ``NULL_BITS``: MongoDB sorts those first), and a word-prefix
+index of the content (``read_words.py``) for the text filter.
 
 It is kept in step by the vector index (``vectors.py``), which already sees every change
 (the writer's notifications, the change stream, the id diff) and hands each re-read
@@ -30,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from .constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE
+from .read_words import WordIndex
 
 # The fields whose change the id diff looks for: the agent bumps access_count and
 # last_accessed, and a decay pass writes importance, without touching updated_at.
@@ -47,6 +52,10 @@ EPOCH = datetime(1970, 1, 1)
 _FLOAT = ("importance", "decay_rate")
 _INT = ("access_count", "created_us", "updated_us", "accessed_us", "dim")
 _CODES = ("section", "source_type", "source_file")
+# Bits of the ``nulls`` column: the sort fields a document holds no value in (null,
+# missing, or not of the field's type), where the columns keep a stand-in.
+NULL_BITS = {"importance": 1, "access_count": 2}
+ID_WIDTH = 40  # bytes; widened (by 8) when a longer note id arrives
 
 
 def _us(value: Any) -> int:
@@ -67,6 +76,9 @@ class ReadModel:
         self.columns: dict[str, np.ndarray] = {}
         self.tables: dict[str, list[str]] = {name: [] for name in _CODES}
         self._codes: dict[str, dict[str, int]] = {name: {} for name in _CODES}
+        self.ids = np.zeros(0, dtype=f"S{ID_WIDTH}")
+        self.nulls = np.zeros(0, dtype=np.int8)
+        self.words = WordIndex()
         self._grow(1024)
 
     def _grow(self, capacity: int) -> None:
@@ -80,6 +92,9 @@ class ReadModel:
         for name, tail in fresh.items():
             head = self.columns.get(name)
             self.columns[name] = tail if head is None else np.concatenate([head, tail])
+        self.ids = np.concatenate([self.ids, np.zeros(capacity - old, dtype=self.ids.dtype)])
+        self.nulls = np.concatenate([self.nulls, np.zeros(capacity - old, dtype=np.int8)])
+        self.words.grow(capacity)
 
     def _code(self, table: str, value: Any) -> int:
         if value is None or value == "":
@@ -119,12 +134,28 @@ class ReadModel:
         c["section"][row] = self._code("section", doc.get("section"))
         c["source_type"][row] = self._code("source_type", source.get("source_type"))
         c["source_file"][row] = self._code("source_file", source.get("file_path"))
+        count = doc.get("access_count")
+        stored = doc.get("importance")
+        has_number = isinstance(stored, int | float) and not isinstance(stored, bool)
+        self.nulls[row] = (NULL_BITS["importance"] if not has_number else 0) | (
+            NULL_BITS["access_count"]
+            if isinstance(count, bool) or not isinstance(count, int | float)
+            else 0
+        )
+        encoded = note_id.encode()
+        if len(encoded) > self.ids.dtype.itemsize:
+            self.ids = self.ids.astype(f"S{-(-len(encoded) // 8) * 8}")
+        self.ids[row] = encoded
+        if "content" in doc:
+            self.words.put(row, doc.get("content"))
         self.live[row] = True
 
     def forget(self, note_id: str) -> None:
         row = self.rows.pop(note_id, None)
         if row is not None:
             self.live[row] = False
+            self.ids[row] = b""
+            self.words.forget(row)
             self.free.append(row)
 
     def __len__(self) -> int:
@@ -135,6 +166,7 @@ class ReadModel:
         other.rows, other.free, other.size = dict(self.rows), list(self.free), self.size
         other.live = self.live.copy()
         other.columns = {n: a.copy() for n, a in self.columns.items()}
+        other.ids, other.nulls, other.words = self.ids.copy(), self.nulls.copy(), self.words.copy()
         other.tables = {n: list(t) for n, t in self.tables.items()}
         other._codes = {n: dict(t) for n, t in self._codes.items()}
         return other
@@ -151,6 +183,9 @@ class ReadModel:
         for note_id, row in self.rows.items():
             ids[row] = note_id
         np.save(directory / "note_ids.npy", np.asarray(ids, dtype=str))
+        np.save(directory / "id_bytes.npy", self.ids[:n])
+        np.save(directory / "nulls.npy", self.nulls[:n])
+        self.words.save(directory, n)
         (directory / "tables.json").write_text(json.dumps(self.tables))
 
     @classmethod
@@ -166,6 +201,9 @@ class ReadModel:
         model.free = [r for r in range(model.size) if not model.live[r]]
         model.tables = json.loads((directory / "tables.json").read_text())
         model._codes = {n: {v: i for i, v in enumerate(t)} for n, t in model.tables.items()}
+        model.ids = np.load(directory / "id_bytes.npy", mmap_mode="c")
+        model.nulls = np.load(directory / "nulls.npy", mmap_mode="c")
+        model.words = WordIndex.open(directory, model.size)
         if model.size == 0:
             model._grow(1024)
         return model

@@ -46,6 +46,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,7 @@ class VectorIndex:
         self._refreshing = threading.Lock()  # one catch-up at a time
         self._loading = False
         self._touched_while_loading: set[str] = set()
+        self.loaded_rows = 0  # notes read so far by a load without a snapshot (progress)
 
     # --- life ------------------------------------------------------------------------------
 
@@ -253,7 +255,10 @@ class VectorIndex:
             self._loading, self._touched_while_loading = True, set()
         if snapshot is None:
             snapshot = build_snapshot(
-                self._source.vector_rows(), generation, self._directory, self._exact_below
+                self._counted(self._source.vector_rows()),
+                generation,
+                self._directory,
+                self._exact_below,
             )
             caught_up = True
         else:
@@ -268,6 +273,20 @@ class VectorIndex:
             self._diff()  # what changed since the snapshot was saved
             self._apply()
         self._ready.set()
+
+    def _counted(self, rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        self.loaded_rows = 0
+        for row in rows:
+            self.loaded_rows += 1
+            yield row
+
+    @contextmanager
+    def reading(self) -> Iterator[ReadModel]:
+        """The read model, held still while the caller reads it (the follower waits for
+        the few milliseconds that takes). Starts the loading; never waits for it."""
+        self.start()
+        with self._lock:
+            yield self.read_model
 
     def _install(self, snapshot: Snapshot) -> None:
         old = self._snapshot

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from memory_app.memory import InvalidNote, MemoryLibraryError, NoteNotFound
+from memory_app.memory import InvalidNote, MemoryLibraryError, NoteNotFound, read_list
 from memory_app.memory.constants import SECTIONS
 from memory_app.memory.documents import effective_importance, utcnow_naive
 from memory_app.memory.domain import Note
@@ -22,8 +22,8 @@ from qqweb.clients import embedder
 
 
 def notes_count(*, flt: NoteFilter) -> NotesCount:
-    """The list's total (see ``count_notes`` for what it costs)."""
-    return notes_store().count_notes(flt)
+    """The list's total, counted in the read model (``memory/read_list.py``)."""
+    return read_list.count(notes_store(), flt, now=utcnow_naive())
 
 
 def notes_list(
@@ -34,7 +34,16 @@ def notes_list(
     cursor: str | None = None,
     limit: int = 50,
 ) -> NotesPage:
-    return notes_store().list_notes(flt, sort=sort, direction=direction, cursor=cursor, limit=limit)
+    """One page, picked in the read model and fetched by id (``memory/read_list.py``)."""
+    return read_list.list_page(
+        notes_store(),
+        flt,
+        sort=sort,
+        direction=direction,
+        cursor=cursor,
+        limit=limit,
+        now=utcnow_naive(),
+    )
 
 
 def note_get(*, note_id: str) -> Note:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from memory_app.memory import InvalidNote, NoteNotFound
+from memory_app.memory import InvalidNote, NoteNotFound, read_list
 from memory_app.memory.archive import ArchivedNote, ArchiveManager, new_note_id
 from memory_app.memory.constants import SECTIONS
 from memory_app.memory.documents import utcnow_naive
@@ -321,10 +321,21 @@ def notes_bulk(
 
 
 def bulk_matching_ids(flt: NoteFilter) -> list[str]:
+    """The notes the list shows for ``flt`` (the same read-model list as the page, so a
+    bulk action touches exactly what the curator saw listed), newest first."""
     ids: list[str] = []
     cursor = None
+    store = notes_store()
     while len(ids) <= BULK_MAX:
-        page = notes_store().list_notes(flt, sort="updated", cursor=cursor, limit=200)
+        page = read_list.list_page(
+            store,
+            flt,
+            sort="updated",
+            direction="desc",
+            cursor=cursor,
+            limit=200,
+            now=utcnow_naive(),
+        )
         ids.extend(note.note_id for note in page.items)
         cursor = page.next_cursor
         if cursor is None:

@@ -1,17 +1,21 @@
 """The read model (memory/read_model.py, kept by the vector index) answers exactly what
 MongoDB answers, after every kind of write and after a restart: its questions (histogram,
-effective importance now and in 30 days, source types, counts, per section) and every
-column of every note, row by row."""
+effective importance now and in 30 days, source types, counts, per section), every
+column of every note, row by row, and the notes list (memory/read_list.py): every filter,
+both directions of every sort, page by page, its counts and positions, against the
+MongoDB query (mongo/paging.py)."""
 
 import time
 from collections import Counter
 from datetime import timedelta
+from functools import partial
 
 import numpy as np
 import pytest
 
-from memory_app.memory import HashingEmbedder
+from memory_app.memory import HashingEmbedder, read_list
 from memory_app.memory.documents import effective_importance
+from memory_app.memory.listing import SORT_FIELDS, NoteFilter
 from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.memory.read_model import _us
 from memory_app.memory.vectors import VectorIndex
@@ -124,6 +128,70 @@ def model_rows(index):
         }
 
 
+class Through:
+    """The store, with this test's index as the one the list reads."""
+
+    def __init__(self, store, index):
+        self._store, self.vector_index = store, index
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+
+FILTERS = [
+    NoteFilter(section="Key Topics"),
+    NoteFilter(min_importance=0.3, max_importance=0.7),
+    NoteFilter(min_effective=0.2, max_effective=0.6),
+    NoteFilter(source_type="file", source_file="f1.md"),
+    NoteFilter(never_accessed=True),
+    NoteFilter(stale_days=5),
+    NoteFilter(no_embedding=True),
+    NoteFilter(text="NUMBER"),
+    NoteFilter(text="number 1"),
+    NoteFilter(text="topic 3", section="Important Facts"),
+]
+ORDERS = [(sort, d) for sort in SORT_FIELDS for d in ("asc", "desc")]
+
+
+def walk(page_of):
+    """Every page of a list: [(ids, offset)], following each page's cursor."""
+    pages, cursor = [], None
+    while True:
+        page = page_of(cursor=cursor)
+        pages.append(([n.note_id for n in page.items], page.offset))
+        if not page.next_cursor:
+            return pages
+        cursor = page.next_cursor
+
+
+def list_differences(index):
+    """Where the list from the read model differs from the MongoDB query's."""
+    store, through, now = notes_store(), Through(notes_store(), index), utcnow_naive()
+    cases = [(NoteFilter(), *order) for order in ORDERS]
+    cases += [(f, *ORDERS[i % len(ORDERS)]) for i, f in enumerate(FILTERS)]
+    wrong = []
+    for flt, sort, direction in cases:
+        args = {"sort": sort, "direction": direction, "limit": 25}
+        ours = walk(partial(read_list.list_page, through, flt, now=now, **args))
+        plain = NoteFilter(**{**flt.__dict__, "text": None})
+        theirs = walk(partial(store.list_notes, plain, now=now, **args))
+        expected = [i for ids, _ in theirs for i in ids]
+        if flt.text:  # the reference: the query's notes whose content holds the text
+            pattern = read_list.text_pattern(flt.text)
+            docs = store.notes_by_ids(expected)
+            expected = [i for i in expected if pattern.search(docs[i]["content"])]
+        got = [i for ids, _ in ours for i in ids]
+        seen = 0
+        for ids, offset in ours:
+            if offset is not None and offset != seen:
+                wrong.append((flt, sort, direction, "offset", offset, seen))
+            seen += len(ids)
+        total = read_list.count(through, flt, now=now).value
+        if got != expected or total != len(expected):
+            wrong.append((flt, sort, direction, got, expected, total))
+    return wrong
+
+
 def agrees(index, seconds=5.0):
     """Whether the read model catches up with MongoDB within ``seconds`` (its follower
     runs off the request path, every refresh interval)."""
@@ -131,6 +199,7 @@ def agrees(index, seconds=5.0):
     while True:
         ok = all(model_answers(index, s) == mongo_answers(s) for s in (None, *SECTIONS))
         ok = ok and model_rows(index) == mongo_rows()
+        ok = ok and not list_differences(index)
         if ok or time.monotonic() > deadline:
             if not ok:  # say what differs
                 ours, theirs = model_rows(index), mongo_rows()
@@ -143,6 +212,8 @@ def agrees(index, seconds=5.0):
                     for key in ours:
                         if ours[key] != theirs[key]:
                             print(s, key, "read model:", ours[key], "mongodb:", theirs[key])
+                for difference in list_differences(index):
+                    print("list:", *difference)
             return ok
         time.sleep(0.2)
 

@@ -20,6 +20,7 @@ VECTOR_FIELDS = {
     "_id": 1,
     "note_id": 1,
     "section": 1,
+    "content": 1,
     "embedding": 1,
     "created_at": 1,
     "source.source_type": 1,
