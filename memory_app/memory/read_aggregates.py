@@ -97,7 +97,8 @@ def read_pictures(
     model: ReadModel, *, now: datetime, threshold: float, bins: int = 10, weeks: int = 26
 ) -> ReadPictures:
     """Every picture of the Overview, from the columns."""
-    effective = {d: model.effective_importance(now + timedelta(days=d)) for d in DECAY_DAYS}
+    at = model.effective_importance_at([now + timedelta(days=d) for d in DECAY_DAYS])
+    effective = dict(zip(DECAY_DAYS, at, strict=True))
     return ReadPictures(
         total=int(_live(model).sum()),
         stored=model.importance_histogram(bins=bins),

@@ -192,17 +192,30 @@ class ReadModel:
     def effective_importance(self, now: datetime, section: str | None = None) -> np.ndarray:
         """The decayed importance of every live note at ``now``: the contract's formula
         (``importance.decayed_importance``) over whole columns, rounded as it is."""
+        return self.effective_importance_at([now], section)[0]
+
+    def effective_importance_at(
+        self, nows: list[datetime], section: str | None = None
+    ) -> list[np.ndarray]:
+        """:meth:`effective_importance` at each of ``nows``, the columns masked once."""
         mask = self._mask(section)
-        c = {n: a[: self.size][mask] for n, a in self.columns.items()}
-        now_us = _us(now)
-        created = np.where(c["created_us"] == MISSING, now_us, c["created_us"])
-        age_days = (now_us - created) // DAY_US
-        accessed = c["accessed_us"]
-        idle_days = np.where(accessed == MISSING, age_days, (now_us - accessed) // DAY_US)
-        importance = np.where(np.isnan(c["importance"]), 0.5, c["importance"])
-        bonus = np.minimum(0.5, c["access_count"] * 0.05)
-        value = (importance - idle_days * c["decay_rate"] + bonus) * (1.0 / (1 + age_days * 0.01))
-        return round4(np.clip(value, 0.0, 1.0))
+        n = self.size
+        c = self.columns
+        created_us = c["created_us"][:n][mask]
+        accessed = c["accessed_us"][:n][mask]
+        stored = c["importance"][:n][mask]
+        importance = np.where(np.isnan(stored), 0.5, stored)
+        bonus = np.minimum(0.5, c["access_count"][:n][mask] * 0.05)
+        rate = c["decay_rate"][:n][mask]
+        out = []
+        for now in nows:
+            now_us = _us(now)
+            created = np.where(created_us == MISSING, now_us, created_us)
+            age_days = (now_us - created) // DAY_US
+            idle_days = np.where(accessed == MISSING, age_days, (now_us - accessed) // DAY_US)
+            value = (importance - idle_days * rate + bonus) * (1.0 / (1 + age_days * 0.01))
+            out.append(round4(np.clip(value, 0.0, 1.0)))
+        return out
 
 
 def round4(values: np.ndarray) -> np.ndarray:

@@ -32,6 +32,7 @@ pytestmark = pytest.mark.usefixtures("stores")
 __all__ = ["facts_store"]
 
 BY_ID = ("note_id", "_id")
+NOISE = ("lsid", "$db", "$clusterTime")  # left out of the failure message
 
 
 class NotesCommands(monitoring.CommandListener):
@@ -194,8 +195,7 @@ def test_no_page_makes_mongodb_sort_or_scan_the_whole_notes_collection(
     entity = graph_store().list_entities(limit=1).items[0]
     entity_path = f"{entity.label}/{quote(entity.name)}"
     indexed = {
-        next(iter(dict(info["key"])))
-        for info in store.collection.index_information().values()
+        next(iter(dict(info["key"]))) for info in store.collection.index_information().values()
     }
     store.vector_index.refresh(force=True)  # warm, as a process is after its start
     offences = []
@@ -209,6 +209,6 @@ def test_no_page_makes_mongodb_sort_or_scan_the_whole_notes_collection(
         for command in recorded.commands:
             reason = unbounded(command, indexed)
             if reason:
-                shown = {k: v for k, v in command.items() if k not in ("lsid", "$db", "$clusterTime")}
+                shown = {k: v for k, v in command.items() if k not in NOISE}
                 offences.append(f"{method} {path}: {reason}: {shown}")
     assert not offences, "\n".join(offences)
