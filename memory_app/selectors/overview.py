@@ -56,14 +56,15 @@ class ReadModelLoading(StoreUnavailable):
 
 def _read(question: Callable[[ReadModel], T]) -> T | None:
     """``question`` answered from the read model (the vector index's columns), or None
-    while it is loading: asked at once, then, if MongoDB answers its metadata count, after
-    at most ``QQ_READ_MODEL_WAIT_S`` (a process that just started loads it in the
-    background; a request never scans the collection instead)."""
-    index = notes_store().vector_index
-    answer = index.read(question)
+    while it is loading (a process that just started loads it in the background; it is
+    waited for at most ``QQ_READ_MODEL_WAIT_S``, and a request never scans the
+    collection instead). MongoDB is pinged first: with it down the page says so rather
+    than showing what the read model last saw."""
+    store = notes_store()
+    store.ping()  # raises StoreUnavailable when MongoDB is down
+    answer = store.vector_index.read(question)
     if answer is None:
-        notes_store().count()  # raises StoreUnavailable when MongoDB is down
-        answer = index.read(question, wait=settings.QQ_READ_MODEL_WAIT_S)
+        answer = store.vector_index.read(question, wait=settings.QQ_READ_MODEL_WAIT_S)
     return answer
 
 
