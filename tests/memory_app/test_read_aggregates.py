@@ -3,6 +3,7 @@ planted data of test_read_model.py does not reach."""
 
 from datetime import datetime, timedelta
 
+from memory_app.memory.documents import effective_importance
 from memory_app.memory.read_aggregates import read_pictures, section_counts
 from memory_app.memory.read_model import ReadModel
 
@@ -52,3 +53,21 @@ def test_notes_per_week_leave_out_undated_future_and_older_notes():
     )
     weeks = read_pictures(model, now=NOW, threshold=0.1).per_week
     assert len(weeks) == 26 and weeks[-1] == 1 and weeks[-2] == 1 and sum(weeks) == 2
+
+
+def test_decay_at_later_dates_is_what_the_agent_computes_then_undated_and_unread_notes_too():
+    docs = [
+        {
+            "importance": 0.3 + i / 100,
+            "access_count": i % 7,
+            "decay_rate": [0.01, 0.02][i % 2],
+            "created_at": None if i % 5 == 0 else NOW - timedelta(days=i, hours=i % 24),
+            "last_accessed": None if i % 3 else NOW - timedelta(days=i // 2, hours=5),
+        }
+        for i in range(60)
+    ]
+    model = model_of(*docs)
+    dates = [NOW + timedelta(days=d) for d in (0, 7, 30, 90)]
+    for date, values in zip(dates, model.effective_importance_at(dates), strict=True):
+        expected = [effective_importance(d, date) for d in docs]  # in the rows' order
+        assert values.tolist() == expected
