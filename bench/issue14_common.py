@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from memory_app.memory.read_aggregates import read_pictures, section_counts
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -188,7 +190,7 @@ def rss_mb(pid: int) -> int:
     return 0
 
 
-# --- the read model's answers (not used by the pages yet) ------------------------------------
+# --- the read model's answers ------------------------------------
 
 
 def row_ids(model: Any) -> np.ndarray:
@@ -214,23 +216,10 @@ def model_page(
 
 
 def model_overview(model: Any, now: datetime, threshold: float) -> dict[str, Any]:
-    """The Overview's pictures from the columns: histogram, decay overlay, what-if,
-    sources, notes per week."""
-    live = model._mask()
-    effective = {d: model.effective_importance(now + timedelta(days=d)) for d in (0, 7, 30, 90)}
-    overlay = {
-        d: np.histogram(np.clip(v, 0, 1), bins=10, range=(0, 1))[0] for d, v in effective.items()
-    }
-    types = np.bincount(model.columns["source_type"][: model.size][live] + 1)
-    files = np.bincount(model.columns["source_file"][: model.size][live] + 1)
-    created = model.columns["created_us"][: model.size][live]
-    now_us = int((now - datetime(1970, 1, 1)).total_seconds() * 1_000_000)
-    weeks = np.bincount(np.clip((now_us - created) // (7 * 86_400_000_000), 0, 26))
+    """What the Overview's selectors (``memory_overview`` and ``memory_insights``) compute
+    from the read model: ``read_aggregates.section_counts`` and ``read_pictures`` (the
+    same functions, without the Django wiring and chart objects around them)."""
     return {
-        "histogram": model.importance_histogram(10),
-        "overlay": overlay,
-        "would_archive": int((effective[0] < threshold).sum()),
-        "types": types,
-        "top_files": np.argsort(-files[1:])[:10],
-        "weeks": weeks,
+        "by_section": section_counts(model),
+        "pictures": read_pictures(model, now=now, threshold=threshold),
     }

@@ -110,7 +110,7 @@ def read_model_rows(n: int) -> list[Row]:
     scale = n / len(docs)
     note = f"Python work on {len(docs):,}, scaled; no fetch" if scale > 1 else "no fetch"
 
-    row = Row("Overview's pictures (read model only)")
+    row = Row("Overview's numbers and pictures (read_aggregates, as the selectors call it)")
     p50, p95 = sample(lambda: model_overview(model, now, 0.2), 10)
     row.figures["read model"], row.figures["read model p95"] = (
         Figure(p50, load()),

@@ -23,6 +23,11 @@ class MemoryOverviewOut(Schema):
     core_by_category: list[CountOut]
     working_by_section: list[CountOut]
     errors: dict[str, str]
+    loading: bool = Field(
+        False,
+        description="the read model of a process that just started is still loading: "
+        "notes_total is the collection's metadata count and notes_by_section is empty",
+    )
 
 
 class NoteOut(Schema):

@@ -76,6 +76,7 @@ def overview(request: HttpRequest) -> HttpResponse:
             "memory": memory,
             "graph": graph_overview(),
             "insights": insights,
+            "pictures_loading": insights is None and "mongodb" not in memory.errors,
             "other_sources": [s.summary() for s in memory_sources(exclude=("notes",))],
         },
     )

@@ -325,6 +325,9 @@ QQ_VECTOR_SEARCH_INDEX = envstr("QQ_VECTOR_SEARCH_INDEX", "")
 # and the number of notes from which it searches an HNSW graph instead of scanning them all.
 QQ_VECTOR_DIR = Path(envstr("QQ_VECTOR_DIR", str(VAR_DIR / "vectors")))
 QQ_VECTOR_EXACT_BELOW = envint("QQ_VECTOR_EXACT_BELOW", 20_000)
+# How long the Overview and the histogram wait for the read model (the vector index's
+# small columns) of a process that just started before saying the pictures are loading.
+QQ_READ_MODEL_WAIT_S = envfloat("QQ_READ_MODEL_WAIT_S", 1.0)
 
 # --- Celery ------------------------------------------------------------------------------
 # With no CELERY_BROKER_URL the broker is kombu's SQLAlchemy transport on a SQLite file:

@@ -183,6 +183,9 @@ def mongo(
     """A fresh MongoDB database for this test, with the agent's indexes; yields its name."""
     settings.MONGODB_URI = mongo_server.uri
     settings.QQ_VECTOR_DIR = tmp_path_factory.mktemp("vectors")
+    # the first page of a test loads the read model: wait for it as long as a loaded
+    # machine needs (it answers as soon as it is ready); the loading test sets its own
+    settings.QQ_READ_MODEL_WAIT_S = 10.0
     settings.QQ_MONGO_DB = database = f"qqtest_{os.getpid()}_{next(_db_numbers)}"
     client = mongo_client()  # the test may point the settings elsewhere
     forget_cached_health()

@@ -45,6 +45,7 @@ def overview(request: HttpRequest) -> dict[str, Any]:
         "core_by_category": _counts(data.core_by_category),
         "working_by_section": _counts(data.working_by_section),
         "errors": data.errors,
+        "loading": data.loading,
     }
 
 
@@ -75,7 +76,8 @@ def notes_histogram(
     bins: Annotated[int, Field(ge=1, le=100)] = 10,
     section: ShortText | None = None,
 ) -> dict[str, Any]:
-    """Stored importance in equal buckets over [0, 1], counted by the database."""
+    """Stored importance in equal buckets over [0, 1], counted from the read model (what
+    the database counts, without a scan); 503 while a process that just started loads it."""
     require_role(request, VIEWER)
     NoteFilter(section=section)  # checks the section name
     histogram = selectors.importance_histogram(bins=bins, section=section)

@@ -230,17 +230,40 @@ class ReadModel:
     def effective_importance(self, now: datetime, section: str | None = None) -> np.ndarray:
         """The decayed importance of every live note at ``now``: the contract's formula
         (``importance.decayed_importance``) over whole columns, rounded as it is."""
+        return self.effective_importance_at([now], section)[0]
+
+    def effective_importance_at(
+        self, nows: list[datetime], section: str | None = None
+    ) -> list[np.ndarray]:
+        """:meth:`effective_importance` at each of ``nows``, the columns masked and the
+        whole days counted once: ``nows[k]`` is ``nows[0]`` plus whole days, or the days
+        are counted again for it."""
         mask = self._mask(section)
-        c = {n: a[: self.size][mask] for n, a in self.columns.items()}
-        now_us = _us(now)
-        created = np.where(c["created_us"] == MISSING, now_us, c["created_us"])
-        age_days = (now_us - created) // DAY_US
-        accessed = c["accessed_us"]
-        idle_days = np.where(accessed == MISSING, age_days, (now_us - accessed) // DAY_US)
-        importance = np.where(np.isnan(c["importance"]), 0.5, c["importance"])
-        bonus = np.minimum(0.5, c["access_count"] * 0.05)
-        value = (importance - idle_days * c["decay_rate"] + bonus) * (1.0 / (1 + age_days * 0.01))
-        return round4(np.clip(value, 0.0, 1.0))
+        n = self.size
+        c = self.columns
+        created = c["created_us"][:n][mask]
+        accessed = c["accessed_us"][:n][mask]
+        stored = c["importance"][:n][mask]
+        importance = np.where(np.isnan(stored), 0.5, stored)
+        bonus = np.minimum(0.5, c["access_count"][:n][mask] * 0.05)
+        rate = c["decay_rate"][:n][mask]
+        undated, unread = created == MISSING, accessed == MISSING
+        out = []
+        base_us: int | None = None
+        for now in nows:
+            now_us = _us(now)
+            if base_us is None or (now_us - base_us) % DAY_US:
+                base_us = now_us
+                # no creation date: created now, whatever now is (age 0)
+                age0 = np.where(undated, 0, (now_us - created) // DAY_US)
+                idle0 = np.where(unread, age0, (now_us - accessed) // DAY_US)
+            # (t + d days - x) // day == (t - x) // day + d, exactly, in integers
+            days = (now_us - base_us) // DAY_US
+            age_days = np.where(undated, 0, age0 + days)
+            idle_days = np.where(unread, age_days, idle0 + days)
+            value = (importance - idle_days * rate + bonus) * (1.0 / (1 + age_days * 0.01))
+            out.append(round4(np.clip(value, 0.0, 1.0)))
+        return out
 
 
 def round4(values: np.ndarray) -> np.ndarray:

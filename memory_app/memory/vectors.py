@@ -45,11 +45,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -60,6 +60,8 @@ from .vector_segments import CANDIDATES, EXACT_BELOW, Segment, normalise
 from .vector_state import Snapshot, build_snapshot, load_snapshot
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 __all__ = ["IndexWarming", "SearchResult", "VectorIndex", "VectorSource", "normalise"]
 
@@ -162,6 +164,16 @@ class VectorIndex:
     @property
     def ready(self) -> bool:
         return self._ready.is_set()
+
+    def read(self, question: Callable[[ReadModel], T], *, wait: float = 0.0) -> T | None:
+        """``question`` answered from the read model under the index's lock (the follower
+        changes it in place), or None while it is still loading after waiting at most
+        ``wait`` seconds: a request never waits longer, nor loads it itself."""
+        self.start()
+        if not self._ready.wait(timeout=max(0.0, wait)):
+            return None
+        with self._lock:
+            return question(self.read_model)
 
     @property
     def follows_change_stream(self) -> bool:

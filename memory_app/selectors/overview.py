@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
-import numpy as np
 from django.conf import settings
 
 from memory_app.charts import Chart, histogram_chart
 from memory_app.memory import MemoryLibraryError, StoreUnavailable
 from memory_app.memory.constants import CORE_CATEGORIES, SECTIONS
-from memory_app.memory.documents import effective_importance, utcnow_naive
+from memory_app.memory.documents import utcnow_naive
+from memory_app.memory.read_aggregates import read_pictures, section_counts
+from memory_app.memory.read_model import ReadModel
 from memory_app.stores import archive_manager, core_notes, notes_store, working_notes
 from qqweb.clients import embedder
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -26,6 +29,9 @@ class MemoryOverview:
     core_by_category: list[tuple[str, int]] = field(default_factory=list)
     working_by_section: list[tuple[str, int]] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
+    # The read model of a process that just started is still loading: notes_total is
+    # then the collection's metadata count and notes_by_section is empty.
+    loading: bool = False
 
     @property
     def largest_section_count(self) -> int:
@@ -41,13 +47,39 @@ def _ordered_counts(counts: dict[Any, int], names: tuple[str, ...]) -> list[tupl
     return rows + extra
 
 
+class ReadModelLoading(StoreUnavailable):
+    """The read model of a process that just started is still loading."""
+
+    def __init__(self) -> None:
+        super().__init__("the read model", "it is still loading; try again in a few seconds")
+
+
+def _read(question: Callable[[ReadModel], T]) -> T | None:
+    """``question`` answered from the read model (the vector index's columns), or None
+    while it is loading (a process that just started loads it in the background; it is
+    waited for at most ``QQ_READ_MODEL_WAIT_S``, and a request never scans the
+    collection instead). MongoDB is pinged first: with it down the page says so rather
+    than showing what the read model last saw."""
+    store = notes_store()
+    store.ping()  # raises StoreUnavailable when MongoDB is down
+    answer = store.vector_index.read(question)
+    if answer is None:
+        answer = store.vector_index.read(question, wait=settings.QQ_READ_MODEL_WAIT_S)
+    return answer
+
+
 def memory_overview() -> MemoryOverview:
-    """Counts from every memory store; a store that fails is reported, the rest shown."""
+    """Counts from every memory store; a store that fails is reported, the rest shown.
+    Notes per section come from the read model, no query; while it loads, the total is
+    the collection's metadata count and ``loading`` is set."""
     overview = MemoryOverview()
     try:
-        by_section = notes_store().count_by_section()
-        overview.notes_by_section = _ordered_counts(by_section, SECTIONS)
-        overview.notes_total = sum(by_section.values())
+        by_section = _read(section_counts)
+        if by_section is None:
+            overview.notes_total, overview.loading = notes_store().count(), True
+        else:
+            overview.notes_by_section = _ordered_counts(by_section, SECTIONS)
+            overview.notes_total = sum(by_section.values())
     except StoreUnavailable as e:
         overview.errors["mongodb"] = e.message
     try:
@@ -120,69 +152,36 @@ class MemoryInsights:
     decay_days: tuple[int, ...] = (7, 30, 90)
 
 
-_INSIGHT_FIELDS = {
-    "_id": 0,
-    "importance": 1,
-    "access_count": 1,
-    "created_at": 1,
-    "last_accessed": 1,
-    "decay_rate": 1,
-    "source.source_type": 1,
-    "source.file_path": 1,
-}
-
-
 def memory_insights(
     *, archive_threshold: float | None = None, bins: int = 10, weeks: int = 26
-) -> MemoryInsights:
-    """One pass over the notes (no embeddings): the importance histogram now with the
-    effective importance in 7, 30 and 90 days over it, how many notes the next archival
-    pass would take at ``archive_threshold``, source breakdowns and notes per week."""
+) -> MemoryInsights | None:
+    """The Overview's pictures, from the read model's columns (``read_aggregates.py``, no
+    query): the stored-importance histogram with the effective importance now and in 7,
+    30 and 90 days over it, how many notes the next archival pass would take at
+    ``archive_threshold``, source breakdowns and notes per week. None while the read
+    model loads (the page says the pictures are loading)."""
     threshold = settings.QQ_ARCHIVE_THRESHOLD if archive_threshold is None else archive_threshold
     now = utcnow_naive()
-    stored: list[float] = []
-    effective: dict[int, list[float]] = {d: [] for d in (0, 7, 30, 90)}
-    types: Counter[str] = Counter()
-    files: Counter[str] = Counter()
-    created_weeks: Counter[int] = Counter()
-    for doc in notes_store().insight_rows():
-        importance = doc.get("importance")
-        stored.append(float(importance) if isinstance(importance, int | float) else 0.5)
-        for days, values in effective.items():
-            values.append(effective_importance(doc, now + timedelta(days=days)))
-        source = doc.get("source") or {}
-        types[str(source.get("source_type") or "(no source)")] += 1
-        if source.get("file_path"):
-            files[str(source["file_path"])] += 1
-        created = doc.get("created_at")
-        if created is not None:
-            created_weeks[(now - created).days // 7] += 1
-
-    def bucket(values: list[float]) -> list[int]:
-        counts, _ = np.histogram(np.clip(values, 0, 1), bins=bins, range=(0, 1))
-        return [int(c) for c in counts]
-
+    pictures = _read(
+        lambda model: read_pictures(model, now=now, threshold=threshold, bins=bins, weeks=weeks)
+    )
+    if pictures is None:
+        return None
     labels = [f"{i / bins:.1f}" for i in range(bins)]
     histogram = histogram_chart(
         labels,
-        importance_histogram(bins=bins).counts,
-        {
-            "now": bucket(effective[0]),
-            "7 days": bucket(effective[7]),
-            "30 days": bucket(effective[30]),
-            "90 days": bucket(effective[90]),
-        },
+        pictures.stored,
+        {("now" if d == 0 else f"{d} days"): counts for d, counts in pictures.effective.items()},
     )
-    week_counts = [created_weeks.get(w, 0) for w in range(weeks - 1, -1, -1)]
     week_labels = [(now - timedelta(weeks=w)).strftime("%m-%d") for w in range(weeks - 1, -1, -1)]
     return MemoryInsights(
-        total=len(stored),
+        total=pictures.total,
         histogram=histogram,
         archive_threshold=threshold,
-        would_archive=sum(1 for v in effective[0] if v < threshold),
-        by_source_type=types.most_common(),
-        top_files=files.most_common(10),
-        per_week=histogram_chart(week_labels, week_counts),
+        would_archive=pictures.would_archive,
+        by_source_type=pictures.by_source_type,
+        top_files=pictures.top_files,
+        per_week=histogram_chart(week_labels, pictures.per_week),
     )
 
 
@@ -193,7 +192,11 @@ class ImportanceHistogram:
 
 
 def importance_histogram(*, bins: int = 10, section: str | None = None) -> ImportanceHistogram:
-    """Stored importance in ``bins`` equal buckets over [0, 1], counted by the database:
-    the one histogram of stored importance (the API's and the Overview's)."""
-    counts = notes_store().importance_histogram(bins=bins, section=section)
+    """Stored importance in ``bins`` equal buckets over [0, 1], counted from the read
+    model (what the database's ``$bucket`` counts, without reading every note): the one
+    histogram of stored importance (the API's and the Overview's). Raises
+    :class:`ReadModelLoading` (a 503) while it loads."""
+    counts = _read(lambda model: model.importance_histogram(bins=bins, section=section))
+    if counts is None:
+        raise ReadModelLoading()
     return ImportanceHistogram([round(i / len(counts), 4) for i in range(len(counts) + 1)], counts)

@@ -140,7 +140,7 @@ def test_search_says_plainly_when_the_dimension_does_not_match(viewer_client, se
     assert "1024 dimensions but the stored vectors have 384" in response.json()["error"]["message"]
 
 
-def test_histogram_counts_in_the_database(viewer_client, notes):
+def test_histogram_counts_what_the_database_holds(viewer_client, notes):
     body = viewer_client.get("/api/notes/histogram?bins=5").json()
     assert body["counts"] == [0, 1, 1, 0, 1]
     assert body["edges"] == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]

@@ -63,3 +63,29 @@ def test_a_bad_threshold_falls_back_to_the_setting(viewer_client, stores):
     plant("note_0000000000a1", 0.9, 0)
     html = viewer_client.get(reverse("memory_app:overview") + "?threshold=abc").content.decode()
     assert "effective importance below 0.05" in html
+
+
+def test_a_process_that_just_started_shows_the_other_stores_and_says_the_pictures_load(
+    viewer_client, stores, settings
+):
+    """The read model of a process with no snapshot loads in the background: until it is
+    ready the Overview answers at once with the total from MongoDB's metadata, the other
+    stores' cards, and says the pictures are loading; once loaded, they are drawn."""
+    plant("note_0000000000a1", 0.9, 0)
+    plant("note_0000000000a2", 0.2, 3)
+    settings.QQ_READ_MODEL_WAIT_S = 0.2
+    index = notes_store().vector_index
+    with index._refreshing:  # the background load cannot finish while this is held
+        page = viewer_client.get(reverse("memory_app:overview")).content.decode()
+        api = viewer_client.get("/api/overview").json()
+        histogram = viewer_client.get("/api/notes/histogram")
+    assert 'id="pictures-loading"' in page and 'id="importance-card"' not in page
+    assert '<a class="big" href="/notes/">2</a>' in page  # the metadata count
+    assert 'id="archive-card"' in page and 'id="graph-card"' in page
+    assert api["loading"] is True and api["notes_total"] == 2
+    assert histogram.status_code == 503 and "loading" in histogram.json()["error"]["message"]
+
+    settings.QQ_READ_MODEL_WAIT_S = 5
+    page = viewer_client.get(reverse("memory_app:overview")).content.decode()
+    assert 'id="importance-card"' in page and 'id="pictures-loading"' not in page
+    assert viewer_client.get("/api/notes/histogram").json()["counts"][9] == 1

@@ -1,9 +1,10 @@
 """The read model (memory/read_model.py, kept by the vector index) answers exactly what
 MongoDB answers, after every kind of write and after a restart: its questions (histogram,
-effective importance now and in 30 days, source types, counts, per section), every
-column of every note, row by row, and the notes list (memory/read_list.py): every filter,
-both directions of every sort, page by page, its counts and positions, against the
-MongoDB query (mongo/paging.py)."""
+effective importance now and in 30 days, source types, counts, per section), the
+Overview's numbers and pictures (read_aggregates.py) against the pass over every document
+they replace, every column of every note, row by row, and the notes list
+(memory/read_list.py): every filter, both directions of every sort, page by page, its
+counts and positions, against the MongoDB query (mongo/paging.py)."""
 
 import time
 from collections import Counter
@@ -17,6 +18,7 @@ from memory_app.memory import HashingEmbedder, read_list
 from memory_app.memory.documents import effective_importance
 from memory_app.memory.listing import SORT_FIELDS, NoteFilter
 from memory_app.memory.mongo_store import utcnow_naive
+from memory_app.memory.read_aggregates import read_pictures, section_counts
 from memory_app.memory.read_model import _us
 from memory_app.memory.vectors import VectorIndex
 from memory_app.services import note_archive, note_create, note_edit, notes_bulk
@@ -33,8 +35,9 @@ SECTIONS = ["Key Topics", "Important Facts", "Action Items"]
 
 
 def agent_note(i, now):
-    """A note as the agent writes it: assorted ages, accesses, rates and sources."""
-    return {
+    """A note as the agent writes it: assorted ages (some older than the Overview's 26
+    weeks), accesses, rates and sources (some none)."""
+    doc = {
         "note_id": f"note_{i:012x}",
         "content": f"note number {i} about topic {i % 7}",
         "embedding": [float(x) for x in EMB.embed([f"topic {i % 7} note {i}"])[0]],
@@ -48,6 +51,11 @@ def agent_note(i, now):
         "source": {"source_type": ["conversation", "file"][i % 2], "file_path": f"f{i % 4}.md"},
         "metadata": {},
     }
+    if i % 10 == 3:
+        del doc["source"]
+    if i % 13 == 0:
+        doc["created_at"] = now - timedelta(days=200 + i)
+    return doc
 
 
 def mongo_answers(section=None):
@@ -78,6 +86,61 @@ def model_answers(index, section=None):
             "types": Counter(model.tables["source_type"][t] for t in types if t >= 0),
             "count": int(mask.sum()),
         }
+
+
+def _by_count(counter):
+    return sorted(counter.items(), key=lambda row: (-row[1], row[0]))
+
+
+def mongo_pictures(now, threshold):
+    """The Overview's numbers as the pass over every document computed them (the code
+    the read model replaced; ties in counts by name)."""
+    docs = list(notes_store().collection.find({}, {"embedding": 0}))
+    effective = {
+        d: [effective_importance(x, now + timedelta(days=d)) for x in docs] for d in (0, 7, 30, 90)
+    }
+    types, files, weeks = Counter(), Counter(), Counter()
+    for doc in docs:
+        source = doc.get("source") or {}
+        types[str(source.get("source_type") or "(no source)")] += 1
+        if source.get("file_path"):
+            files[str(source["file_path"])] += 1
+        if doc.get("created_at") is not None:
+            weeks[(now - doc["created_at"]).days // 7] += 1
+
+    def bucket(values):
+        return [int(c) for c in np.histogram(np.clip(values, 0, 1), bins=10, range=(0, 1))[0]]
+
+    by_section = {}
+    for key, n in notes_store().count_by_section().items():
+        by_section[key or None] = by_section.get(key or None, 0) + n
+    return {
+        "by_section": by_section,
+        "total": len(docs),
+        "stored": notes_store().importance_histogram(bins=10),
+        "effective": {d: bucket(v) for d, v in effective.items()},
+        "would_archive": sum(1 for v in effective[0] if v < threshold),
+        "by_source_type": _by_count(types),
+        "top_files": _by_count(files)[:10],
+        "per_week": [weeks.get(w, 0) for w in range(25, -1, -1)],
+    }
+
+
+def model_pictures(index, now, threshold):
+    def question(model):
+        pictures = read_pictures(model, now=now, threshold=threshold)
+        return {"by_section": section_counts(model), **pictures.__dict__}
+
+    return index.read(question, wait=5)
+
+
+def pictures_agree(index):
+    now = utcnow_naive()
+    ours, theirs = model_pictures(index, now, 0.3), mongo_pictures(now, 0.3)
+    for key in theirs:
+        if ours[key] != theirs[key]:
+            print("overview", key, "read model:", ours[key], "mongodb:", theirs[key])
+    return ours == theirs
 
 
 def mongo_rows():
@@ -200,6 +263,7 @@ def agrees(index, seconds=5.0):
         ok = all(model_answers(index, s) == mongo_answers(s) for s in (None, *SECTIONS))
         ok = ok and model_rows(index) == mongo_rows()
         ok = ok and not list_differences(index)
+        ok = ok and pictures_agree(index)
         if ok or time.monotonic() > deadline:
             if not ok:  # say what differs
                 ours, theirs = model_rows(index), mongo_rows()
