@@ -4,9 +4,9 @@ client records every command a render sends to the notes collection, and each mu
 bounded by note ids, or by an indexed key with a limit, or be a metadata count.
 
 The pages walk on the demo memory (``seed_demo``: notes, archive, core, graph, facts).
-The notes list (``/notes/`` and ``GET /api/notes``) is left out of this walk until the
-list's own branch (issue 14's list item, ``paging.py`` / ``listing.py``) lands: its
-paging and filters are being rebuilt there on the read model.
+The notes list walks with every filter, a sort other than the default, a text filter and
+a second page by its cursor: it is answered from the read model, and MongoDB only serves
+the page's documents by id.
 """
 
 from __future__ import annotations
@@ -133,12 +133,18 @@ def unbounded(command: dict[str, Any], indexed: set[str]) -> str | None:
 
 
 def walk(note_id: str, entity: str) -> list[tuple[str, str, str]]:
-    """(method, path, body) of every page and API read (the notes list left out, see
-    the module's docstring)."""
+    """(method, path, body) of every page and API read."""
     detail = reverse("memory_app:note_detail", args=[note_id])
     gets = [
         reverse("memory_app:overview"),
         reverse("memory_app:overview") + "?threshold=0.4",
+        reverse("memory_app:notes"),
+        reverse("memory_app:notes") + "?sort=access_count&direction=asc",
+        reverse("memory_app:notes") + "?section=Key+Topics&min_importance=0.2&max_importance=0.9",
+        reverse("memory_app:notes") + "?min_effective=0.1&stale_days=3&source_type=file",
+        reverse("memory_app:notes") + "?text=database&never_accessed=on&no_embedding=on",
+        "/api/notes?sort=importance&limit=5",
+        "/api/notes?text=mongodb&min_effective=0.05",
         detail,
         reverse("memory_app:search") + "?q=MongoDB+deployment",
         reverse("memory_app:retrieval") + "?message=what+database+do+we+use",
@@ -198,8 +204,10 @@ def test_no_page_makes_mongodb_sort_or_scan_the_whole_notes_collection(
         next(iter(dict(info["key"]))) for info in store.collection.index_information().values()
     }
     store.vector_index.refresh(force=True)  # warm, as a process is after its start
+    cursor = admin_client_.get("/api/notes?limit=5").json()["next_cursor"]
+    second_page = [("GET", f"/api/notes?limit=5&cursor={quote(cursor)}", "")]
     offences = []
-    for method, path, body in walk(note_id, entity_path):
+    for method, path, body in walk(note_id, entity_path) + second_page:
         recorded.commands.clear()
         if method == "GET":
             response = admin_client_.get(path)
