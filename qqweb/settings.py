@@ -317,6 +317,11 @@ QQ_VECTOR_SEARCH_INDEX = envstr("QQ_VECTOR_SEARCH_INDEX", "")
 # and the number of notes from which it searches an HNSW graph instead of scanning them all.
 QQ_VECTOR_DIR = Path(envstr("QQ_VECTOR_DIR", str(VAR_DIR / "vectors")))
 QQ_VECTOR_EXACT_BELOW = envint("QQ_VECTOR_EXACT_BELOW", 20_000)
+# Open the vector index (and catch up with MongoDB) in the background when a web or worker
+# process starts; a search that needs it before it is ready waits at most
+# QQ_VECTOR_READY_TIMEOUT_S, then says "the search index is loading (N of M notes)".
+QQ_VECTOR_WARM_UP = envbool("QQ_VECTOR_WARM_UP", True)
+QQ_VECTOR_READY_TIMEOUT_S = envfloat("QQ_VECTOR_READY_TIMEOUT_S", 3.0)
 
 # --- Celery ------------------------------------------------------------------------------
 # With no CELERY_BROKER_URL the broker is kombu's SQLAlchemy transport on a SQLite file:

@@ -8,11 +8,16 @@ memory-mapped segments saved under ``var/`` (``vector_segments.py``: an exact sc
 in-memory delta of the notes changed since the segments were built:
 
 - a process opens the last saved segments (milliseconds, memory-mapped, shared with every
-  other process on the machine) and catches up by diffing ``(_id, note_id, updated_at)``
-  with what the snapshot held; without a snapshot it reads every vector once and saves
-  one. This happens in a background thread started by the first use; a search that comes
-  before it is done waits at most ``ready_timeout`` seconds, then gets
-  :class:`IndexWarming` (a 503 that says so) instead of hanging;
+  other process on the machine), answers from them at once (:attr:`VectorIndex.ready`),
+  and only then catches up by diffing ``(_id, note_id, updated_at)`` with what the
+  snapshot held (30 s at 100k notes on the embedded daemon): a note the agent wrote while
+  no qqweb process ran appears once that catch-up ends (:attr:`VectorIndex.caught_up`).
+  The notes qqweb itself wrote meanwhile are read before the first answer. Without a
+  snapshot it reads every vector once and saves one. This happens in background threads
+  that web and worker processes start when they start (``memory_app.stores``); a search
+  that comes before the index is ready waits at most ``ready_timeout`` seconds, then gets
+  :class:`IndexWarming` ("the search index is loading (N of M notes)", a 503) instead of
+  hanging;
 - every write qqweb makes goes through the store, which tells the index the ids it wrote
   (:meth:`VectorIndex.notes_changed`): the writer re-reads exactly those notes into the
   delta, so a search right after sees them (an undo included, whatever its
@@ -52,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import DimensionMismatch, StoreError, StoreUnavailable
+from .errors import DimensionMismatch, MemoryLibraryError, StoreError, StoreUnavailable
 from .read_model import ReadModel, stamp
 from .vector_follow import VectorSource, diff, fold, needs_fold
 from .vector_segments import CANDIDATES, EXACT_BELOW, Segment, normalise
@@ -64,10 +69,24 @@ __all__ = ["IndexWarming", "SearchResult", "VectorIndex", "VectorSource", "norma
 
 
 class IndexWarming(StoreUnavailable):
-    """The index is still loading in the background (a process that just started)."""
+    """The index is still loading in the background (a process that just started), with
+    how far it got: ``read`` notes of about ``total`` (None: not known yet)."""
 
-    def __init__(self) -> None:
-        super().__init__("the search index", "it is still loading; try again in a few seconds")
+    def __init__(self, read: int = 0, total: int | None = None) -> None:
+        MemoryLibraryError.__init__(self, _loading_text(read, total))
+        self.store, self.read, self.total = "the search index", read, total
+        self.message = str(self)
+
+    def __reduce__(self) -> tuple[type, tuple[int, int | None]]:  # type: ignore[override]
+        return type(self), (self.read, self.total)
+
+
+def _loading_text(read: int, total: int | None) -> str:
+    if total is None:
+        where = f"{read:,} notes so far" if read else "opening the saved index"
+    else:
+        where = f"{min(read, total):,} of {total:,} notes"
+    return f"the search index is loading ({where}); try again in a few seconds"
 
 
 @dataclass
@@ -117,7 +136,9 @@ class VectorIndex:
         self._seen_generation = 0
         self._diff_every = refresh_interval
         self._diffed_at = 0.0
-        self._ready = threading.Event()
+        self._ready = threading.Event()  # answers searches (maybe from an older snapshot)
+        self._caught_up = threading.Event()  # ... and has caught up with MongoDB since
+        self._progress: tuple[int, int | None] = (0, None)  # notes read, of about how many
         self._started = False
         self._start_lock = threading.Lock()
         self._stream_live = threading.Event()
@@ -135,6 +156,7 @@ class VectorIndex:
         every vector, then follow MongoDB."""
         if self._source is None:
             self._ready.set()
+            self._caught_up.set()
             return
         with self._start_lock:
             if self._started:
@@ -162,13 +184,24 @@ class VectorIndex:
         return self._ready.is_set()
 
     @property
+    def caught_up(self) -> bool:
+        """Ready, and caught up with what MongoDB held when the process started (the
+        notes written while no process ran included)."""
+        return self._caught_up.is_set()
+
+    @property
     def follows_change_stream(self) -> bool:
         return self._stream_live.is_set()
+
+    def wait_caught_up(self, timeout: float | None = None) -> bool:
+        """Start if needed and wait for the catch-up (jobs, tests); whether it ended."""
+        self.start()
+        return self._caught_up.wait(timeout=timeout)
 
     def _wait_ready(self) -> None:
         self.start()
         if not self._ready.wait(timeout=self._ready_timeout):
-            raise IndexWarming()
+            raise IndexWarming(*self._progress)
 
     def _follow(self) -> None:
         if self._use_change_stream:
@@ -235,11 +268,15 @@ class VectorIndex:
             full = full or generation != self._seen_generation
         if full:
             self._load(generation, use_snapshot=not (reload or self._reload_needed))
-        elif not self.follows_change_stream and (
-            force or time.monotonic() - self._diffed_at >= self._diff_every
+        catching_up = not self._caught_up.is_set()
+        if catching_up or (
+            not self.follows_change_stream
+            and (force or time.monotonic() - self._diffed_at >= self._diff_every)
         ):
-            self._diff()
+            self._diff()  # after a load from a snapshot: what changed since it was saved
         self._apply()
+        if catching_up:
+            self._caught_up.set()
         if self._needs_fold():
             self._fold()
 
@@ -251,9 +288,13 @@ class VectorIndex:
         with self._lock:
             self._reload_needed = False
             self._loading, self._touched_while_loading = True, set()
+        self._caught_up.clear()
         if snapshot is None:
             snapshot = build_snapshot(
-                self._source.vector_rows(), generation, self._directory, self._exact_below
+                self._counted(self._source.vector_rows()),
+                generation,
+                self._directory,
+                self._exact_below,
             )
             caught_up = True
         else:
@@ -264,10 +305,26 @@ class VectorIndex:
             self._seen_generation = generation
             self._loading = False
             self._pending_notes.update(self._touched_while_loading)  # written meanwhile
-        if not caught_up:
-            self._diff()  # what changed since the snapshot was saved
-            self._apply()
-        self._ready.set()
+        self._apply()  # what qqweb wrote meanwhile (a few notes): its writer sees them
+        self._ready.set()  # answers from the snapshot from now on; the caller catches up
+        if caught_up:
+            self._caught_up.set()
+
+    def _counted(self, docs: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """``docs``, keeping :attr:`_progress` (what :class:`IndexWarming` says)."""
+        assert self._source is not None
+        try:
+            total = self._source.count_notes().value
+        except StoreUnavailable:
+            total = None
+        read = 0
+        self._progress = (0, total)
+        for doc in docs:
+            read += 1
+            if read % 1000 == 0:
+                self._progress = (read, total)
+            yield doc
+        self._progress = (read, total)
 
     def _install(self, snapshot: Snapshot) -> None:
         old = self._snapshot
@@ -370,6 +427,7 @@ class VectorIndex:
             self._epoch += 1
             self._install(snapshot)
         self._ready.set()
+        self._caught_up.set()
 
     def holds(self, note_id: str) -> bool:
         """Whether ``note_id`` has a vector in the index (as of the last catch-up)."""
