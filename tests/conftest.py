@@ -181,6 +181,9 @@ def mongo(
     """A fresh MongoDB database for this test, with the agent's indexes; yields its name."""
     settings.MONGODB_URI = mongo_server.uri
     settings.QQ_VECTOR_DIR = tmp_path_factory.mktemp("vectors")
+    # a first search waits for the index as long as it takes on a busy machine; the
+    # "loading (N of M notes)" answer has its own tests, with a short wait
+    settings.QQ_VECTOR_READY_TIMEOUT_S = 60.0
     settings.QQ_MONGO_DB = database = f"qqtest_{os.getpid()}_{next(_db_numbers)}"
     client = mongo_client()  # the test may point the settings elsewhere
     forget_cached_health()

@@ -81,7 +81,8 @@ class Snapshot:
                 )
         for note_id, (dim, section, row) in delta.items():
             columns.setdefault(dim, Columns(dim)).append(note_id, section, row)
-        return _save(self.generation, columns, versions, model, root, exact_below)
+        centroids = {d: s.lists.centroids for d, s in self.segments.items() if s.lists}
+        return _save(self.generation, columns, versions, model, root, exact_below, centroids)
 
     def retire(self) -> None:
         """Delete this snapshot's files unless it is the current one."""
@@ -163,10 +164,22 @@ def _save(
     model: ReadModel,
     root: Path | None,
     exact_below: int,
+    centroids: dict[int, np.ndarray] | None = None,
 ) -> Snapshot:
+    """Segments of ``columns`` (grouped around ``centroids``' lists where given: a fold),
+    saved under ``root`` with the versions and the read model."""
+    centroids = centroids or {}
     if root is None:
         segments = {
-            d: build_segment(d, c.ids, c.sections, c.matrix(), None, exact_below=exact_below)
+            d: build_segment(
+                d,
+                c.ids,
+                c.sections,
+                c.matrix(),
+                None,
+                exact_below=exact_below,
+                centroids=centroids.get(d),
+            )
             for d, c in columns.items()
         }
         return Snapshot(generation, segments, versions, model)
@@ -176,7 +189,13 @@ def _save(
     building.mkdir()
     for dim, cols in columns.items():
         build_segment(
-            dim, cols.ids, cols.sections, cols.matrix(), building, exact_below=exact_below
+            dim,
+            cols.ids,
+            cols.sections,
+            cols.matrix(),
+            building,
+            exact_below=exact_below,
+            centroids=centroids.get(dim),
         )
     model.save(building / "columns")
     with open(building / "versions.bson", "wb") as out:

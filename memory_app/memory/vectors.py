@@ -4,7 +4,7 @@ path.
 The agent keeps embeddings as lists in the documents and has no vector index; reading
 every document per query costs seconds at 100k notes. This index answers from
 memory-mapped segments saved under ``var/`` (``vector_segments.py``: an exact scan below
-``exact_below`` notes, faiss's scan of sign codes with exact re-scoring above) plus a small
+``exact_below`` notes, an inverted file of exactly scanned lists above) plus a small
 in-memory delta of the notes changed since the segments were built:
 
 - a process opens the last saved segments (milliseconds, memory-mapped, shared with every
@@ -60,7 +60,7 @@ import numpy as np
 from .errors import DimensionMismatch, MemoryLibraryError, StoreError, StoreUnavailable
 from .read_model import ReadModel, stamp
 from .vector_follow import VectorSource, diff, fold, needs_fold
-from .vector_segments import CANDIDATES, EXACT_BELOW, Segment, normalise
+from .vector_segments import EXACT_BELOW, Segment, normalise
 from .vector_state import Snapshot, build_snapshot, load_snapshot
 
 log = logging.getLogger(__name__)
@@ -490,9 +490,7 @@ class VectorIndex:
                 if section is not None:
                     allowed &= segment.sections == section
                 unfiltered = section is None and not self._masked[dim].any()
-                for row, score in segment.search(
-                    vector, k, None if unfiltered else allowed, CANDIDATES
-                ):
+                for row, score in segment.search(vector, k, None if unfiltered else allowed):
                     hits.append((str(segment.ids[row]), score))
             ids, sections, rows = self._delta_of(dim)
             if ids:

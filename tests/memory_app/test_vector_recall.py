@@ -27,10 +27,10 @@ def _exact_top(vectors, query, k):
     return [int(i) for i in np.argsort(-scores, kind="stable")[:k]], scores
 
 
-def test_code_scan_finds_what_the_exact_scan_finds_on_real_embeddings(tmp_path):
+def test_the_inverted_file_finds_what_the_exact_scan_finds_on_real_embeddings(tmp_path):
     vectors, queries = _fixture()
     ids = [f"note_{i:012x}" for i in range(len(vectors))]
-    index = VectorIndex(None, directory=tmp_path, exact_below=0)  # always the code scan
+    index = VectorIndex(None, directory=tmp_path, exact_below=0)  # always the lists
     index.add_vectors(ids, ["Key Topics"] * len(ids), vectors)
     probes = np.vstack([queries, vectors[::15]])  # the queries and 200 notes
     recalls = []
@@ -93,5 +93,5 @@ def test_search_over_notes_in_mongodb_finds_what_the_exact_scan_finds(settings):
         hits = index.search(probe, limit=10).hits
         recalls.append(len({int(h[0][5:], 16) for h in hits} & set(truth)) / 10)
     segment = index._snapshot.segments[384]
-    assert segment.codes is not None  # the sign-code scan answered, not the exact one
+    assert segment.lists is not None  # the inverted file answered, not the exact scan
     assert np.mean(recalls) >= 0.99, np.mean(recalls)
