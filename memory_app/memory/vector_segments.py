@@ -62,6 +62,10 @@ class Lists:
     centroids: np.ndarray  # (nlist, dim) float32, unit rows
     offsets: np.ndarray  # (nlist + 1,) int64
 
+    def of_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The list of each of ``rows``."""
+        return np.searchsorted(self.offsets, rows, side="right").astype(np.int64) - 1
+
     def ranges(self, query: np.ndarray, probes: int) -> list[tuple[int, int]]:
         """Row ranges of the ``probes`` lists nearest ``query``, in file order, adjacent
         ones merged."""
@@ -141,12 +145,13 @@ def build_segment(
     *,
     exact_below: int = EXACT_BELOW,
     centroids: np.ndarray | None = None,
+    known: np.ndarray | None = None,
 ) -> Segment:
     """A new segment from unit rows; saved under ``directory`` (and re-opened
     memory-mapped) when one is given, else kept in memory. From ``exact_below`` rows on,
     the rows are grouped into lists: around ``centroids`` when given (a fold keeps the
-    old ones while the size stays within 4x of what they were trained on), else around
-    new ones."""
+    old ones while the size stays within 4x of what they were trained on; ``known`` then
+    gives each row's list, -1 for rows to assign), else around new ones."""
     vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(ids), dim)
     id_array = np.asarray(ids, dtype=str)
     section_array = np.asarray(sections, dtype=str)
@@ -154,8 +159,14 @@ def build_segment(
     if len(ids) and len(ids) >= exact_below:
         target = _list_count(len(ids))
         if centroids is None or not target / 2 <= len(centroids) <= 2 * target:
-            centroids = train_centroids(vectors)
-        assign = nearest_centroid(vectors, centroids)
+            centroids, known = train_centroids(vectors), None
+        if known is None:
+            assign = nearest_centroid(vectors, centroids)
+        else:  # a fold: the old rows keep their lists, the new ones are assigned
+            assign = np.asarray(known, dtype=np.int64).copy()
+            new = np.flatnonzero(assign < 0)
+            if len(new):
+                assign[new] = nearest_centroid(vectors[new], centroids)
         order = np.argsort(assign, kind="stable")
         vectors, id_array, section_array = vectors[order], id_array[order], section_array[order]
         offsets = np.searchsorted(assign[order], np.arange(len(centroids) + 1)).astype(np.int64)
