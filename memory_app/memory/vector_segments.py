@@ -47,6 +47,13 @@ PROBES = 64  # lists scanned per query
 SAMPLE_PER_LIST = 16  # k-means training rows per list
 
 
+def dot(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """``matrix @ query`` on one core. A threaded BLAS gemv on this shared 2-core machine
+    took 23 ms p50 for 16k x 384 rows (55 ms p95 for the 4k centroids at 1M) against 1.4 ms
+    for einsum's single-threaded loop: its threads wait for cores other processes hold."""
+    return np.einsum("ij,j->i", matrix, query)
+
+
 def normalise(matrix: np.ndarray) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
@@ -69,7 +76,7 @@ class Lists:
     def ranges(self, query: np.ndarray, probes: int) -> list[tuple[int, int]]:
         """Row ranges of the ``probes`` lists nearest ``query``, in file order, adjacent
         ones merged."""
-        scores = self.centroids @ query
+        scores = dot(self.centroids, query)
         probes = min(probes, len(scores))
         nearest = np.sort(np.argpartition(-scores, probes - 1)[:probes])
         out: list[tuple[int, int]] = []
@@ -117,7 +124,7 @@ class Segment:
         if self.lists is not None and (allowed is None or allowed.sum() > n // 2):
             ranges = self.lists.ranges(query, PROBES)
             rows = np.concatenate([np.arange(a, b) for a, b in ranges])
-            scores = np.concatenate([self._rows[a:b] @ query for a, b in ranges])
+            scores = np.concatenate([dot(self._rows[a:b], query) for a, b in ranges])
             if allowed is not None:
                 keep = allowed[rows]
                 rows, scores = rows[keep], scores[keep]
@@ -126,7 +133,7 @@ class Segment:
         rows = np.arange(n) if allowed is None else np.flatnonzero(allowed)
         if len(rows) == 0:
             return []
-        scores = (self._rows @ query) if allowed is None else (self._rows[rows] @ query)
+        scores = dot(self._rows if allowed is None else self._rows[rows], query)
         return _best(rows, scores, min(k, len(rows)))
 
 
