@@ -414,6 +414,8 @@ def first_search_rows(store: Any, docs: list[Any], naive: Any, report: Any) -> l
     row = Row("first search after a process starts (index only)")
     row.figures["current"], _ = budget.run(lambda: first_search(directory), repeat=1)
     row.figures["catch-up after it"] = Figure(caught_up[-1] if caught_up else None, load())
+    print(f"    from the snapshot: {row.figures['current'].text()}, caught up after", end=" ")
+    print(row.figures["catch-up after it"].text(), flush=True)
     row.figures["no snapshot"], _ = budget.run(without_snapshot, repeat=1)
     row.figures["no snapshot: told loading"] = Figure(told[-1] if told else None, load())
     row.figures["naive"] = naive(

@@ -60,7 +60,7 @@ import numpy as np
 from .errors import DimensionMismatch, MemoryLibraryError, StoreError, StoreUnavailable
 from .read_model import ReadModel, stamp
 from .vector_follow import VectorSource, diff, fold, needs_fold
-from .vector_segments import EXACT_BELOW, Segment, normalise
+from .vector_segments import EXACT_BELOW, Segment, dot, normalise
 from .vector_state import Snapshot, build_snapshot, load_snapshot
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,7 @@ class IndexWarming(StoreUnavailable):
 
 def _loading_text(read: int, total: int | None) -> str:
     if total is None:
-        where = f"{read:,} notes so far" if read else "opening the saved index"
+        where = f"{read:,} notes so far" if read else "starting"
     else:
         where = f"{min(read, total):,} of {total:,} notes"
     return f"the search index is loading ({where}); try again in a few seconds"
@@ -494,7 +494,7 @@ class VectorIndex:
                     hits.append((str(segment.ids[row]), score))
             ids, sections, rows = self._delta_of(dim)
             if ids:
-                scores = rows @ vector
+                scores = dot(rows, vector)
                 if section is not None:
                     scores = np.where(sections == section, scores, -np.inf)
                 hits.extend((ids[i], float(scores[i])) for i in np.argsort(-scores)[:k])
