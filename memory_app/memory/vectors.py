@@ -203,11 +203,15 @@ class VectorIndex:
         if not self._ready.wait(timeout=self._ready_timeout):
             raise IndexWarming(*self._progress)
 
-    def _follow(self) -> None:
+    def _stream_opened(self) -> None:
+        """Wait (at most 2 s) for the change stream's first open, before reading what
+        MongoDB holds, so nothing written meanwhile is missed; a server that is down
+        answers the first try, and the read then fails at once. A snapshot is answered
+        from before that: the catch-up after it comes after the wait."""
         if self._use_change_stream:
-            # Opened before the load, so nothing written during it is missed; a server
-            # that is down answers the first try, and the load then fails at once.
             self._stream_tried.wait(timeout=2.0)
+
+    def _follow(self) -> None:
         while not self._stop.is_set():
             try:
                 self.refresh()
@@ -269,6 +273,8 @@ class VectorIndex:
         if full:
             self._load(generation, use_snapshot=not (reload or self._reload_needed))
         catching_up = not self._caught_up.is_set()
+        if catching_up:
+            self._stream_opened()
         if catching_up or (
             not self.follows_change_stream
             and (force or time.monotonic() - self._diffed_at >= self._diff_every)
@@ -290,6 +296,7 @@ class VectorIndex:
             self._loading, self._touched_while_loading = True, set()
         self._caught_up.clear()
         if snapshot is None:
+            self._stream_opened()
             snapshot = build_snapshot(
                 self._counted(self._source.vector_rows()),
                 generation,
