@@ -140,6 +140,7 @@ class VectorIndex:
         self._caught_up = threading.Event()  # ... and has caught up with MongoDB since
         self._progress: tuple[int, int | None] = (0, None)  # notes read, of about how many
         self._started = False
+        self._watching = False  # the change-stream thread was started
         self._start_lock = threading.Lock()
         self._stream_live = threading.Event()
         self._stream_tried = threading.Event()  # the first open of the stream ended either way
@@ -162,10 +163,6 @@ class VectorIndex:
             if self._started:
                 return
             self._started = True
-        if self._use_change_stream:
-            from .vector_follow import watch
-
-            self._spawn(lambda: watch(self), "qqweb-vector-watch")
         self._spawn(self._follow, "qqweb-vector-follow")
 
     def _spawn(self, target: Any, name: str) -> None:
@@ -207,9 +204,18 @@ class VectorIndex:
         """Wait (at most 2 s) for the change stream's first open, before reading what
         MongoDB holds, so nothing written meanwhile is missed; a server that is down
         answers the first try, and the read then fails at once. A snapshot is answered
-        from before that: the catch-up after it comes after the wait."""
-        if self._use_change_stream:
-            self._stream_tried.wait(timeout=2.0)
+        from before that: the catch-up after it comes after the wait. The stream is
+        opened here, not at start: on SecantusDB's daemon opening it took about 20 s at
+        100k notes, and the server answered nothing else meanwhile."""
+        if not self._use_change_stream:
+            return
+        with self._start_lock:
+            if not self._watching:
+                from .vector_follow import watch
+
+                self._watching = True
+                self._spawn(lambda: watch(self), "qqweb-vector-watch")
+        self._stream_tried.wait(timeout=2.0)
 
     def _follow(self) -> None:
         while not self._stop.is_set():
