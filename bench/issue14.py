@@ -108,6 +108,9 @@ def main() -> None:
     parser.add_argument("--server-sizes", default="100000", help="rows that need a server")
     parser.add_argument("--servers", default="rust,py")
     parser.add_argument("--only", default="", help="'server' or 'inprocess'")
+    parser.add_argument(
+        "--rows", default="", help="server rows: pages,pace,first,search (default: all)"
+    )
     parser.add_argument("--port-base", type=int, default=18400)
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--depth", type=int, default=10_000)

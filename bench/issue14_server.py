@@ -35,7 +35,7 @@ from memory_app.memory.documents import effective_importance, utcnow_naive
 from memory_app.memory.listing import NoteFilter, encode_cursor
 from memory_app.memory.mongo.outages import forget_outages
 from memory_app.memory.read_query import cursor_value, filter_mask, page_rows
-from memory_app.memory.vectors import VectorIndex
+from memory_app.memory.vectors import IndexWarming, VectorIndex
 from memory_app.selectors import (
     memory_insights,
     memory_overview,
@@ -108,6 +108,17 @@ def scan_overview(store: Any, now: datetime) -> None:
             files[str(source["file_path"])] += 1
 
 
+def read_model_cursor(index: Any, flt: NoteFilter, sort: str, depth: int) -> str | None:
+    """The cursor a user paging ``depth`` notes deep would hold (not timed)."""
+    if depth == 0:
+        return None
+    with index.reading() as m:
+        mask = filter_mask(m, flt, utcnow_naive())
+        rows = page_rows(m, mask, sort=sort, descending=True, position=None, take=depth).rows
+        last = int(rows[-1])
+        return encode_cursor(cursor_value(m, sort, last), m.ids[last].decode())
+
+
 def measure(uri: str, n: int, args: Any, server_pid: int) -> list[Row]:
     """Every server row at ``n`` notes (the collection is seeded here)."""
     settings.MONGODB_URI = uri
@@ -158,167 +169,167 @@ def measure(uri: str, n: int, args: Any, server_pid: int) -> list[Row]:
         cells = "; ".join(f"{k}: {f.text()}" for k, f in row.figures.items())
         print(f"  {row.name}: {cells}", flush=True)
 
-    # --- Overview ---
-    row = Row("Overview")
-    # current: the scan the Overview made before the read model (a $group, a $bucket and
-    # a pass over every note's small fields in Python); read model: the selectors the
-    # page calls now (memory_overview + memory_insights, answered from the read model)
-    row.figures["current"], _ = budget.run(lambda: scan_overview(store, now), repeat=3)
-    row.figures["read model"], _ = budget.run(
-        lambda: (memory_overview(), memory_insights(archive_threshold=0.2)), repeat=20
-    )
-
-    def naive_overview() -> None:
-        values = {
-            d: [effective_importance(x, now + timedelta(days=d)) for x in docs]
-            for d in (0, 7, 30, 90)
-        }
-        Counter(str((x.get("source") or {}).get("source_type")) for x in docs)
-        Counter(x.get("section") for x in docs)
-        np.histogram([x.get("importance", 0.5) for x in docs], bins=10, range=(0, 1))
-        sum(1 for v in values[0] if v < 0.2)
-
-    row.figures["naive"] = naive(naive_overview)
-    report(row)
-
-    def read_model_cursor(index: Any, flt: NoteFilter, sort: str, depth: int) -> str | None:
-        """The cursor a user paging ``depth`` notes deep would hold (not timed)."""
-        if depth == 0:
-            return None
-        with index.reading() as m:
-            mask = filter_mask(m, flt, utcnow_naive())
-            rows = page_rows(m, mask, sort=sort, descending=True, position=None, take=depth).rows
-            last = int(rows[-1])
-            return encode_cursor(cursor_value(m, sort, last), m.ids[last].decode())
-
-    # --- notes list, unfiltered, at depth ---
-    fields = {"updated": "updated_at", "importance": "importance", "access_count": "access_count"}
     live = model._mask()
-    for sort in fields:
-        for depth in (0, args.depth):
-            cursor = None
-            t = time.perf_counter()
-            for _ in range(depth // 50):  # walk there the way a user pages (not timed)
-                if time.perf_counter() - t > args.walk_budget_s:
-                    cursor = "too-deep"
-                    break
-                cursor = store.list_notes(sort=sort, limit=50, cursor=cursor).next_cursor
-            row = Row(f"notes list by {sort}, depth {depth:,}")
-            if cursor == "too-deep":
-                row.figures["current"] = Figure(
-                    None, load(), f"paging there took over {args.walk_budget_s:.0f} s"
-                )
-            else:
-                row.figures["current"], row.figures["current p95"] = budget.run(
-                    lambda c=cursor, s=sort: (
-                        store.list_notes(sort=s, limit=50, cursor=c),
-                        store.count_notes(NoteFilter()),
+    wanted = set((getattr(args, "rows", "") or "pages,pace,first,search").split(","))
+    if "pages" in wanted:
+        # --- Overview ---
+        row = Row("Overview")
+        # current: the scan the Overview made before the read model (a $group, a $bucket
+        # and a pass over every note's small fields in Python); read model: the selectors
+        # the page calls now (memory_overview + memory_insights, from the read model)
+        row.figures["current"], _ = budget.run(lambda: scan_overview(store, now), repeat=3)
+        row.figures["read model"], _ = budget.run(
+            lambda: (memory_overview(), memory_insights(archive_threshold=0.2)), repeat=20
+        )
+
+        def naive_overview() -> None:
+            values = {
+                d: [effective_importance(x, now + timedelta(days=d)) for x in docs]
+                for d in (0, 7, 30, 90)
+            }
+            Counter(str((x.get("source") or {}).get("source_type")) for x in docs)
+            Counter(x.get("section") for x in docs)
+            np.histogram([x.get("importance", 0.5) for x in docs], bins=10, range=(0, 1))
+            sum(1 for v in values[0] if v < 0.2)
+
+        row.figures["naive"] = naive(naive_overview)
+        report(row)
+
+        # --- notes list, unfiltered, at depth ---
+        fields = {
+            "updated": "updated_at",
+            "importance": "importance",
+            "access_count": "access_count",
+        }
+        for sort in fields:
+            for depth in (0, args.depth):
+                cursor = None
+                t = time.perf_counter()
+                for _ in range(depth // 50):  # walk there the way a user pages (not timed)
+                    if time.perf_counter() - t > args.walk_budget_s:
+                        cursor = "too-deep"
+                        break
+                    cursor = store.list_notes(sort=sort, limit=50, cursor=cursor).next_cursor
+                row = Row(f"notes list by {sort}, depth {depth:,}")
+                if cursor == "too-deep":
+                    row.figures["current"] = Figure(
+                        None, load(), f"paging there took over {args.walk_budget_s:.0f} s"
                     )
+                else:
+                    row.figures["current"], row.figures["current p95"] = budget.run(
+                        lambda c=cursor, s=sort: (
+                            store.list_notes(sort=s, limit=50, cursor=c),
+                            store.count_notes(NoteFilter()),
+                        )
+                    )
+
+                rm_cursor = read_model_cursor(index, NoteFilter(), sort, depth)
+
+                def rm_page(s: str = sort, c: str | None = rm_cursor) -> None:
+                    notes_list(flt=NoteFilter(), sort=s, cursor=c, limit=50)
+                    notes_count(flt=NoteFilter())
+
+                row.figures["read model"], row.figures["read model p95"] = budget.run(rm_page, 20)
+                field = fields[sort]
+                row.figures["naive"] = naive(
+                    lambda f=field, d=depth: sorted(
+                        docs, key=lambda x: x.get(f) or 0, reverse=True
+                    )[d : d + 50]
                 )
+                report(row)
 
-            rm_cursor = read_model_cursor(index, NoteFilter(), sort, depth)
+        # --- notes list with a filter ---
+        filters: list[tuple[str, NoteFilter, Any]] = [
+            (
+                f"section = {SECTIONS[1]}",
+                NoteFilter(section=SECTIONS[1]),
+                lambda x: x.get("section") == SECTIONS[1],
+            ),
+            (
+                "importance 0.4-0.6",
+                NoteFilter(min_importance=0.4, max_importance=0.6),
+                lambda x: 0.4 <= x.get("importance", 0.5) <= 0.6,
+            ),
+            (
+                "effective importance >= 0.9",
+                NoteFilter(min_effective=0.9),
+                lambda x: effective_importance(x, now) >= 0.9,
+            ),
+            ("text 'billing'", NoteFilter(text="billing"), lambda x: "billing" in x["content"]),
+        ]
+        for name, flt, keep in filters:
+            row = Row(f"notes list, {name}")
+            row.figures["current"], row.figures["current p95"] = budget.run(
+                lambda f=flt: (store.list_notes(f, limit=50), store.count_notes(f))
+            )
 
-            def rm_page(s: str = sort, c: str | None = rm_cursor) -> None:
-                notes_list(flt=NoteFilter(), sort=s, cursor=c, limit=50)
-                notes_count(flt=NoteFilter())
+            def rm_filtered(f: NoteFilter = flt) -> None:
+                notes_list(flt=f, limit=50)
+                notes_count(flt=f)
 
-            row.figures["read model"], row.figures["read model p95"] = budget.run(rm_page, 20)
-            field = fields[sort]
+            row.figures["read model"], row.figures["read model p95"] = budget.run(rm_filtered, 20)
             row.figures["naive"] = naive(
-                lambda f=field, d=depth: sorted(docs, key=lambda x: x.get(f) or 0, reverse=True)[
-                    d : d + 50
-                ]
+                lambda k=keep: sorted(
+                    (x for x in docs if k(x)), key=lambda x: x["updated_at"], reverse=True
+                )[:50]
             )
             report(row)
 
-    # --- notes list with a filter ---
-    filters: list[tuple[str, NoteFilter, Any]] = [
-        (
-            f"section = {SECTIONS[1]}",
-            NoteFilter(section=SECTIONS[1]),
-            lambda x: x.get("section") == SECTIONS[1],
-        ),
-        (
-            "importance 0.4-0.6",
-            NoteFilter(min_importance=0.4, max_importance=0.6),
-            lambda x: 0.4 <= x.get("importance", 0.5) <= 0.6,
-        ),
-        (
-            "effective importance >= 0.9",
-            NoteFilter(min_effective=0.9),
-            lambda x: effective_importance(x, now) >= 0.9,
-        ),
-        ("text 'billing'", NoteFilter(text="billing"), lambda x: "billing" in x["content"]),
-    ]
-    for name, flt, keep in filters:
-        row = Row(f"notes list, {name}")
+    # --- note page and search at a person's pace ---
+    browser = _browser()
+    probe_ids = [ids[r] for r in np.random.default_rng(3).choice(np.flatnonzero(live), 20)]
+    by_id = {x["note_id"]: x for x in docs}
+    if "pace" in wanted:
+        queue = list(probe_ids)
+        row = Row(f"note detail, {PACE_S} s apart")
         row.figures["current"], row.figures["current p95"] = budget.run(
-            lambda f=flt: (store.list_notes(f, limit=50), store.count_notes(f))
+            lambda: note_detail(note_id=queue.pop() if queue else probe_ids[0]), 20, PACE_S
+        )
+        pages = list(probe_ids)
+        row.figures["page, Django rendered"], row.figures["page, Django rendered p95"] = budget.run(
+            lambda: _ok(browser.get(f"/notes/{pages.pop() if pages else probe_ids[0]}/")),
+            20,
+            PACE_S,
         )
 
-        def rm_filtered(f: NoteFilter = flt) -> None:
-            notes_list(flt=f, limit=50)
-            notes_count(flt=f)
+        def naive_detail() -> None:
+            doc = by_id[probe_ids[0]]
+            [effective_importance(doc, now + timedelta(days=d)) for d in range(0, 91, 5)]
+            sorted((naive_cosine(doc["embedding"], x["embedding"]), x["note_id"]) for x in docs)[
+                -6:
+            ]
 
-        row.figures["read model"], row.figures["read model p95"] = budget.run(rm_filtered, 20)
-        row.figures["naive"] = naive(
-            lambda k=keep: sorted(
-                (x for x in docs if k(x)), key=lambda x: x["updated_at"], reverse=True
-            )[:50]
-        )
+        row.figures["naive"] = naive(naive_detail)
         report(row)
 
-    # --- note page and search at a person's pace ---
-    probe_ids = [ids[r] for r in np.random.default_rng(3).choice(np.flatnonzero(live), 8)]
-    queue = list(probe_ids)
-    row = Row(f"note detail, {PACE_S} s apart")
-    row.figures["current"], row.figures["current p95"] = budget.run(
-        lambda: note_detail(note_id=queue.pop() if queue else probe_ids[0]), 8, PACE_S
-    )
-    by_id = {x["note_id"]: x for x in docs}
+        words = ["billing", "deploy", "tea"] * 20
+        queries = iter(f"{w} topic {i}" for i, w in enumerate(words))
+        row = Row(f"search end to end, {PACE_S} s apart (hashing embedder)")
+        row.figures["current"], row.figures["current p95"] = budget.run(
+            lambda: notes_search(query=next(queries), limit=20), 20, PACE_S
+        )
+        row.figures["page, Django rendered"], row.figures["page, Django rendered p95"] = budget.run(
+            lambda: _ok(browser.get("/search/", {"q": next(queries)})), 20, PACE_S
+        )
+        from qqweb.clients import embedder
 
-    def naive_detail() -> None:
-        doc = by_id[probe_ids[0]]
-        [effective_importance(doc, now + timedelta(days=d)) for d in range(0, 91, 5)]
-        sorted((naive_cosine(doc["embedding"], x["embedding"]), x["note_id"]) for x in docs)[-6:]
+        def naive_search() -> None:
+            q = [float(v) for v in embedder().embed(["billing topic 1"])[0]]
+            sorted((naive_cosine(q, x["embedding"]), x["note_id"]) for x in docs)[-20:]
 
-    row.figures["naive"] = naive(naive_detail)
-    report(row)
-
-    queries = iter(f"{w} topic {i}" for i, w in enumerate(["billing", "deploy", "tea"] * 10))
-    row = Row(f"search end to end, {PACE_S} s apart (hashing embedder)")
-    row.figures["current"], row.figures["current p95"] = budget.run(
-        lambda: notes_search(query=next(queries), limit=20), 8, PACE_S
-    )
-    from qqweb.clients import embedder
-
-    def naive_search() -> None:
-        q = [float(v) for v in embedder().embed(["billing topic 1"])[0]]
-        sorted((naive_cosine(q, x["embedding"]), x["note_id"]) for x in docs)[-20:]
-
-    row.figures["naive"] = naive(naive_search)
-    report(row)
+        row.figures["naive"] = naive(naive_search)
+        report(row)
 
     # --- the first search after a process starts ---
-    directory = Path(settings.QQ_VECTOR_DIR) / f"{settings.QQ_MONGO_DB}.notes"
-    probe = np.asarray(docs[7]["embedding"], dtype=np.float32)
-
-    def first_search(where: Path | None) -> None:
-        fresh = VectorIndex(store, directory=where, ready_timeout=3600)
-        try:
-            fresh.search(probe, limit=10)
-        finally:
-            fresh.close()
-
-    row = Row("first search after a process starts (index only)")
-    row.figures["current"], _ = budget.run(lambda: first_search(directory), repeat=1)
-    row.figures["no snapshot"], _ = budget.run(lambda: first_search(None), repeat=1)
-    row.figures["naive"] = naive(
-        lambda: sorted(naive_cosine(probe.tolist(), x["embedding"]) for x in docs)
-    )
-    report(row)
+    if "first" in wanted:
+        rows.extend(first_search_rows(store, docs, naive, report))
 
     # --- search alone, in-process ---
+    if "search" not in wanted:
+        print(f"  server RSS {rss_mb(server_pid):,} MB", flush=True)
+        vector_indexes_close()
+        store.collection.drop()
+        return rows
     matrix = np.asarray([x["embedding"] for x in docs], dtype=np.float32)
     probes = matrix[np.random.default_rng(4).integers(0, n, 100)]
     probes = probes + np.random.default_rng(5).normal(scale=0.05, size=probes.shape).astype(
@@ -349,3 +360,75 @@ def measure(uri: str, n: int, args: Any, server_pid: int) -> list[Row]:
     vector_indexes_close()
     store.collection.drop()
     return rows
+
+
+def _browser() -> Any:
+    """A logged-in viewer for the pages (Django's test client: middleware, views and
+    templates, no HTTP server)."""
+    from django.contrib.auth.models import Group, User
+    from django.test import Client
+
+    from qqweb.services import roles_ensure
+
+    roles_ensure()
+    user, _ = User.objects.get_or_create(username="bench-viewer")
+    user.groups.add(Group.objects.get(name="viewer"))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _ok(response: Any) -> None:
+    if response.status_code != 200:
+        raise RuntimeError(f"HTTP {response.status_code}")
+
+
+def first_search_rows(store: Any, docs: list[Any], naive: Any, report: Any) -> list[Row]:
+    """A process that starts: from the saved snapshot (the first answer, then the end of
+    its catch-up with MongoDB, which runs after it), without one (reading every vector),
+    and how soon a search without a snapshot is told "loading (N of M notes)"."""
+    directory = Path(settings.QQ_VECTOR_DIR) / f"{settings.QQ_MONGO_DB}.notes"
+    probe = np.asarray(docs[7]["embedding"], dtype=np.float32)
+    caught_up: list[float] = []
+
+    def first_search(where: Path | None) -> None:
+        fresh = VectorIndex(store, directory=where, ready_timeout=3600)
+        t = time.perf_counter()
+        try:
+            fresh.search(probe, limit=10)
+            first = time.perf_counter() - t
+            fresh.wait_caught_up()
+            caught_up.append((time.perf_counter() - t - first) * 1000)
+        finally:
+            fresh.close()
+
+    told: list[float] = []
+
+    def without_snapshot() -> None:
+        """Asked at once (told it is loading, within its 0.5 s wait), then answered."""
+        fresh = VectorIndex(store, directory=None, ready_timeout=0.5)
+        t = time.perf_counter()
+        try:
+            try:
+                fresh.search(probe, limit=10)
+            except IndexWarming as e:
+                told.append((time.perf_counter() - t) * 1000)
+                print(f"    told after {told[-1]:.0f} ms: {e}", flush=True)
+            fresh.wait_caught_up()
+            fresh.search(probe, limit=10)
+        finally:
+            fresh.close()
+
+    budget = Budget(3600)
+    row = Row("first search after a process starts (index only)")
+    row.figures["current"], _ = budget.run(lambda: first_search(directory), repeat=1)
+    row.figures["catch-up after it"] = Figure(caught_up[-1] if caught_up else None, load())
+    print(f"    from the snapshot: {row.figures['current'].text()}, caught up after", end=" ")
+    print(row.figures["catch-up after it"].text(), flush=True)
+    row.figures["no snapshot"], _ = budget.run(without_snapshot, repeat=1)
+    row.figures["no snapshot: told loading"] = Figure(told[-1] if told else None, load())
+    row.figures["naive"] = naive(
+        lambda: sorted(naive_cosine(probe.tolist(), x["embedding"]) for x in docs)
+    )
+    report(row)
+    return []

@@ -1,4 +1,4 @@
-"""Vector search: the index (sign codes + exact re-scoring, memory-mapped) against the
+"""Vector search: the index (an inverted file scanned exactly, memory-mapped) against the
 exact float32 scan the dashboard used before and the seeds' pure-Python cosine.
 
     OMP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/vector_index.py          # 100k

@@ -85,8 +85,19 @@ def _vector_index_for(store: MongoNotesStore) -> VectorIndex:
                 directory=Path(settings.QQ_VECTOR_DIR)
                 / f"{settings.QQ_MONGO_DB}.{settings.QQ_MONGO_COLLECTION}",
                 exact_below=settings.QQ_VECTOR_EXACT_BELOW,
+                ready_timeout=settings.QQ_VECTOR_READY_TIMEOUT_S,
             )
         return _indexes[key]
+
+
+def vector_index_warm_up() -> None:
+    """Open this process's vector index in the background now (QQ_VECTOR_WARM_UP), so no
+    user waits for it: from its saved snapshot in a second or so, then catching up with
+    MongoDB; without a snapshot, reading every vector (a search meanwhile says how far it
+    got). Called when a web process imports the WSGI application and when a Celery worker
+    (or a prefork pool's child, after the fork) starts; returns at once."""
+    if settings.QQ_VECTOR_WARM_UP:
+        notes_store().vector_index.start()
 
 
 def vector_indexes_close() -> None:

@@ -14,6 +14,7 @@ from memory_app.models import MaintenanceRun
 from memory_app.services.dedup_scan import dedup_blocks_work
 from memory_app.services.maintenance import job_create, job_run
 from memory_app.services.runs import run_failed, runs_reap
+from memory_app.stores import vector_index_warm_up
 from qqweb.actors import Actor
 from qqweb.clients import embedder_warm_up
 
@@ -65,15 +66,18 @@ def reap_runs_task() -> dict[str, int]:
 def _warm_up_in_a_pool_process(**_: Any) -> None:
     """A prefork pool's child (after the fork: never load the model before it)."""
     embedder_warm_up(wait_while_loading=True)
+    vector_index_warm_up()
 
 
 @worker_ready.connect
 def _at_worker_start(sender: Any = None, **_: Any) -> None:
-    """The model loads in the background (solo and thread pools run tasks in this
-    process; a prefork pool's children load their own), and the reaper runs once."""
+    """The model and the vector index load in the background (solo and thread pools run
+    tasks in this process; a prefork pool's children load their own), and the reaper runs
+    once."""
     pool = getattr(getattr(sender, "controller", None), "pool_cls", None)
     if "prefork" not in getattr(pool, "__module__", ""):
         embedder_warm_up(wait_while_loading=True)
+        vector_index_warm_up()
     _reap_at_worker_start()
 
 

@@ -328,6 +328,11 @@ QQ_VECTOR_EXACT_BELOW = envint("QQ_VECTOR_EXACT_BELOW", 20_000)
 # How long the Overview and the histogram wait for the read model (the vector index's
 # small columns) of a process that just started before saying the pictures are loading.
 QQ_READ_MODEL_WAIT_S = envfloat("QQ_READ_MODEL_WAIT_S", 1.0)
+# Open the vector index (and catch up with MongoDB) in the background when a web or worker
+# process starts; a search that needs it before it is ready waits at most
+# QQ_VECTOR_READY_TIMEOUT_S, then says "the search index is loading (N of M notes)".
+QQ_VECTOR_WARM_UP = envbool("QQ_VECTOR_WARM_UP", True)
+QQ_VECTOR_READY_TIMEOUT_S = envfloat("QQ_VECTOR_READY_TIMEOUT_S", 3.0)
 
 # --- Celery ------------------------------------------------------------------------------
 # With no CELERY_BROKER_URL the broker is kombu's SQLAlchemy transport on a SQLite file:

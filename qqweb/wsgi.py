@@ -9,7 +9,10 @@ from qqweb.security import refuse_public_secret_key  # noqa: E402 - needs the se
 
 refuse_public_secret_key()
 
-# The embedding model loads in the background from now on (see qqweb.clients).
-from qqweb.clients import embedder_warm_up  # noqa: E402  (after Django is set up)
+# The embedding model and the vector index load in the background from now on (see
+# qqweb.clients and memory_app.stores).
+from memory_app.stores import vector_index_warm_up  # noqa: E402  (after Django is set up)
+from qqweb.clients import embedder_warm_up  # noqa: E402
 
 embedder_warm_up(wait_while_loading=False)
+vector_index_warm_up()

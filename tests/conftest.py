@@ -186,6 +186,9 @@ def mongo(
     # the first page of a test loads the read model: wait for it as long as a loaded
     # machine needs (it answers as soon as it is ready); the loading test sets its own
     settings.QQ_READ_MODEL_WAIT_S = 10.0
+    # a first search waits for the index as long as it takes on a busy machine; the
+    # "loading (N of M notes)" answer has its own tests, with a short wait
+    settings.QQ_VECTOR_READY_TIMEOUT_S = 60.0
     settings.QQ_MONGO_DB = database = f"qqtest_{os.getpid()}_{next(_db_numbers)}"
     client = mongo_client()  # the test may point the settings elsewhere
     forget_cached_health()

@@ -3,26 +3,33 @@ embedding dimension, saved under ``var/``.
 
 A segment holds the normalised float32 vectors of every note of one dimension at the time
 it was built (``vectors.npy``), their note ids and sections, and, from ``exact_below`` rows
-on, one sign bit per coordinate (``codes.npy``, 48 bytes for a 384-d vector, a 32nd of the
-float32 bytes). The float32 vectors are opened memory-mapped: every process that serves
-searches maps the same pages, so a second web worker costs no second copy, and a process
-that starts opens the segment in milliseconds instead of reading every note.
+on, an inverted file (IVF): ``4 * sqrt(n)`` centroids found by spherical k-means on a
+sample (``centroids.npy``), with the rows stored grouped by their nearest centroid
+(``offsets.npy``: list ``i`` is rows ``offsets[i]:offsets[i + 1]``). The float32 vectors
+are opened memory-mapped: every process that serves searches maps the same pages, so a
+second web worker costs no second copy, and a process that starts opens the segment in
+milliseconds instead of reading every note.
 
 Search: below ``exact_below`` rows, the exact scan (a matrix-vector product). From there
-on, faiss's exact Hamming scan over the sign codes (``IndexBinaryFlat``) proposes
-``candidates`` rows and each is re-scored exactly from the float32 vectors, so the scores
-are exact cosines and only the ranking is approximate (recall@10 against the exact scan is
-asserted in the tests on real MiniLM embeddings). A section filter or masked rows that
+on, the query is compared with the centroids and the ``PROBES`` nearest lists are scanned
+exactly: contiguous slices of the memory-mapped vectors, so the scores are exact cosines
+and only which rows get compared is approximate (1.6% of the rows at 1M, 5% at 100k;
+recall@10 against the exact scan is asserted in the tests on real MiniLM embeddings, and
+measured by ``bench/issue14.py`` at 100k and 1M). A section filter or masked rows that
 leave too few candidates fall back to the exact scan of the rows that may match: never
 fewer hits than the exact scan would give.
 
-Why sign codes rather than an HNSW graph: measured on one core of this machine (load
-average 10-12) at 30k 384-d clustered vectors, usearch's int8 HNSW took 72 s to build and
-8.9 ms a query (recall 0.99 with re-scoring); faiss's binary scan + re-scoring of 200
-candidates 0.75 ms (recall 0.982 on those hard synthetic clusters; see the tests for real
-text), and needs no build at all, so folding changes in is as cheap as writing the file.
-The exact scan took 20 ms a query at that load. ``bench/search_and_dedup.py`` has the
-figures at 100k and 1M.
+Why an IVF over the float32 rows, measured on this machine (2 cores shared, load 6-10):
+
+- the previous stage, faiss's exact Hamming scan over one sign bit per coordinate
+  (``IndexBinaryFlat``) with 512 rows re-scored, took 32 ms p50 at 1M: the scan of every
+  code is linear in n and dominated the time;
+- usearch's int8 HNSW took 72 s to build 30k vectors (so hours at 1M here) and 8.9 ms a
+  query;
+- the IVF reads ``PROBES`` lists (about 16k rows, 25 MB at 1M) plus the centroids, each a
+  contiguous slice, so it stays memory-mapped and shared, needs no second copy of the
+  vectors, and a fold of new rows into it only assigns them to the existing centroids.
+  Its build is a k-means on ``16 * nlist`` sampled rows and one assignment pass (faiss).
 """
 
 from __future__ import annotations
@@ -31,12 +38,20 @@ import json
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-EXACT_BELOW = 20_000  # rows; below this the exact scan is about as fast as the codes
-CANDIDATES = 512  # rows re-scored exactly per query (at least 20 per hit asked for)
+EXACT_BELOW = 20_000  # rows; below this the exact scan is about as fast as the lists
+CANDIDATES = 512  # kept for callers; the IVF scans whole lists instead
+PROBES = 64  # lists scanned per query
+SAMPLE_PER_LIST = 16  # k-means training rows per list
+
+
+def dot(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """``matrix @ query`` on one core. A threaded BLAS gemv on this shared 2-core machine
+    took 23 ms p50 for 16k x 384 rows (55 ms p95 for the 4k centroids at 1M) against 1.4 ms
+    for einsum's single-threaded loop: its threads wait for cores other processes hold."""
+    return np.einsum("ij,j->i", matrix, query)
 
 
 def normalise(matrix: np.ndarray) -> np.ndarray:
@@ -47,6 +62,37 @@ def normalise(matrix: np.ndarray) -> np.ndarray:
 
 
 @dataclass
+class Lists:
+    """The inverted file of a segment: rows ``offsets[i]:offsets[i + 1]`` are nearest to
+    ``centroids[i]``."""
+
+    centroids: np.ndarray  # (nlist, dim) float32, unit rows
+    offsets: np.ndarray  # (nlist + 1,) int64
+
+    def of_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The list of each of ``rows``."""
+        return np.searchsorted(self.offsets, rows, side="right").astype(np.int64) - 1
+
+    def ranges(self, query: np.ndarray, probes: int) -> list[tuple[int, int]]:
+        """Row ranges of the ``probes`` lists nearest ``query``, in file order, adjacent
+        ones merged."""
+        scores = dot(self.centroids, query)
+        probes = min(probes, len(scores))
+        nearest = np.sort(np.argpartition(-scores, probes - 1)[:probes])
+        out: list[tuple[int, int]] = []
+        for start, stop in zip(
+            self.offsets[nearest].tolist(), self.offsets[nearest + 1].tolist(), strict=True
+        ):
+            if stop == start:
+                continue
+            if out and out[-1][1] == start:
+                out[-1] = (out[-1][0], stop)
+            else:
+                out.append((start, stop))
+        return out
+
+
+@dataclass
 class Segment:
     """The vectors of one dimension as of one build. Never changed once built."""
 
@@ -54,8 +100,12 @@ class Segment:
     ids: np.ndarray  # note ids, dtype str
     sections: np.ndarray  # dtype str ("" for none)
     vectors: np.ndarray  # (n, dim) float32, unit rows; usually a read-only memmap
-    codes: Any = None  # faiss IndexBinaryFlat over the sign codes, from exact_below rows on
+    lists: Lists | None = None  # the inverted file, from exact_below rows on
     path: Path | None = None
+
+    def __post_init__(self) -> None:
+        # the same pages as a plain array: slicing a np.memmap costs 30-40 us a slice
+        self._rows = self.vectors.view(np.ndarray)
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])
@@ -64,35 +114,33 @@ class Segment:
         return {str(note_id): row for row, note_id in enumerate(self.ids.tolist())}
 
     def search(
-        self, query: np.ndarray, k: int, allowed: np.ndarray | None, candidates: int
+        self, query: np.ndarray, k: int, allowed: np.ndarray | None, candidates: int = 0
     ) -> list[tuple[int, float]]:
         """``(row, cosine)`` of the best ``k`` rows where ``allowed`` (a boolean mask or
         None for all). ``query`` is a unit vector."""
         n = len(self)
         if n == 0 or k <= 0:
             return []
-        if self.codes is not None and (allowed is None or allowed.sum() > n // 2):
-            found = self._candidates(query, max(candidates, 20 * k))
+        if self.lists is not None and (allowed is None or allowed.sum() > n // 2):
+            ranges = self.lists.ranges(query, PROBES)
+            rows = np.concatenate([np.arange(a, b) for a, b in ranges])
+            scores = np.concatenate([dot(self._rows[a:b], query) for a, b in ranges])
             if allowed is not None:
-                found = found[allowed[found]]
-            if len(found) >= k:
-                scores = self.vectors[found] @ query
-                order = np.argsort(-scores, kind="stable")[:k]
-                return [(int(found[i]), float(scores[i])) for i in order]
+                keep = allowed[rows]
+                rows, scores = rows[keep], scores[keep]
+            if len(rows) >= k:
+                return _best(rows, scores, k)
         rows = np.arange(n) if allowed is None else np.flatnonzero(allowed)
         if len(rows) == 0:
             return []
-        scores = (self.vectors @ query) if allowed is None else (self.vectors[rows] @ query)
-        k = min(k, len(rows))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [(int(rows[i]), float(scores[i])) for i in top]
+        scores = dot(self._rows if allowed is None else self._rows[rows], query)
+        return _best(rows, scores, min(k, len(rows)))
 
-    def _candidates(self, query: np.ndarray, count: int) -> np.ndarray:
-        code = np.packbits(query > 0)[None, :]
-        _, rows = self.codes.search(code, min(count, len(self)))
-        found = np.asarray(rows[0], dtype=np.int64)
-        return np.sort(found[found >= 0])  # in file order: the gather reads pages in turn
+
+def _best(rows: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    top = np.argpartition(-scores, k - 1)[:k]
+    top = top[np.argsort(-scores[top], kind="stable")]
+    return [(int(rows[i]), float(scores[i])) for i in top]
 
 
 def build_segment(
@@ -103,51 +151,95 @@ def build_segment(
     directory: Path | None,
     *,
     exact_below: int = EXACT_BELOW,
+    centroids: np.ndarray | None = None,
+    known: np.ndarray | None = None,
 ) -> Segment:
     """A new segment from unit rows; saved under ``directory`` (and re-opened
-    memory-mapped) when one is given, else kept in memory."""
+    memory-mapped) when one is given, else kept in memory. From ``exact_below`` rows on,
+    the rows are grouped into lists: around ``centroids`` when given (a fold keeps the
+    old ones while the size stays within 4x of what they were trained on; ``known`` then
+    gives each row's list, -1 for rows to assign), else around new ones."""
     vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(ids), dim)
     id_array = np.asarray(ids, dtype=str)
     section_array = np.asarray(sections, dtype=str)
-    codes = sign_codes(vectors) if len(ids) >= exact_below else None
+    lists = None
+    if len(ids) and len(ids) >= exact_below:
+        target = _list_count(len(ids))
+        if centroids is None or not target / 2 <= len(centroids) <= 2 * target:
+            centroids, known = train_centroids(vectors), None
+        if known is None:
+            assign = nearest_centroid(vectors, centroids)
+        else:  # a fold: the old rows keep their lists, the new ones are assigned
+            assign = np.asarray(known, dtype=np.int64).copy()
+            new = np.flatnonzero(assign < 0)
+            if len(new):
+                assign[new] = nearest_centroid(vectors[new], centroids)
+        order = np.argsort(assign, kind="stable")
+        vectors, id_array, section_array = vectors[order], id_array[order], section_array[order]
+        offsets = np.searchsorted(assign[order], np.arange(len(centroids) + 1)).astype(np.int64)
+        lists = Lists(np.ascontiguousarray(centroids, dtype=np.float32), offsets)
     if directory is None:
-        return Segment(dim, id_array, section_array, vectors, _code_index(dim, codes))
+        return Segment(dim, id_array, section_array, vectors, lists)
     path = directory / f"d{dim}-{uuid.uuid4().hex[:12]}"
     path.mkdir(parents=True)
     np.save(path / "vectors.npy", vectors)
     np.save(path / "ids.npy", id_array)
     np.save(path / "sections.npy", section_array)
-    if codes is not None:
-        np.save(path / "codes.npy", codes)
+    if lists is not None:
+        np.save(path / "centroids.npy", lists.centroids)
+        np.save(path / "offsets.npy", lists.offsets)
     (path / "segment.json").write_text(json.dumps({"dim": dim, "rows": len(ids)}))
     return open_segment(path)
 
 
-def sign_codes(vectors: np.ndarray) -> np.ndarray:
-    """One bit per coordinate (set where it is positive), packed: 48 bytes for 384-d."""
-    return np.packbits(np.asarray(vectors) > 0, axis=1)
+def _list_count(n: int) -> int:
+    return max(1, int(4 * np.sqrt(n)))
 
 
-def _code_index(dim: int, codes: np.ndarray | None) -> Any:
-    if codes is None:
-        return None
+def train_centroids(vectors: np.ndarray, seed: int = 1) -> np.ndarray:
+    """``4 * sqrt(n)`` unit centroids by spherical k-means (faiss) on at most
+    ``SAMPLE_PER_LIST`` sampled rows per centroid."""
     import faiss
 
-    index = faiss.IndexBinaryFlat(codes.shape[1] * 8)
-    if len(codes):
-        index.add(np.ascontiguousarray(codes))
-    return index
+    n, dim = vectors.shape
+    count = min(_list_count(n), n)
+    rng = np.random.default_rng(seed)
+    sample = vectors[np.sort(rng.choice(n, min(n, count * SAMPLE_PER_LIST), replace=False))]
+    kmeans = faiss.Kmeans(
+        dim, count, niter=10, spherical=True, seed=seed, max_points_per_centroid=10**9
+    )
+    kmeans.cp.min_points_per_centroid = 1  # few rows per list at small sizes: no warning
+    kmeans.train(np.ascontiguousarray(sample, dtype=np.float32))
+    return np.asarray(kmeans.centroids, dtype=np.float32)
+
+
+def nearest_centroid(vectors: np.ndarray, centroids: np.ndarray) -> np.ndarray:
+    """The list of each row (the centroid of the largest inner product)."""
+    import faiss
+
+    index = faiss.IndexFlatIP(centroids.shape[1])
+    index.add(np.ascontiguousarray(centroids, dtype=np.float32))
+    out = np.empty(len(vectors), dtype=np.int64)
+    for start in range(0, len(vectors), 65_536):
+        block = np.ascontiguousarray(vectors[start : start + 65_536], dtype=np.float32)
+        _, nearest = index.search(block, 1)
+        out[start : start + len(block)] = nearest[:, 0]
+    return out
 
 
 def open_segment(path: Path) -> Segment:
-    """A saved segment, memory-mapped (raises OSError/ValueError when it is incomplete)."""
+    """A saved segment, memory-mapped (raises OSError/ValueError when it is incomplete).
+    A segment saved before the lists existed (sign codes) is scanned exactly until the
+    next fold or rebuild."""
     meta = json.loads((path / "segment.json").read_text())
     vectors = np.load(path / "vectors.npy", mmap_mode="r")
     ids = np.load(path / "ids.npy")
     sections = np.load(path / "sections.npy")
-    codes = np.load(path / "codes.npy") if (path / "codes.npy").exists() else None
+    lists = None
+    if (path / "offsets.npy").exists():
+        lists = Lists(np.load(path / "centroids.npy"), np.load(path / "offsets.npy"))
+        if lists.offsets[-1] != meta["rows"]:
+            raise ValueError(f"segment {path} is incomplete")
     if vectors.shape != (meta["rows"], meta["dim"]) or len(ids) != meta["rows"]:
         raise ValueError(f"segment {path} is incomplete")
-    return Segment(
-        int(meta["dim"]), ids, sections, vectors, _code_index(int(meta["dim"]), codes), path
-    )
+    return Segment(int(meta["dim"]), ids, sections, vectors, lists, path)

@@ -78,10 +78,12 @@ class Snapshot:
                     segment.ids[rows].tolist(),
                     segment.sections[rows].tolist(),
                     segment.vectors[rows],
+                    None if segment.lists is None else segment.lists.of_rows(rows),
                 )
         for note_id, (dim, section, row) in delta.items():
             columns.setdefault(dim, Columns(dim)).append(note_id, section, row)
-        return _save(self.generation, columns, versions, model, root, exact_below)
+        centroids = {d: s.lists.centroids for d, s in self.segments.items() if s.lists}
+        return _save(self.generation, columns, versions, model, root, exact_below, centroids)
 
     def retire(self) -> None:
         """Delete this snapshot's files unless it is the current one."""
@@ -101,6 +103,7 @@ class Columns:
         self.ids: list[str] = []
         self.sections: list[str] = []
         self.chunks: list[np.ndarray] = []
+        self.lists: list[np.ndarray] = []  # per chunk: each row's list (-1: not known)
         self._open = np.empty((CHUNK, dim), dtype=np.float32)
         self._filled = 0
 
@@ -114,16 +117,25 @@ class Columns:
             self._open = np.empty((CHUNK, self.dim), dtype=np.float32)
             self._filled = 0
 
-    def extend(self, ids: list[str], sections: list[str], rows: np.ndarray) -> None:
+    def extend(
+        self, ids: list[str], sections: list[str], rows: np.ndarray, lists: np.ndarray | None
+    ) -> None:
         self._flush()
         self.ids.extend(ids)
         self.sections.extend(sections)
         self.chunks.append(np.asarray(rows, dtype=np.float32))
+        self.lists.append(np.full(len(ids), -1, np.int64) if lists is None else lists)
 
     def _flush(self) -> None:
         if self._filled:
             self.chunks.append(self._open[: self._filled].copy())
+            self.lists.append(np.full(self._filled, -1, np.int64))
             self._filled = 0
+
+    def known_lists(self) -> np.ndarray:
+        """Each row's list in the segment it comes from (-1 for new rows)."""
+        self._flush()
+        return np.concatenate(self.lists) if self.lists else np.zeros(0, np.int64)
 
     def matrix(self) -> np.ndarray:
         self._flush()
@@ -163,10 +175,23 @@ def _save(
     model: ReadModel,
     root: Path | None,
     exact_below: int,
+    centroids: dict[int, np.ndarray] | None = None,
 ) -> Snapshot:
+    """Segments of ``columns`` (grouped around ``centroids``' lists where given: a fold),
+    saved under ``root`` with the versions and the read model."""
+    centroids = centroids or {}
     if root is None:
         segments = {
-            d: build_segment(d, c.ids, c.sections, c.matrix(), None, exact_below=exact_below)
+            d: build_segment(
+                d,
+                c.ids,
+                c.sections,
+                c.matrix(),
+                None,
+                exact_below=exact_below,
+                centroids=centroids.get(d),
+                known=c.known_lists() if d in centroids else None,
+            )
             for d, c in columns.items()
         }
         return Snapshot(generation, segments, versions, model)
@@ -176,7 +201,14 @@ def _save(
     building.mkdir()
     for dim, cols in columns.items():
         build_segment(
-            dim, cols.ids, cols.sections, cols.matrix(), building, exact_below=exact_below
+            dim,
+            cols.ids,
+            cols.sections,
+            cols.matrix(),
+            building,
+            exact_below=exact_below,
+            centroids=centroids.get(dim),
+            known=cols.known_lists() if dim in centroids else None,
         )
     model.save(building / "columns")
     with open(building / "versions.bson", "wb") as out:

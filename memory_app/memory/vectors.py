@@ -4,15 +4,20 @@ path.
 The agent keeps embeddings as lists in the documents and has no vector index; reading
 every document per query costs seconds at 100k notes. This index answers from
 memory-mapped segments saved under ``var/`` (``vector_segments.py``: an exact scan below
-``exact_below`` notes, faiss's scan of sign codes with exact re-scoring above) plus a small
+``exact_below`` notes, an inverted file of exactly scanned lists above) plus a small
 in-memory delta of the notes changed since the segments were built:
 
 - a process opens the last saved segments (milliseconds, memory-mapped, shared with every
-  other process on the machine) and catches up by diffing ``(_id, note_id, updated_at)``
-  with what the snapshot held; without a snapshot it reads every vector once and saves
-  one. This happens in a background thread started by the first use; a search that comes
-  before it is done waits at most ``ready_timeout`` seconds, then gets
-  :class:`IndexWarming` (a 503 that says so) instead of hanging;
+  other process on the machine), answers from them at once (:attr:`VectorIndex.ready`),
+  and only then catches up by diffing ``(_id, note_id, updated_at)`` with what the
+  snapshot held (30 s at 100k notes on the embedded daemon): a note the agent wrote while
+  no qqweb process ran appears once that catch-up ends (:attr:`VectorIndex.caught_up`).
+  The notes qqweb itself wrote meanwhile are read before the first answer. Without a
+  snapshot it reads every vector once and saves one. This happens in background threads
+  that web and worker processes start when they start (``memory_app.stores``); a search
+  that comes before the index is ready waits at most ``ready_timeout`` seconds, then gets
+  :class:`IndexWarming` ("the search index is loading (N of M notes)", a 503) instead of
+  hanging;
 - every write qqweb makes goes through the store, which tells the index the ids it wrote
   (:meth:`VectorIndex.notes_changed`): the writer re-reads exactly those notes into the
   delta, so a search right after sees them (an undo included, whatever its
@@ -53,10 +58,10 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .errors import DimensionMismatch, StoreError, StoreUnavailable
+from .errors import DimensionMismatch, MemoryLibraryError, StoreError, StoreUnavailable
 from .read_model import ReadModel, stamp
 from .vector_follow import VectorSource, diff, fold, needs_fold
-from .vector_segments import CANDIDATES, EXACT_BELOW, Segment, normalise
+from .vector_segments import EXACT_BELOW, Segment, dot, normalise
 from .vector_state import Snapshot, build_snapshot, load_snapshot
 
 log = logging.getLogger(__name__)
@@ -67,10 +72,24 @@ __all__ = ["IndexWarming", "SearchResult", "VectorIndex", "VectorSource", "norma
 
 
 class IndexWarming(StoreUnavailable):
-    """The index is still loading in the background (a process that just started)."""
+    """The index is still loading in the background (a process that just started), with
+    how far it got: ``read`` notes of about ``total`` (None: not known yet)."""
 
-    def __init__(self) -> None:
-        super().__init__("the search index", "it is still loading; try again in a few seconds")
+    def __init__(self, read: int = 0, total: int | None = None) -> None:
+        MemoryLibraryError.__init__(self, _loading_text(read, total))
+        self.store, self.read, self.total = "the search index", read, total
+        self.message = str(self)
+
+    def __reduce__(self) -> tuple[type, tuple[int, int | None]]:  # type: ignore[override]
+        return type(self), (self.read, self.total)
+
+
+def _loading_text(read: int, total: int | None) -> str:
+    if total is None:
+        where = f"{read:,} notes so far" if read else "starting"
+    else:
+        where = f"{min(read, total):,} of {total:,} notes"
+    return f"the search index is loading ({where}); try again in a few seconds"
 
 
 @dataclass
@@ -120,8 +139,11 @@ class VectorIndex:
         self._seen_generation = 0
         self._diff_every = refresh_interval
         self._diffed_at = 0.0
-        self._ready = threading.Event()
+        self._ready = threading.Event()  # answers searches (maybe from an older snapshot)
+        self._caught_up = threading.Event()  # ... and has caught up with MongoDB since
+        self._progress: tuple[int, int | None] = (0, None)  # notes read, of about how many
         self._started = False
+        self._watching = False  # the change-stream thread was started
         self._start_lock = threading.Lock()
         self._stream_live = threading.Event()
         self._stream_tried = threading.Event()  # the first open of the stream ended either way
@@ -139,15 +161,12 @@ class VectorIndex:
         every vector, then follow MongoDB."""
         if self._source is None:
             self._ready.set()
+            self._caught_up.set()
             return
         with self._start_lock:
             if self._started:
                 return
             self._started = True
-        if self._use_change_stream:
-            from .vector_follow import watch
-
-            self._spawn(lambda: watch(self), "qqweb-vector-watch")
         self._spawn(self._follow, "qqweb-vector-follow")
 
     def _spawn(self, target: Any, name: str) -> None:
@@ -176,19 +195,43 @@ class VectorIndex:
             return question(self.read_model)
 
     @property
+    def caught_up(self) -> bool:
+        """Ready, and caught up with what MongoDB held when the process started (the
+        notes written while no process ran included)."""
+        return self._caught_up.is_set()
+
+    @property
     def follows_change_stream(self) -> bool:
         return self._stream_live.is_set()
+
+    def wait_caught_up(self, timeout: float | None = None) -> bool:
+        """Start if needed and wait for the catch-up (jobs, tests); whether it ended."""
+        self.start()
+        return self._caught_up.wait(timeout=timeout)
 
     def _wait_ready(self) -> None:
         self.start()
         if not self._ready.wait(timeout=self._ready_timeout):
-            raise IndexWarming()
+            raise IndexWarming(*self._progress)
+
+    def _stream_opened(self) -> None:
+        """Wait (at most 2 s) for the change stream's first open, before reading what
+        MongoDB holds, so nothing written meanwhile is missed; a server that is down
+        answers the first try, and the read then fails at once. A snapshot is answered
+        from before that: the catch-up after it comes after the wait. The stream is
+        opened here, not at start: on SecantusDB's daemon opening it took about 20 s at
+        100k notes, and the server answered nothing else meanwhile."""
+        if not self._use_change_stream:
+            return
+        with self._start_lock:
+            if not self._watching:
+                from .vector_follow import watch
+
+                self._watching = True
+                self._spawn(lambda: watch(self), "qqweb-vector-watch")
+        self._stream_tried.wait(timeout=2.0)
 
     def _follow(self) -> None:
-        if self._use_change_stream:
-            # Opened before the load, so nothing written during it is missed; a server
-            # that is down answers the first try, and the load then fails at once.
-            self._stream_tried.wait(timeout=2.0)
         while not self._stop.is_set():
             try:
                 self.refresh()
@@ -249,11 +292,17 @@ class VectorIndex:
             full = full or generation != self._seen_generation
         if full:
             self._load(generation, use_snapshot=not (reload or self._reload_needed))
-        elif not self.follows_change_stream and (
-            force or time.monotonic() - self._diffed_at >= self._diff_every
+        catching_up = not self._caught_up.is_set()
+        if catching_up:
+            self._stream_opened()
+        if catching_up or (
+            not self.follows_change_stream
+            and (force or time.monotonic() - self._diffed_at >= self._diff_every)
         ):
-            self._diff()
+            self._diff()  # after a load from a snapshot: what changed since it was saved
         self._apply()
+        if catching_up:
+            self._caught_up.set()
         if self._needs_fold():
             self._fold()
 
@@ -265,7 +314,9 @@ class VectorIndex:
         with self._lock:
             self._reload_needed = False
             self._loading, self._touched_while_loading = True, set()
+        self._caught_up.clear()
         if snapshot is None:
+            self._stream_opened()
             snapshot = build_snapshot(
                 self._counted(self._source.vector_rows()),
                 generation,
@@ -281,10 +332,26 @@ class VectorIndex:
             self._seen_generation = generation
             self._loading = False
             self._pending_notes.update(self._touched_while_loading)  # written meanwhile
-        if not caught_up:
-            self._diff()  # what changed since the snapshot was saved
-            self._apply()
-        self._ready.set()
+        self._apply()  # what qqweb wrote meanwhile (a few notes): its writer sees them
+        self._ready.set()  # answers from the snapshot from now on; the caller catches up
+        if caught_up:
+            self._caught_up.set()
+
+    def _counted(self, docs: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """``docs``, keeping :attr:`_progress` (what :class:`IndexWarming` says)."""
+        assert self._source is not None
+        try:
+            total = self._source.count_notes().value
+        except StoreUnavailable:
+            total = None
+        read = 0
+        self._progress = (0, total)
+        for doc in docs:
+            read += 1
+            if read % 1000 == 0:
+                self._progress = (read, total)
+            yield doc
+        self._progress = (read, total)
 
     def _counted(self, rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         self.loaded_rows = 0
@@ -401,6 +468,7 @@ class VectorIndex:
             self._epoch += 1
             self._install(snapshot)
         self._ready.set()
+        self._caught_up.set()
 
     def holds(self, note_id: str) -> bool:
         """Whether ``note_id`` has a vector in the index (as of the last catch-up)."""
@@ -463,13 +531,11 @@ class VectorIndex:
                 if section is not None:
                     allowed &= segment.sections == section
                 unfiltered = section is None and not self._masked[dim].any()
-                for row, score in segment.search(
-                    vector, k, None if unfiltered else allowed, CANDIDATES
-                ):
+                for row, score in segment.search(vector, k, None if unfiltered else allowed):
                     hits.append((str(segment.ids[row]), score))
             ids, sections, rows = self._delta_of(dim)
             if ids:
-                scores = rows @ vector
+                scores = dot(rows, vector)
                 if section is not None:
                     scores = np.where(sections == section, scores, -np.inf)
                 hits.extend((ids[i], float(scores[i])) for i in np.argsort(-scores)[:k])

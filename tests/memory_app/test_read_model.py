@@ -349,7 +349,8 @@ def test_the_read_model_answers_what_mongodb_answers_after_every_kind_of_write(
         store, refresh_interval=0.2, use_change_stream=change_stream, directory=tmp_path
     )
     try:
-        assert again.holds("note_000000000001")
+        assert again.holds("note_000000000001")  # answers from the snapshot at once
+        assert again.wait_caught_up(timeout=30)  # the catch-up runs after that
         assert agrees(again)
         assert isinstance(again.read_model.columns["importance"], np.ndarray)
     finally:

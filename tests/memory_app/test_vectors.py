@@ -157,6 +157,7 @@ def test_a_restarted_process_starts_from_its_saved_index_and_catches_up(tmp_path
 
     again = VectorIndex(store, directory=tmp_path, use_change_stream=False)
     try:
+        assert again.wait_caught_up(timeout=10)  # it answers from the snapshot before that
         query = np.asarray(vec("Grafana dashboards for metrics"))
         hits = [i for i, _ in again.search(query, limit=10).hits]
         assert hits == _exact(store, query, 10)
@@ -172,5 +173,5 @@ def test_a_search_while_the_index_is_still_loading_says_so_instead_of_hanging():
     add(store, "note_000000000001", "Kafka streams events")
     index = VectorIndex(store, ready_timeout=0.0, use_change_stream=False)
     index._started = True  # its loader has not got anywhere yet
-    with pytest.raises(IndexWarming, match="still loading"):
+    with pytest.raises(IndexWarming, match="the search index is loading"):
         index.search(vec("Kafka"), limit=1)
