@@ -338,26 +338,21 @@ class VectorIndex:
             self._caught_up.set()
 
     def _counted(self, docs: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-        """``docs``, keeping :attr:`_progress` (what :class:`IndexWarming` says)."""
+        """``docs``, keeping :attr:`_progress` (what :class:`IndexWarming` says) and
+        :attr:`loaded_rows` (what the notes list's loading message says)."""
         assert self._source is not None
         try:
             total = self._source.count_notes().value
         except StoreUnavailable:
             total = None
-        read = 0
+        read = self.loaded_rows = 0
         self._progress = (0, total)
         for doc in docs:
             read += 1
             if read % 1000 == 0:
-                self._progress = (read, total)
+                self._progress, self.loaded_rows = (read, total), read
             yield doc
-        self._progress = (read, total)
-
-    def _counted(self, rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-        self.loaded_rows = 0
-        for row in rows:
-            self.loaded_rows += 1
-            yield row
+        self._progress, self.loaded_rows = (read, total), read
 
     @contextmanager
     def reading(self) -> Iterator[ReadModel]:
