@@ -1,8 +1,8 @@
 """Store health: is each store up, how fast does it answer, and what to do when it is not.
 
 Checks run concurrently, so a store that is down costs one timeout, not one per store.
-``cached_stores_health`` keeps the answer for a few seconds: the layout shows it on every
-page and must not wait on a dead server each time.
+``cached_stores_health`` keeps the answer for a few seconds and checks again in the
+background: the layout shows it on every page and must not wait on a slow or dead server.
 """
 
 from __future__ import annotations
@@ -124,16 +124,36 @@ def _settings_key() -> tuple[Any, ...]:
     )
 
 
-def cached_stores_health(max_age_s: float = 15.0) -> list[StoreStatus]:
+_refreshing: set[tuple[Any, ...]] = set()  # settings keys being checked in the background
+
+
+def _refresh(key: tuple[Any, ...]) -> list[StoreStatus]:
     global _cached
+    try:
+        result = stores_health()
+        with _cache_lock:
+            _cached = (time.monotonic(), key, result)
+        return result
+    finally:
+        with _cache_lock:
+            _refreshing.discard(key)
+
+
+def cached_stores_health(max_age_s: float = 15.0) -> list[StoreStatus]:
+    """The stores' health for the layout's dots. Only the first page a process renders
+    waits for the checks (at most one timeout); after that a page gets the last answer at
+    once and, when it is older than ``max_age_s``, one background thread checks again:
+    a store that went slow or down never makes every page wait for its timeout."""
     key = _settings_key()
     with _cache_lock:
-        if _cached and _cached[1] == key and time.monotonic() - _cached[0] < max_age_s:
-            return _cached[2]
-    result = stores_health()
-    with _cache_lock:
-        _cached = (time.monotonic(), key, result)
-    return result
+        cached = _cached if _cached and _cached[1] == key else None
+        if cached and (time.monotonic() - cached[0] < max_age_s or key in _refreshing):
+            return cached[2]
+        _refreshing.add(key)
+    if cached is None:
+        return _refresh(key)
+    threading.Thread(target=_refresh, args=(key,), name="qqweb-health", daemon=True).start()
+    return cached[2]
 
 
 def forget_cached_health() -> None:

@@ -1,8 +1,11 @@
+import time
+
 import pytest
 from django.test import Client
 from django.urls import reverse
 from secantus import SecantusDBServer
 
+from qqweb.health import cached_stores_health, forget_cached_health
 from tests.services import free_port
 
 pytestmark = pytest.mark.usefixtures("stores")
@@ -56,3 +59,28 @@ def test_the_store_dots_refresh_as_an_htmx_partial(settings, viewer_client):
     assert html.strip().startswith('<ul class="store-dots" id="store-status"')
     assert "<html" not in html
     assert 'class="down" title="neo4j: down' in html
+
+
+def test_the_store_dots_answer_at_once_and_see_a_store_go_down_in_the_background(
+    settings, tmp_path, viewer_client
+):
+    """A page never waits for the checks once the process has an answer: a stale one is
+    shown while one background check runs, and the next pages show what it found."""
+    memory = tmp_path / "agent-memory"
+    memory.mkdir()
+    settings.MEMORY_DIR = memory
+    forget_cached_health()
+    first = {s.name: s.up for s in cached_stores_health()}
+    assert first["memory_dir"] is True
+    memory.rmdir()
+    stale = {s.name: s.up for s in cached_stores_health(max_age_s=0)}
+    assert stale["memory_dir"] is True  # the last answer, not a wait for a new check
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        now = {s.name: s.up for s in cached_stores_health()}
+        if not now["memory_dir"]:
+            break
+        time.sleep(0.05)
+    assert now["memory_dir"] is False
+    page = viewer_client.get(reverse("memory_app:overview")).content.decode()
+    assert "memory_dir is down" in page
