@@ -15,7 +15,7 @@ review queue exactly as the single-process scan's did (``services.review``).
 not a dry run, at this threshold or a lower one: ``last_complete_scan``; the runs table is
 where the mark lives, so it survives restarts and a cancelled or failed run never moves
 it), only the notes changed since that run started (``updated_at``, or put back by qqweb:
-``notes_store().note_ids_changed_since``, minus ``CLOCK_MARGIN`` for the agent's clock)
+``notes_store().note_ids_changed_since``, minus ``clock_margin()`` for the agent's clock)
 are compared, each with every note. A finished incremental scan is itself complete as of
 its start (every pair with a note changed before was looked at, by it or by the scans
 before it), so the next one starts from it. ``full`` (the Review page's "Full scan", the
@@ -42,9 +42,13 @@ from memory_app.stores import notes_store
 logger = logging.getLogger(__name__)
 BLOCK_TASK = "memory_app.dedup_block"
 WAIT_S = 0.2  # between looks at blocks other workers hold
-# the agent stamps updated_at with its own clock: a note written a little before the mark
-# by a clock that runs behind ours is compared again rather than missed
-CLOCK_MARGIN = timedelta(minutes=5)
+
+
+def clock_margin() -> timedelta:
+    """The agent stamps ``updated_at`` with its own clock: a note written a little before
+    the mark by a clock that runs behind ours is compared again rather than missed
+    (QQ_DEDUP_CLOCK_MARGIN_S)."""
+    return timedelta(seconds=max(0, int(settings.QQ_DEDUP_CLOCK_MARGIN_S)))
 
 
 def scan_queue(run_id: int) -> ScanQueue:

@@ -21,6 +21,7 @@ from qqweb.actors import Actor
 N = 240
 TWINS = 12
 DIM = 384
+ADA = Actor("user", "ada-admin", role="admin")
 
 
 def _agent_doc(note_id: str, content: str, vector: np.ndarray, at) -> dict:
@@ -204,3 +205,32 @@ def test_a_cancelled_or_failed_scan_does_not_move_the_last_complete_scan(
     assert stats["changed_since_run"] == complete.pk
     assert stats["changed_notes"] == 1
     assert (f"note_{42:012x}", "note_cccccccccccc") in _queued()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_note_put_back_by_an_undone_merge_is_compared_again(planted, settings):
+    """The undo reinserts the merged-away note exactly, with its old ``updated_at``: the
+    next incremental scan still compares it (qqweb marks what it inserted)."""
+    from qqweb.audit.services import audit_undo
+
+    store, vectors, _ = planted
+    _scan()
+    pair = ReviewPair.objects.get(note_a=f"note_{2:012x}")
+    secondary = pair.note_b
+    merged = review_verdict(actor=ADA, pair_id=pair.pk, verdict="merge", primary_id=pair.note_a)
+    assert store.get_full_note(secondary) is None
+    # the agent writes a near copy of the merged-away note's vector
+    store.collection.insert_one(
+        _agent_doc("note_dddddddddddd", "near the gone one", vectors[N - 1 - 2], utcnow_naive())
+    )
+    _scan()
+    audit_undo(actor=ADA, event_id=merged.event_id)
+    back = store.get_full_note(secondary)
+    assert back is not None and back["updated_at"] < utcnow_naive() - timedelta(minutes=30)
+    # no clock margin, so the near copy counts as compared by the scan before the undo
+    settings.QQ_DEDUP_CLOCK_MARGIN_S = 0
+    run = job_create(kind="dedup_scan", actor=Actor.job("test"), params={"threshold": 0.85})
+    stats = job_run(run=run)  # the coordinator here (with the setting), blocks in the worker
+    assert stats["scan"] == "incremental"
+    assert stats["changed_notes"] == 2  # the note put back and the primary it left
+    assert (secondary, "note_dddddddddddd") in _queued()

@@ -24,7 +24,7 @@ from memory_app.memory.mongo.scans import DecayBatch
 from memory_app.models import MaintenanceRun
 from memory_app.selectors import promotion_candidates
 from memory_app.services.archive import archive_purge
-from memory_app.services.dedup_scan import CLOCK_MARGIN, duplicates_find_shared, last_complete_scan
+from memory_app.services.dedup_scan import clock_margin, duplicates_find_shared, last_complete_scan
 from memory_app.services.notes import note_archive, pair_merge
 from memory_app.services.review import duplicates_scan
 from memory_app.stores import archive_manager, deduplicator, notes_store
@@ -154,7 +154,7 @@ def dedup_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
     queued for review; the stats say which kind ran and how many notes it compared."""
     params = DedupScanParams.model_validate(run.params)
     mark = None if params.full else last_complete_scan(threshold=params.threshold)
-    since = None if mark is None or mark.started_at is None else mark.started_at - CLOCK_MARGIN
+    since = None if mark is None or mark.started_at is None else mark.started_at - clock_margin()
     found = duplicates_find_shared(
         run=run, threshold=params.threshold, progress=progress, since=since
     )
