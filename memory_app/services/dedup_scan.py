@@ -19,7 +19,9 @@ it), only the notes changed since that run started (``updated_at``, or put back 
 are compared, each with every note. A finished incremental scan is itself complete as of
 its start (every pair with a note changed before was looked at, by it or by the scans
 before it), so the next one starts from it. ``full`` (the Review page's "Full scan", the
-job's ``full`` parameter) compares every note with every note.
+job's ``full`` parameter) compares every note with every note, as does a scan that
+finds more than half the notes changed (cheaper so: the full plan compares each pair once,
+and prunes from ``QQ_DEDUP_EXACT_BELOW`` notes on).
 """
 
 from __future__ import annotations
@@ -111,6 +113,10 @@ def duplicates_find_shared(
         groups = notes_store().vectors_by_dimension()
         notes = sum(len(ids) for ids, _ in groups.values())
         changed = None if since is None else _changed_rows(groups, since)
+        if changed is not None and 2 * sum(len(r) for r in changed.values()) > notes:
+            # most notes changed (a re-embed of every note): the full scan's plan costs at
+            # most half as much, and is pruned at scale where changed rows are not
+            changed = None
         total = queue.prepare(
             groups,
             threshold,

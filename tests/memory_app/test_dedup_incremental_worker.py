@@ -234,3 +234,14 @@ def test_a_note_put_back_by_an_undone_merge_is_compared_again(planted, settings)
     assert stats["scan"] == "incremental"
     assert stats["changed_notes"] == 2  # the note put back and the primary it left
     assert (secondary, "note_dddddddddddd") in _queued()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_scan_after_most_notes_changed_is_full(planted):
+    store, _, twins = planted
+    complete = _scan()
+    store.collection.update_many({}, {"$set": {"updated_at": utcnow_naive()}})  # re-embedded
+    run = _scan()
+    assert run.stats["scan"] == "full"
+    assert run.stats["full_because"] == f"more than half the notes changed since run {complete.pk}"
+    assert run.stats["already_queued"] == len(twins)

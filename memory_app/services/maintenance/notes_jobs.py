@@ -177,7 +177,12 @@ def _scan_kind(
 ) -> dict[str, Any]:
     """What the run page says: which kind ran, why, and how many notes it compared."""
     if changed is None or mark is None:
-        why = "asked" if asked_full else "no complete scan at this threshold or lower yet"
+        if asked_full:
+            why = "asked"
+        elif mark is None:
+            why = "no complete scan at this threshold or lower yet"
+        else:
+            why = f"more than half the notes changed since run {mark.pk}"
         return {
             "scan": "full",
             "full_because": why,
