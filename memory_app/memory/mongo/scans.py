@@ -277,19 +277,19 @@ class DecayScans(MongoBase):
         ``updated_at`` at or after it (the agent rewrites it on every upsert, qqweb on
         every write), none (older data), or put back by qqweb since (an undo's exact
         reinsert keeps the old ``updated_at``; ``qqweb_written_at`` says when). Both
-        dates are indexed (``updated_at`` by the agent, ours sparse)."""
-        query = {
-            "$or": [
-                {"updated_at": {"$gte": since}},
-                {"updated_at": None},
-                {WRITTEN_AT_FIELD: {"$gte": since}},
-            ]
-        }
+        dates are indexed (``updated_at`` by the agent, ours sparse): three queries, each
+        one index range (one ``$or`` of the three was a 9 s scan at 100k on the daemon)."""
+        queries = [
+            {"updated_at": {"$gte": since}},
+            {"updated_at": None},
+            {WRITTEN_AT_FIELD: {"$gte": since}},
+        ]
+        found: set[str] = set()
         with self._guard():
-            return {
-                str(doc["note_id"])
-                for doc in self.collection.find(query, {"_id": 0, "note_id": 1}).batch_size(5000)
-            }
+            for query in queries:
+                cursor = self.collection.find(query, {"_id": 0, "note_id": 1}).batch_size(5000)
+                found.update(str(doc["note_id"]) for doc in cursor)
+        return found
 
     # --- the Overview's walk -------------------------------------------------------------
 
