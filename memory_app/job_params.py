@@ -72,6 +72,12 @@ class DedupScanParams(JobParams):
         description="Cosine similarity from which two notes are a pair "
         "(0 < threshold <= 1; default QQ_DEDUP_THRESHOLD).",
     )
+    full: bool = Field(
+        False,
+        description="Compare every note with every note. Otherwise (the default) only the "
+        "notes changed since the last complete scan at this threshold or a lower one are "
+        "compared, each with every note; with no such scan yet the scan is full anyway.",
+    )
 
 
 class ArchivePurgeParams(JobParams):

@@ -115,9 +115,11 @@ def review_back(request: HttpRequest) -> HttpResponse:
 @require_POST
 @role_required(ADMIN)
 def review_scan(request: HttpRequest) -> HttpResponse:
-    """Start a dedup scan; the threshold is checked by the job's schema (empty: the
-    setting's), a bad one is a 400 with the reason."""
-    given = {"threshold": request.POST["threshold"]} if request.POST.get("threshold") else {}
+    """Start a dedup scan, incremental unless "Full scan" is ticked; the threshold is
+    checked by the job's schema (empty: the setting's), a bad one is a 400 with the reason."""
+    given: dict[str, object] = {"full": bool(request.POST.get("full"))}
+    if request.POST.get("threshold"):
+        given["threshold"] = request.POST["threshold"]
     try:
         run = job_start(kind="dedup_scan", actor=Actor.from_request(request), params=given)
     except InvalidJobParams as e:

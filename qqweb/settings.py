@@ -291,6 +291,9 @@ QQ_DEDUP_SCAN_DIR = Path(envstr("QQ_DEDUP_SCAN_DIR", str(VAR_DIR / "dedup-scans"
 QQ_DEDUP_EXACT_BELOW = envint("QQ_DEDUP_EXACT_BELOW", 150_000)
 QQ_DEDUP_PAIRS_PER_BLOCK = envint("QQ_DEDUP_PAIRS_PER_BLOCK", 100_000_000)
 QQ_DEDUP_BLOCK_TASKS = envint("QQ_DEDUP_BLOCK_TASKS", 8)
+# The incremental dedup scan compares the notes changed since the last complete scan
+# started, minus this margin: the agent stamps updated_at with its own clock.
+QQ_DEDUP_CLOCK_MARGIN_S = envint("QQ_DEDUP_CLOCK_MARGIN_S", 300)
 # Entities whose "name: description" embeddings are at least this similar are proposed as
 # duplicate candidates on the graph's Duplicates page.
 QQ_GRAPH_DUPLICATE_THRESHOLD = envfloat("QQ_GRAPH_DUPLICATE_THRESHOLD", 0.9)

@@ -8,6 +8,8 @@ the blocks' pairs, put together, are every pair once, as ``(i, j)`` with ``i < j
 - **exact** (below ``EXACT_BELOW`` rows): block ``k`` is a range of rows compared with
   every row after it, in tiles of ``row_block x col_block`` (8 MB of float32). Exact:
   every pair above the threshold, whatever the vectors.
+- **changed** (the incremental scan): block ``k`` is a range of the rows changed since
+  the last complete scan, each compared with every row, exactly.
 - **pruned** (from ``EXACT_BELOW`` rows on): k-means cells (``cells ~ probes *
   sqrt(n / 2)``, which balances the cost of assigning every row against the cost of the
   pairs), each row put in its ``probes`` nearest cells, and only rows that share a cell
@@ -105,6 +107,52 @@ def exact_block_pairs(
             i, j = rr + a, cc + c0
             keep = j > i
             parts.append((i[keep], j[keep], sims[rr[keep], cc[keep]]))
+    return join_pairs(parts)
+
+
+# --- changed rows (the incremental scan) ------------------------------------------------
+
+
+def changed_blocks(
+    n: int, changed: int, per_block: float = PAIRS_PER_BLOCK
+) -> list[tuple[int, int]]:
+    """Ranges over the ``changed`` rows' list of about ``per_block`` scores each (a changed
+    row is compared with all ``n`` rows)."""
+    return balanced_cuts(np.full(changed, float(n)), per_block)
+
+
+def changed_block_pairs(
+    matrix: np.ndarray,
+    changed: np.ndarray,
+    start: int,
+    stop: int,
+    threshold: float,
+    *,
+    row_block: int = 1024,
+    col_block: int = 8192,
+) -> Pairs:
+    """Pairs of the changed rows ``changed[start:stop]`` (sorted row indices) with every row,
+    cosine >= threshold, as ``(i, j)`` with ``i < j``. A pair of two changed rows is kept
+    by the block of its lower row only, so the blocks of one plan never double a pair."""
+    n = int(matrix.shape[0])
+    is_changed = np.zeros(n, dtype=bool)
+    is_changed[np.asarray(changed, dtype=np.int64)] = True
+    rows_all = np.asarray(changed[start:stop], dtype=np.int64)
+    parts: list[Pairs] = []
+    for r0 in range(0, len(rows_all), row_block):
+        rows = rows_all[r0 : r0 + row_block]
+        left = np.ascontiguousarray(matrix[rows], dtype=np.float32)
+        for c0 in range(0, n, col_block):
+            c1 = min(n, c0 + col_block)
+            sims = left @ np.asarray(matrix[c0:c1], dtype=np.float32).T
+            flat = np.flatnonzero(sims.ravel() >= threshold)
+            if not len(flat):
+                continue
+            rr, cc = np.divmod(flat, c1 - c0)
+            i, j = rows[rr], cc + c0
+            keep = (i != j) & (~is_changed[j] | (i < j))
+            lo, hi = np.minimum(i, j)[keep], np.maximum(i, j)[keep]
+            parts.append((lo, hi, sims[rr[keep], cc[keep]]))
     return join_pairs(parts)
 
 

@@ -1,5 +1,6 @@
-"""A full dedup scan's work queue of blocks, on files every worker can reach (under
-``QQ_DEDUP_SCAN_DIR``, by default ``var/dedup-scans/``, like the vector index's segments).
+"""A dedup scan's (full or incremental) work queue of blocks, on files every worker can
+reach (under ``QQ_DEDUP_SCAN_DIR``, by default ``var/dedup-scans/``, like the vector
+index's segments).
 
 The run's coordinator writes, per embedding dimension, the unit float32 vectors
 (``vectors.npy``, opened memory-mapped by every worker), the note ids and the plan (exact
@@ -32,6 +33,8 @@ from .dedup_blocks import (
     cell_block_pairs,
     cell_blocks,
     cells_plan,
+    changed_block_pairs,
+    changed_blocks,
     exact_block_pairs,
     exact_blocks,
     join_pairs,
@@ -76,9 +79,12 @@ class ScanQueue:
         *,
         exact_below: int = EXACT_BELOW,
         per_block: float = PAIRS_PER_BLOCK,
+        changed: dict[int, np.ndarray] | None = None,
     ) -> int:
         """Snapshot each dimension's vectors (normalised in place, taken out of ``groups``
         so each matrix is freed once on disk) and plan its blocks; the number of blocks.
+        With ``changed`` (per dimension, the row indices of the notes changed since the
+        last complete scan) the incremental scan: only those rows against every row.
         Done again (a coordinator redelivered), it starts afresh."""
         if self.path.exists():
             shutil.rmtree(self.path)
@@ -92,7 +98,12 @@ class ScanQueue:
             del matrix
             np.save(folder / "ids.npy", np.asarray(ids, dtype=str))
             unit = np.load(folder / "vectors.npy", mmap_mode="r")
-            if len(ids) < exact_below:
+            if changed is not None:
+                rows = np.unique(np.asarray(changed.get(dim, []), dtype=np.int64))
+                np.save(folder / "changed.npy", rows)
+                blocks = changed_blocks(len(ids), len(rows), per_block)
+                kind = "changed"
+            elif len(ids) < exact_below:
                 blocks = exact_blocks(len(ids), per_block)
                 kind = "exact"
             else:
@@ -179,6 +190,9 @@ class ScanQueue:
         matrix = np.load(folder / "vectors.npy", mmap_mode="r")
         if plan["kind"] == "exact":
             i, j, s = exact_block_pairs(matrix, start, stop, threshold)
+        elif plan["kind"] == "changed":
+            changed = np.load(folder / "changed.npy")
+            i, j, s = changed_block_pairs(matrix, changed, start, stop, threshold)
         else:
             cells = Cells(
                 assign=np.load(folder / "assign.npy", mmap_mode="r"),

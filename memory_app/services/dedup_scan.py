@@ -10,6 +10,18 @@ A worker added while the scan runs takes blocks too: the time divides by the wor
 The coordinator's ``progress`` raises when a cancel is asked: the scan's files are then
 removed, which also stops the block tasks at their next block. The pairs go into the
 review queue exactly as the single-process scan's did (``services.review``).
+
+**Incremental by default**: when a complete scan exists (a dedup scan run that finished,
+not a dry run, at this threshold or a lower one: ``last_complete_scan``; the runs table is
+where the mark lives, so it survives restarts and a cancelled or failed run never moves
+it), only the notes changed since that run started (``updated_at``, or put back by qqweb:
+``notes_store().note_ids_changed_since``, minus ``clock_margin()`` for the agent's clock)
+are compared, each with every note. A finished incremental scan is itself complete as of
+its start (every pair with a note changed before was looked at, by it or by the scans
+before it), so the next one starts from it. ``full`` (the Review page's "Full scan", the
+job's ``full`` parameter) compares every note with every note, as does a scan that
+finds more than half the notes changed (cheaper so: the full plan compares each pair once,
+and prunes from ``QQ_DEDUP_EXACT_BELOW`` notes on).
 """
 
 from __future__ import annotations
@@ -18,7 +30,9 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
+import numpy as np
 from celery import current_app
 from django.conf import settings
 
@@ -32,8 +46,31 @@ BLOCK_TASK = "memory_app.dedup_block"
 WAIT_S = 0.2  # between looks at blocks other workers hold
 
 
+def clock_margin() -> timedelta:
+    """The agent stamps ``updated_at`` with its own clock: a note written a little before
+    the mark by a clock that runs behind ours is compared again rather than missed
+    (QQ_DEDUP_CLOCK_MARGIN_S)."""
+    return timedelta(seconds=max(0, int(settings.QQ_DEDUP_CLOCK_MARGIN_S)))
+
+
 def scan_queue(run_id: int) -> ScanQueue:
     return ScanQueue(settings.QQ_DEDUP_SCAN_DIR, f"run-{run_id}")
+
+
+def last_complete_scan(*, threshold: float) -> MaintenanceRun | None:
+    """The latest dedup scan that finished (not a dry run) at ``threshold`` or a lower one,
+    by when it started: the incremental scan compares the notes changed since."""
+    done = MaintenanceRun.objects.filter(
+        kind="dedup_scan",
+        status=MaintenanceRun.DONE,
+        dry_run=False,
+        started_at__isnull=False,
+    ).order_by("-started_at", "-pk")
+    for run in done.iterator():
+        scanned_at = run.params.get("threshold")
+        if isinstance(scanned_at, int | float) and float(scanned_at) <= threshold:
+            return run
+    return None
 
 
 @dataclass(frozen=True)
@@ -41,24 +78,51 @@ class SharedScan:
     pairs: list[tuple[str, str, float]]  # (note_a, note_b, similarity), most similar first
     blocks: int
     blocks_here: int  # computed by the coordinator; the rest by block tasks
+    notes: int  # notes with an embedding
+    changed: int | None  # the incremental scan's changed notes (None: a full scan)
 
     @property
     def stats(self) -> dict[str, int]:
         return {"blocks": self.blocks, "blocks_by_other_tasks": self.blocks - self.blocks_here}
 
 
+def _changed_rows(
+    groups: dict[int, tuple[list[str], np.ndarray]], since: datetime
+) -> dict[int, np.ndarray]:
+    """Per dimension, the rows of the notes changed since ``since`` (aware)."""
+    naive = since.astimezone(UTC).replace(tzinfo=None)  # MongoDB's dates are naive UTC
+    changed = np.asarray(sorted(notes_store().note_ids_changed_since(naive)), dtype=str)
+    return {
+        dim: np.flatnonzero(np.isin(np.asarray(ids, dtype=str), changed))
+        for dim, (ids, _) in groups.items()
+    }
+
+
 def duplicates_find_shared(
-    *, run: MaintenanceRun, threshold: float, progress: Callable[[int, int], None] | None = None
+    *,
+    run: MaintenanceRun,
+    threshold: float,
+    progress: Callable[[int, int], None] | None = None,
+    since: datetime | None = None,
 ) -> SharedScan:
-    """Every pair above ``threshold``, computed in blocks that every worker shares."""
+    """Every pair above ``threshold``, computed in blocks that every worker shares; with
+    ``since``, only the pairs with a note changed since then (the incremental scan)."""
     queue = scan_queue(run.pk)
     here = 0
     try:
+        groups = notes_store().vectors_by_dimension()
+        notes = sum(len(ids) for ids, _ in groups.values())
+        changed = None if since is None else _changed_rows(groups, since)
+        if changed is not None and 2 * sum(len(r) for r in changed.values()) > notes:
+            # most notes changed (a re-embed of every note): the full scan's plan costs at
+            # most half as much, and is pruned at scale where changed rows are not
+            changed = None
         total = queue.prepare(
-            notes_store().vectors_by_dimension(),
+            groups,
             threshold,
             exact_below=settings.QQ_DEDUP_EXACT_BELOW,
             per_block=settings.QQ_DEDUP_PAIRS_PER_BLOCK,
+            changed=changed,
         )
         if progress is not None:
             progress(0, total)
@@ -74,7 +138,8 @@ def duplicates_find_shared(
                 time.sleep(WAIT_S)
             if progress is not None:
                 progress(queue.done_count(), total)
-        return SharedScan(queue.pairs(), total, here)
+        count = None if changed is None else sum(len(rows) for rows in changed.values())
+        return SharedScan(queue.pairs(), total, here, notes, count)
     finally:
         queue.remove()
 

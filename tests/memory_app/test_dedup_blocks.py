@@ -44,6 +44,22 @@ def test_exact_blocks_together_find_every_pair_once():
     assert np.allclose(s, np.einsum("ij,ij->i", matrix[i], matrix[j]), atol=1e-5)
 
 
+def test_changed_blocks_together_find_every_pair_with_a_changed_note_once():
+    matrix = _minilm()[:1500]
+    changed = np.sort(np.random.default_rng(3).choice(len(matrix), 300, replace=False))
+    blocks = db.changed_blocks(len(matrix), len(changed), 30_000)
+    assert len(blocks) > 10
+    i, j, s = db.join_pairs([db.changed_block_pairs(matrix, changed, a, b, 0.8) for a, b in blocks])
+    found = _pairs(i, j)
+    assert len(found) == len(set(found))  # a pair of two changed notes too
+    ei, ej, _ = similar_pairs(matrix, 0.8)
+    touched = set(changed.tolist())
+    expected = {(a, b) for a, b in _pairs(ei, ej) if a in touched or b in touched}
+    assert any(a in touched and b in touched for a, b in expected)
+    assert set(found) == expected
+    assert np.allclose(s, np.einsum("ij,ij->i", matrix[i], matrix[j]), atol=1e-5)
+
+
 def test_the_pruned_scan_finds_at_least_99_percent_of_the_pairs_on_real_embeddings():
     matrix = _minilm()
     ei, ej, _ = _exact(matrix, 0.85)

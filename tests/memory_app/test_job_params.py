@@ -118,7 +118,7 @@ def test_what_is_left_out_takes_the_setting_of_the_time(admin_client_, stores, s
     settings.QQ_ARCHIVE_RETENTION_DAYS = 30
     assert {kind: job_create(kind=kind, actor=ADA).params for kind in JOBS} == {
         "decay": {},
-        "dedup_scan": {"threshold": 0.91},
+        "dedup_scan": {"threshold": 0.91, "full": False},
         "archival": {"threshold": 0.07},
         "promotion_scan": {},
         "archive_purge": {"days": 30},
@@ -129,7 +129,7 @@ def test_what_is_left_out_takes_the_setting_of_the_time(admin_client_, stores, s
         "graph_reembed": {},
     }
     scan = admin_client_.post("/api/duplicates/scan", "{}", content_type="application/json")
-    assert scan.json()["params"] == {"threshold": 0.91}
+    assert scan.json()["params"] == {"threshold": 0.91, "full": False}
 
 
 def test_the_duplicates_scan_uses_the_same_schema(admin_client_, stores):

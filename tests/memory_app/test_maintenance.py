@@ -25,9 +25,10 @@ pytestmark = pytest.mark.django_db
 
 
 def snapshot():
-    # a note brought back by an undo is kept from archival a while: test_restore_grace
+    # a note brought back by an undo is kept from archival a while (test_restore_grace)
+    # and marked as put back by qqweb (the incremental dedup scan compares it again)
     return sorted(
-        notes_store().collection.find({}, {"_id": 0, "qqweb_keep_until": 0}),
+        notes_store().collection.find({}, {"_id": 0, "qqweb_keep_until": 0, "qqweb_written_at": 0}),
         key=lambda d: d["note_id"],
     )
 

@@ -231,6 +231,6 @@ def test_api_scan_is_admin_only_and_returns_a_run(admin_client_, curator_client,
     )
     assert response.status_code == 202
     run = response.json()
-    assert run["kind"] == "dedup_scan" and run["params"] == {"threshold": 0.9}
+    assert run["kind"] == "dedup_scan" and run["params"] == {"threshold": 0.9, "full": False}
     assert admin_client_.get(f"/api/maintenance/runs/{run['id']}").json()["status"] == "queued"
     assert admin_client_.get("/api/maintenance/runs/999").status_code == 404

@@ -26,6 +26,9 @@ from .outages import check_reachable, record_unreachable
 
 # Server error codes that mean "not reachable now, try again later" rather than "this
 # request is wrong": shutdown, step-down, network, time limits.
+# When qqweb inserted the note (an undo's exact reinsert keeps the old ``updated_at``):
+# the incremental dedup scan compares it again (``note_ids_changed_since``).
+WRITTEN_AT_FIELD = "qqweb_written_at"
 OUTAGE_CODES = frozenset({6, 7, 50, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436})
 
 
@@ -138,6 +141,10 @@ class MongoBase:
             ([("source.source_type", ASCENDING)], {"sparse": True}),
             ([("source.source_id", ASCENDING)], {"sparse": True}),
         ]
+        if dashboard:
+            # when qqweb inserted a note (only those it inserted have the field): the
+            # incremental dedup scan's changed notes
+            specs.append(([(WRITTEN_AT_FIELD, DESCENDING)], {"sparse": True}))
         if dashboard:
             # (sort field, note_id) pairs: the notes list's keyset pages use them, so a page
             # at any depth reads one index range. Ours, not the agent's: named qqweb_*.

@@ -23,7 +23,7 @@ from ..importance import (
     decay_write_plan,
 )
 from ..vector_state import Columns
-from .base import MongoBase
+from .base import WRITTEN_AT_FIELD, MongoBase
 from .raw_vectors import note_vector
 
 DECAY_FIELDS = {
@@ -271,6 +271,25 @@ class DecayScans(MongoBase):
                 cols = groups.setdefault(len(row), Columns(len(row)))
                 cols.append(note_id, "", row)
         return {dim: (cols.ids, cols.matrix()) for dim, cols in groups.items()}
+
+    def note_ids_changed_since(self, since: datetime) -> set[str]:
+        """The notes whose text or embedding may have changed since ``since`` (naive UTC):
+        ``updated_at`` at or after it (the agent rewrites it on every upsert, qqweb on
+        every write), none (older data), or put back by qqweb since (an undo's exact
+        reinsert keeps the old ``updated_at``; ``qqweb_written_at`` says when). Both
+        dates are indexed (``updated_at`` by the agent, ours sparse): three queries, each
+        one index range (one ``$or`` of the three was a 9 s scan at 100k on the daemon)."""
+        queries = [
+            {"updated_at": {"$gte": since}},
+            {"updated_at": None},
+            {WRITTEN_AT_FIELD: {"$gte": since}},
+        ]
+        found: set[str] = set()
+        with self._guard():
+            for query in queries:
+                cursor = self.collection.find(query, {"_id": 0, "note_id": 1}).batch_size(5000)
+                found.update(str(doc["note_id"]) for doc in cursor)
+        return found
 
     # --- the Overview's walk -------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from pymongo import UpdateOne
 from pymongo.errors import DuplicateKeyError
 
 from ..documents import utcnow_naive, validate_agent_document
-from .base import MongoBase
+from .base import WRITTEN_AT_FIELD, MongoBase
 
 MERGED_IDS_FIELD = "qqweb_merged_ids"  # secondaries already folded into this note
 
@@ -53,15 +53,18 @@ class CuratorWrites(MongoBase):
 
         Every document is checked against the contract first; an existing ``note_id`` is
         left untouched (the insert is an upsert with ``$setOnInsert`` only), so running
-        it twice inserts nothing the second time.
+        it twice inserts nothing the second time. Each inserted note carries
+        ``qqweb_written_at`` (when), for the incremental dedup scan.
         """
         ops = []
         ids = []
+        now = utcnow_naive()
         for doc in documents:
             validate_agent_document(doc)
             ids.append(str(doc["note_id"]))
+            inserted = {**doc, WRITTEN_AT_FIELD: now}
             ops.append(
-                UpdateOne({"note_id": doc["note_id"]}, {"$setOnInsert": dict(doc)}, upsert=True)
+                UpdateOne({"note_id": doc["note_id"]}, {"$setOnInsert": inserted}, upsert=True)
             )
         if not ops:
             return 0

@@ -24,7 +24,7 @@ from memory_app.memory.mongo.scans import DecayBatch
 from memory_app.models import MaintenanceRun
 from memory_app.selectors import promotion_candidates
 from memory_app.services.archive import archive_purge
-from memory_app.services.dedup_scan import duplicates_find_shared
+from memory_app.services.dedup_scan import clock_margin, duplicates_find_shared, last_complete_scan
 from memory_app.services.notes import note_archive, pair_merge
 from memory_app.services.review import duplicates_scan
 from memory_app.stores import archive_manager, deduplicator, notes_store
@@ -148,20 +148,54 @@ def purge_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
 
 
 def dedup_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
-    """The full scan, in blocks every worker shares (services.dedup_scan): progress counts
-    the blocks, then the pairs queued for review."""
-    threshold = DedupScanParams.model_validate(run.params).threshold
-    found = duplicates_find_shared(run=run, threshold=threshold, progress=progress)
+    """The scan, in blocks every worker shares (services.dedup_scan): incremental (the
+    notes changed since the last complete scan against every note) unless ``full`` is
+    asked or there is no complete scan yet. Progress counts the blocks, then the pairs
+    queued for review; the stats say which kind ran and how many notes it compared."""
+    params = DedupScanParams.model_validate(run.params)
+    mark = None if params.full else last_complete_scan(threshold=params.threshold)
+    since = None if mark is None or mark.started_at is None else mark.started_at - clock_margin()
+    found = duplicates_find_shared(
+        run=run, threshold=params.threshold, progress=progress, since=since
+    )
+    kind = _scan_kind(found.notes, found.changed, mark, asked_full=params.full)
     pairs = found.pairs
     if run.dry_run:
         progress(len(pairs), len(pairs))
         return {
+            **kind,
             "pairs_found": len(pairs),
             "sample": [[a, b, round(s, 3)] for a, b, s in pairs[:10]],
             **found.stats,
         }
-    stats = duplicates_scan(run=run, threshold=threshold, progress=progress, rows=pairs)
-    return {**stats, **found.stats}
+    stats = duplicates_scan(run=run, threshold=params.threshold, progress=progress, rows=pairs)
+    return {**kind, **stats, **found.stats}
+
+
+def _scan_kind(
+    notes: int, changed: int | None, mark: MaintenanceRun | None, *, asked_full: bool
+) -> dict[str, Any]:
+    """What the run page says: which kind ran, why, and how many notes it compared."""
+    if changed is None or mark is None:
+        if asked_full:
+            why = "asked"
+        elif mark is None:
+            why = "no complete scan at this threshold or lower yet"
+        else:
+            why = f"more than half the notes changed since run {mark.pk}"
+        return {
+            "scan": "full",
+            "full_because": why,
+            "notes": notes,
+            "compared": f"{notes:,} notes, each against every other",
+        }
+    return {
+        "scan": "incremental",
+        "changed_since_run": mark.pk,
+        "changed_notes": changed,
+        "notes": notes,
+        "compared": f"{changed:,} changed note{'s' if changed != 1 else ''} against {notes:,}",
+    }
 
 
 # --- re-embed --------------------------------------------------------------------------------
