@@ -2,6 +2,7 @@
 destructive job's dry run shows its plan and applying it archives exactly the planned
 notes; a run is undone in the worker and its notes come back."""
 
+import time
 from typing import Any
 
 from playwright.sync_api import Page, expect
@@ -77,6 +78,13 @@ def test_undoing_a_run_in_the_worker_brings_its_notes_back(
     expect(page.locator("#run-undone")).to_contain_text("3 changes undone")
     expect(page.locator("#run-undo")).to_have_count(0)
 
-    page.goto("/notes/")
-    for note_id in FADED + KEPT:
-        expect(_in_list(page, note_id)).to_be_visible()
+    # The worker wrote them back in its own process: the web process's list (its read
+    # model) shows them once its follower has seen those writes, about a second later.
+    deadline = time.monotonic() + 15
+    while True:
+        page.goto("/notes/")
+        missing = [n for n in FADED + KEPT if _in_list(page, n).count() == 0]
+        if not missing or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(250)
+    assert not missing, f"not back in the list: {missing}"

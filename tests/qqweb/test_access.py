@@ -38,7 +38,8 @@ def test_healthz_needs_no_login_and_shows_no_data(stores):
     body = response.json()
     assert set(body["stores"]) == {"mongodb", "neo4j", "memory_dir", "broker"}
     assert all(s["up"] for s in body["stores"].values())
-    assert set(body) == {"status", "stores"}
+    assert set(body) == {"status", "stores", "jobs"}
+    assert all(isinstance(v, bool | int) for v in body["jobs"].values())  # counts, no names
 
 
 @pytest.mark.parametrize("name", [p for p in PAGES if p != "api_tokens"])
