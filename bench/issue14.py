@@ -46,7 +46,11 @@ def servers(which: str) -> list[tuple[str, str]]:
     return found
 
 
-def django_setup(work: Path) -> None:
+def django_setup(work: Path, embedder: str) -> None:
+    """Django for the bench: its own SQLite database, memory dir and vector dir under
+    ``work``; ``embedder`` "minilm" (the real all-MiniLM-L6-v2, what users run) or
+    "hashing" (no model: encode and model load left out of the search rows)."""
+    backend = "sentence-transformers" if embedder == "minilm" else "hashing"
     os.environ.update(
         {
             "DJANGO_SETTINGS_MODULE": "qqweb.settings",
@@ -54,7 +58,7 @@ def django_setup(work: Path) -> None:
             "DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}",
             "MEMORY_DIR": str(work / "memory"),
             "QQ_VECTOR_DIR": str(work / "vectors"),
-            "QQ_EMBEDDING_BACKEND": "hashing",
+            "QQ_EMBEDDING_BACKEND": backend,
             "QQ_EMBEDDING_DIMENSION": "384",
             "QQ_EMBEDDER_WARM_UP": "0",
             "QQ_FACTS_MONGO_URI": "",
@@ -102,6 +106,27 @@ def render(path: Path) -> str:
     return "\n".join(parts)
 
 
+README_BEGIN = "<!-- bench/issue14.py --readme: begin (generated, do not edit) -->"
+README_END = "<!-- bench/issue14.py --readme: end -->"
+
+
+def write_readme(names: list[str]) -> None:
+    """Put the rendered tables of ``bench/results/<name>.md`` between the README's two
+    markers (the benchmark section's generated part): the README shows one run's figures,
+    never a hand copy of them."""
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    if README_BEGIN not in text or README_END not in text:
+        raise SystemExit(f"README.md has no {README_BEGIN!r} ... {README_END!r} markers")
+    head, rest = text.split(README_BEGIN, 1)
+    _, tail = rest.split(README_END, 1)
+    tables = "\n".join(
+        (ROOT / "bench" / "results" / f"{name}.md").read_text().strip() + "\n" for name in names
+    )
+    readme.write_text(f"{head}{README_BEGIN}\n\n{tables}\n{README_END}{tail}")
+    print(f"README.md: the tables of {', '.join(names)} written between the markers")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="100000", help="in-process rows, e.g. 100000,1000000")
@@ -112,6 +137,9 @@ def main() -> None:
         "--rows", default="", help="server rows: pages,pace,first,search (default: all)"
     )
     parser.add_argument("--port-base", type=int, default=18400)
+    parser.add_argument(
+        "--embedder", default="minilm", choices=("minilm", "hashing"), help="for the search rows"
+    )
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--depth", type=int, default=10_000)
     parser.add_argument("--budget-s", type=float, default=120.0, help="give up on a call after")
@@ -125,7 +153,15 @@ def main() -> None:
     parser.add_argument("--changed", type=int, default=1000)
     parser.add_argument("--out", default="issue14", help="results file name, without suffix")
     parser.add_argument("--render", action="store_true", help="the .md again from the .json")
+    parser.add_argument(
+        "--readme",
+        default="",
+        help="results names (e.g. issue14,issue14-dedup) whose tables go into README.md",
+    )
     args = parser.parse_args()
+    if args.readme:
+        write_readme([name for name in args.readme.split(",") if name])
+        return
     if args.render:
         md = render(ROOT / "bench" / "results" / f"{args.out}.json")
         (ROOT / "bench" / "results" / f"{args.out}.md").write_text(md)
@@ -150,7 +186,7 @@ def main() -> None:
     print(f"cores {os.cpu_count()}, load {load():.1f} at the start")
     if args.only in ("", "server"):
         work = Path(tempfile.mkdtemp(prefix="qqweb-bench14-"))
-        django_setup(work)
+        django_setup(work, args.embedder)
         from bench.issue14_server import measure
 
         port = args.port_base
