@@ -132,6 +132,11 @@ def main() -> None:
     parser.add_argument("--sizes", default="100000", help="in-process rows, e.g. 100000,1000000")
     parser.add_argument("--server-sizes", default="100000", help="rows that need a server")
     parser.add_argument("--servers", default="rust,py")
+    parser.add_argument(
+        "--before-on",
+        default="rust,py",
+        help="servers where the pages' MongoDB queries from before the read model run too",
+    )
     parser.add_argument("--only", default="", help="'server' or 'inprocess'")
     parser.add_argument(
         "--rows", default="", help="server rows: pages,pace,first,search (default: all)"
@@ -198,7 +203,12 @@ def main() -> None:
                 for n in server_sizes:
                     title = f"{n:,} notes, {kind} server"
                     print(f"\n== {title} ({binary}) [load {load():.1f}]", flush=True)
-                    results[title] = measure(uri, n, args, proc.pid)
+                    try:
+                        results[title] = measure(uri, n, args, proc.pid, kind)
+                    except Exception as e:  # the server died: say so, go on with the rest
+                        alive = "still running" if proc.poll() is None else "exited"
+                        print(f"  FAILED: {type(e).__name__}: {str(e)[:200]} (server {alive})")
+                        results[title] = [Row(f"run failed: {type(e).__name__} (server {alive})")]
                     save()
             finally:
                 proc.terminate()

@@ -180,6 +180,30 @@ def start_server(kind: str, binary: str, port: int) -> tuple[str, subprocess.Pop
     raise SystemExit(f"{binary} did not listen on port {port}")
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time a process has used so far (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_idle(pid: int, most_s: float = 300.0) -> float:
+    """Wait until the server ``pid`` uses under 10% of a core over a second (a query the
+    bench abandoned runs on there until it ends), at most ``most_s``; the seconds waited.
+    The next figure is then not measured against the server's leftover work."""
+    start = time.monotonic()
+    before = cpu_seconds(pid)
+    while time.monotonic() - start < most_s:
+        time.sleep(1.0)
+        now = cpu_seconds(pid)
+        if now - before < 0.1:
+            break
+        before = now
+    return time.monotonic() - start
+
+
 def rss_mb(pid: int) -> int:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():

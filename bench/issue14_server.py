@@ -30,6 +30,7 @@ from bench.issue14_common import (
     rss_mb,
     sample,
     timed_ms,
+    wait_idle,
 )
 from bench.issue14_startup import first_search_over_http
 from memory_app.memory.documents import effective_importance, utcnow_naive
@@ -60,14 +61,22 @@ class Budget:
     """A call that takes longer than ``seconds`` is abandoned (the client's socket timeout)
     and reported as such; the server may go on working on it."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, server_pid: int | None = None) -> None:
         self.seconds = seconds
+        self.server_pid = server_pid
+
+    def settle(self) -> None:
+        """After an abandoned call: wait for the server to finish it (see ``wait_idle``)."""
+        if self.server_pid is not None:
+            waited = wait_idle(self.server_pid)
+            print(f"    (waited {waited:.0f} s for the server to finish abandoned work)")
 
     def run(self, fn: Any, repeat: int = 5, pause: float = 0.0) -> tuple[Figure, Figure]:
         forget_outages()
         try:
             first, _ = timed_ms(fn)
         except Exception as e:
+            self.settle()
             forget_outages()
             note = f"gave up after {self.seconds:.0f} s" if "timed out" in str(e) else str(e)
             return Figure(None, load(), note[:60]), Figure(None, load())
@@ -120,12 +129,17 @@ def read_model_cursor(index: Any, flt: NoteFilter, sort: str, depth: int) -> str
         return encode_cursor(cursor_value(m, sort, last), m.ids[last].decode())
 
 
-def measure(uri: str, n: int, args: Any, server_pid: int) -> list[Row]:
-    """Every server row at ``n`` notes (the collection is seeded here)."""
+def measure(uri: str, n: int, args: Any, server_pid: int, kind: str = "") -> list[Row]:
+    """Every server row at ``n`` notes (the collection is seeded here). The MongoDB queries
+    the pages made before the read model (the "current" column of the Overview and list
+    rows) run only on the servers in ``args.before_on``: on the embedded daemon each takes
+    minutes and leaves the server working long after the bench gives up."""
+    before = kind in getattr(args, "before_on", kind).split(",")
+    not_run = f"not run on the {kind} server (--before-on)"
     settings.MONGODB_URI = uri
     settings.QQ_MONGO_DB = f"bench14_{n}"
     vector_indexes_close()
-    budget = Budget(args.budget_s)
+    budget = Budget(args.budget_s, server_pid)
     _cached(  # the app's client, with a socket timeout so a runaway query is abandoned
         ("mongo", uri, settings.QQ_STORE_TIMEOUT_MS),
         lambda: MongoClient(
@@ -178,7 +192,10 @@ def measure(uri: str, n: int, args: Any, server_pid: int) -> list[Row]:
         # current: the scan the Overview made before the read model (a $group, a $bucket
         # and a pass over every note's small fields in Python); read model: the selectors
         # the page calls now (memory_overview + memory_insights, from the read model)
-        row.figures["current"], _ = budget.run(lambda: scan_overview(store, now), repeat=3)
+        if before:
+            row.figures["current"], _ = budget.run(lambda: scan_overview(store, now), repeat=3)
+        else:
+            row.figures["current"] = Figure(None, load(), not_run)
         row.figures["read model"], _ = budget.run(
             lambda: (memory_overview(), memory_insights(archive_threshold=0.2)), repeat=20
         )
@@ -206,13 +223,16 @@ def measure(uri: str, n: int, args: Any, server_pid: int) -> list[Row]:
             for depth in (0, args.depth):
                 cursor = None
                 t = time.perf_counter()
-                for _ in range(depth // 50):  # walk there the way a user pages (not timed)
+                for _ in range(depth // 50 if before else 0):  # walk there as a user pages
                     if time.perf_counter() - t > args.walk_budget_s:
                         cursor = "too-deep"
                         break
                     cursor = store.list_notes(sort=sort, limit=50, cursor=cursor).next_cursor
                 row = Row(f"notes list by {sort}, depth {depth:,}")
-                if cursor == "too-deep":
+                if not before:
+                    row.figures["current"] = Figure(None, load(), not_run)
+                elif cursor == "too-deep":
+                    budget.settle()
                     row.figures["current"] = Figure(
                         None, load(), f"paging there took over {args.walk_budget_s:.0f} s"
                     )
@@ -260,9 +280,12 @@ def measure(uri: str, n: int, args: Any, server_pid: int) -> list[Row]:
         ]
         for name, flt, keep in filters:
             row = Row(f"notes list, {name}")
-            row.figures["current"], row.figures["current p95"] = budget.run(
-                lambda f=flt: (store.list_notes(f, limit=50), store.count_notes(f))
-            )
+            if before:
+                row.figures["current"], row.figures["current p95"] = budget.run(
+                    lambda f=flt: (store.list_notes(f, limit=50), store.count_notes(f))
+                )
+            else:
+                row.figures["current"] = Figure(None, load(), not_run)
 
             def rm_filtered(f: NoteFilter = flt) -> None:
                 notes_list(flt=f, limit=50)
