@@ -4,8 +4,9 @@ embedding dimension, saved under ``var/``.
 A segment holds the normalised float32 vectors of every note of one dimension at the time
 it was built (``vectors.npy``), their note ids and sections, and, from ``exact_below`` rows
 on, an inverted file (IVF): ``4 * sqrt(n)`` centroids, or ``n / 100`` from 160k rows on
-(10,000 at 1M), found by spherical k-means on a sample (``centroids.npy``), with the rows stored grouped by their nearest centroid
-(``offsets.npy``: list ``i`` is rows ``offsets[i]:offsets[i + 1]``). The float32 vectors
+(10,000 at 1M), found by spherical k-means on a sample (``centroids.npy``), with the rows
+stored grouped by their nearest centroid (``offsets.npy``: list ``i`` is rows
+``offsets[i]:offsets[i + 1]``). The float32 vectors
 are opened memory-mapped: every process that serves searches maps the same pages, so a
 second web worker costs no second copy, and a process that starts opens the segment in
 milliseconds instead of reading every note.
