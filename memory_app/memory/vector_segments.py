@@ -3,17 +3,20 @@ embedding dimension, saved under ``var/``.
 
 A segment holds the normalised float32 vectors of every note of one dimension at the time
 it was built (``vectors.npy``), their note ids and sections, and, from ``exact_below`` rows
-on, an inverted file (IVF): ``4 * sqrt(n)`` centroids found by spherical k-means on a
-sample (``centroids.npy``), with the rows stored grouped by their nearest centroid
-(``offsets.npy``: list ``i`` is rows ``offsets[i]:offsets[i + 1]``). The float32 vectors
+on, an inverted file (IVF): ``4 * sqrt(n)`` centroids, or ``n / 100`` from 160k rows on
+(10,000 at 1M), found by spherical k-means on a sample (``centroids.npy``), with the rows
+stored grouped by their nearest centroid (``offsets.npy``: list ``i`` is rows
+``offsets[i]:offsets[i + 1]``). The float32 vectors
 are opened memory-mapped: every process that serves searches maps the same pages, so a
 second web worker costs no second copy, and a process that starts opens the segment in
 milliseconds instead of reading every note.
 
 Search: below ``exact_below`` rows, the exact scan (a matrix-vector product). From there
-on, the query is compared with the centroids and the ``PROBES`` nearest lists are scanned
-exactly: contiguous slices of the memory-mapped vectors, so the scores are exact cosines
-and only which rows get compared is approximate (1.6% of the rows at 1M, 5% at 100k;
+on, the query is compared with the centroids and the ``MIN_PROBES`` nearest lists are
+scanned exactly, plus (up to ``PROBES``) every other list whose centroid scores within
+``PROBE_MARGIN`` of the best one: contiguous slices of the memory-mapped vectors, so the
+scores are exact cosines and only which rows get compared is approximate (0.6-1.3% of the
+rows at 1M, 5-10% at 100k;
 recall@10 against the exact scan is asserted in the tests on real MiniLM embeddings, and
 measured by ``bench/issue14.py`` at 100k and 1M). A section filter or masked rows that
 leave too few candidates fall back to the exact scan of the rows that may match: never
@@ -26,7 +29,7 @@ Why an IVF over the float32 rows, measured on this machine (2 cores shared, load
   code is linear in n and dominated the time;
 - usearch's int8 HNSW took 72 s to build 30k vectors (so hours at 1M here) and 8.9 ms a
   query;
-- the IVF reads ``PROBES`` lists (about 16k rows, 25 MB at 1M) plus the centroids, each a
+- the IVF reads 64-128 lists (6-13k rows, 10-20 MB at 1M) plus the centroids, each a
   contiguous slice, so it stays memory-mapped and shared, needs no second copy of the
   vectors, and a fold of new rows into it only assigns them to the existing centroids.
   Its build is a k-means on ``16 * nlist`` sampled rows and one assignment pass (faiss).
@@ -43,7 +46,9 @@ import numpy as np
 
 EXACT_BELOW = 20_000  # rows; below this the exact scan is about as fast as the lists
 CANDIDATES = 512  # kept for callers; the IVF scans whole lists instead
-PROBES = 64  # lists scanned per query
+PROBES = 128  # at most this many lists scanned per query
+MIN_PROBES = 64  # at least this many
+PROBE_MARGIN = 0.1  # and every list whose centroid scores within this of the best one
 SAMPLE_PER_LIST = 16  # k-means training rows per list
 
 
@@ -73,12 +78,22 @@ class Lists:
         """The list of each of ``rows``."""
         return np.searchsorted(self.offsets, rows, side="right").astype(np.int64) - 1
 
-    def ranges(self, query: np.ndarray, probes: int) -> list[tuple[int, int]]:
-        """Row ranges of the ``probes`` lists nearest ``query``, in file order, adjacent
-        ones merged."""
+    def ranges(
+        self, query: np.ndarray, probes: int | None = None, least: int | None = None
+    ) -> list[tuple[int, int]]:
+        """Row ranges of the lists to scan for ``query``, in file order, adjacent ones
+        merged: the ``least`` nearest lists, and more of the ``probes`` nearest while
+        their centroid scores within ``PROBE_MARGIN`` of the best one."""
         scores = dot(self.centroids, query)
-        probes = min(probes, len(scores))
-        nearest = np.sort(np.argpartition(-scores, probes - 1)[:probes])
+        probes = min(PROBES if probes is None else probes, len(scores))
+        least = min(MIN_PROBES if least is None else least, probes)
+        nearest = np.argpartition(-scores, probes - 1)[:probes]
+        near = scores[nearest]
+        if least < probes:
+            keep = near >= near.max() - PROBE_MARGIN
+            keep[np.argpartition(-near, least - 1)[:least]] = True
+            nearest = nearest[keep]
+        nearest = np.sort(nearest)
         out: list[tuple[int, int]] = []
         for start, stop in zip(
             self.offsets[nearest].tolist(), self.offsets[nearest + 1].tolist(), strict=True
@@ -122,7 +137,7 @@ class Segment:
         if n == 0 or k <= 0:
             return []
         if self.lists is not None and (allowed is None or allowed.sum() > n // 2):
-            ranges = self.lists.ranges(query, PROBES)
+            ranges = self.lists.ranges(query)
             rows = np.concatenate([np.arange(a, b) for a, b in ranges])
             scores = np.concatenate([dot(self._rows[a:b], query) for a, b in ranges])
             if allowed is not None:
@@ -163,6 +178,7 @@ def build_segment(
     id_array = np.asarray(ids, dtype=str)
     section_array = np.asarray(sections, dtype=str)
     lists = None
+    order = np.arange(len(ids))
     if len(ids) and len(ids) >= exact_below:
         target = _list_count(len(ids))
         if centroids is None or not target / 2 <= len(centroids) <= 2 * target:
@@ -175,14 +191,16 @@ def build_segment(
             if len(new):
                 assign[new] = nearest_centroid(vectors[new], centroids)
         order = np.argsort(assign, kind="stable")
-        vectors, id_array, section_array = vectors[order], id_array[order], section_array[order]
+        id_array, section_array = id_array[order], section_array[order]
         offsets = np.searchsorted(assign[order], np.arange(len(centroids) + 1)).astype(np.int64)
         lists = Lists(np.ascontiguousarray(centroids, dtype=np.float32), offsets)
     if directory is None:
-        return Segment(dim, id_array, section_array, vectors, lists)
+        return Segment(
+            dim, id_array, section_array, vectors if lists is None else vectors[order], lists
+        )
     path = directory / f"d{dim}-{uuid.uuid4().hex[:12]}"
     path.mkdir(parents=True)
-    np.save(path / "vectors.npy", vectors)
+    _save_rows(path / "vectors.npy", vectors, order)
     np.save(path / "ids.npy", id_array)
     np.save(path / "sections.npy", section_array)
     if lists is not None:
@@ -192,8 +210,20 @@ def build_segment(
     return open_segment(path)
 
 
+def _save_rows(path: Path, vectors: np.ndarray, order: np.ndarray) -> None:
+    """``vectors[order]`` written to ``path`` as .npy a block at a time: no second copy of
+    the rows in memory (1.5 GB at 1M)."""
+    header = {"descr": "<f4", "fortran_order": False, "shape": tuple(vectors.shape)}
+    with open(path, "wb") as out:
+        np.lib.format.write_array_header_1_0(out, header)
+        for start in range(0, len(order), 65_536):
+            block = np.ascontiguousarray(vectors[order[start : start + 65_536]], dtype="<f4")
+            out.write(block.tobytes())
+
+
 def _list_count(n: int) -> int:
-    return max(1, int(4 * np.sqrt(n)))
+    """``4 * sqrt(n)`` lists, or ``n / 100`` from 160k rows on (10,000 at 1M)."""
+    return max(1, int(max(4 * np.sqrt(n), n / 100)))
 
 
 def train_centroids(vectors: np.ndarray, seed: int = 1) -> np.ndarray:

@@ -63,6 +63,25 @@ def test_a_saved_index_reopens_memory_mapped_with_the_same_answers(tmp_path):
         assert again.search(probe, limit=10).hits == first.search(probe, limit=10).hits
 
 
+def test_a_segment_written_to_disk_holds_the_same_rows_as_one_kept_in_memory(tmp_path):
+    """The saved rows are written sorted by list a block at a time (no second copy of
+    the vectors in memory): each note keeps its own vector and its list."""
+    from memory_app.memory.vector_segments import build_segment
+
+    vectors, _ = _fixture()
+    ids = [f"note_{i:012x}" for i in range(len(vectors))]
+    sections = ["Key Topics"] * len(ids)
+    in_memory = build_segment(384, ids, sections, vectors, None, exact_below=0)
+    centroids = in_memory.lists.centroids  # the same lists, not a second k-means
+    saved = build_segment(384, ids, sections, vectors, tmp_path, exact_below=0, centroids=centroids)
+    assert isinstance(saved.vectors, np.memmap)
+    assert list(saved.ids) == list(in_memory.ids)
+    assert np.array_equal(np.asarray(saved.vectors), in_memory.vectors)
+    rows = [int(note_id[5:], 16) for note_id in saved.ids]
+    assert np.array_equal(np.asarray(saved.vectors), vectors[rows])
+    assert np.array_equal(saved.lists.offsets, in_memory.lists.offsets)
+
+
 @pytest.mark.django_db
 @pytest.mark.usefixtures("mongo")
 def test_search_over_notes_in_mongodb_finds_what_the_exact_scan_finds(settings):
