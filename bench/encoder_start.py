@@ -10,13 +10,17 @@
    (median of 3), numpy against torch, on the same texts.
 
 Every figure is printed with the 1-minute load average beside it (the machine is shared).
-Results go to bench/results/encoder_start.json. A run here (2 cores, default BLAS threads,
-peak RSS 1.4 GB):
+Results go to bench/results/encoder_start.json. Runs here (2 cores, peak RSS 1.4 GB):
 
     first vector from a fresh process, median of 3: numpy 3.85 s, torch 42.32 s, 11.0x  (load 7.56)
-    encode 1 query: numpy 186.6 ms, torch 233.3 ms, torch/numpy 1.25x  (load 7.85)
-    encode 64 notes: numpy 7071.2 ms, torch 5956.9 ms, torch/numpy 0.84x  (load 7.58)
-    max abs difference over the 64 notes: 2.1e-07
+    encode 1 query: numpy 322.0 ms, torch 318.1 ms, torch/numpy 0.99x  (load 5.58)
+    encode 64 notes: numpy 3315.1 ms, torch 2804.4 ms, torch/numpy 0.85x  (load 5.53)
+    max abs difference over the 64 notes: 2.2e-07
+
+and with OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 ... --skip-start:
+
+    encode 1 query: numpy 22.4 ms, torch 27.1 ms, torch/numpy 1.21x  (load 5.52)
+    encode 64 notes: numpy 3205.7 ms, torch 2443.1 ms, torch/numpy 0.76x  (load 5.07)
 """
 
 from __future__ import annotations

@@ -6,10 +6,11 @@ first search until about 35 s after it started. This encoder needs only ``tokeni
 ``safetensors.numpy`` (0.4 s to import) and reads the same files, so a process encodes its
 first query about a second after it starts, with the same vectors (max abs difference
 < 1e-4 a coordinate, cosine > 0.99999: tests/memory_app/test_embeddings_numpy.py).
-Measured by ``bench/encoder_start.py`` (2 cores, load 6.8-7.9): a fresh process to its
+Measured by ``bench/encoder_start.py`` (2 cores, load 5-8): a fresh process to its
 first encoded query 3.85 s against 42.3 s through sentence-transformers (11x; 2.9 s of the
-3.85 is importing the project's library, the model 0.5-0.9 s); warm, 1 query 187 ms against
-233 ms, 64 notes 7.1 s against 6.0 s (torch's batched kernels are faster on big batches).
+3.85 is importing the project's library, the model 0.5-0.9 s); warm, with one BLAS thread,
+1 query 22 ms against 27 ms and 64 notes 3.2 s against 2.4 s (torch's kernels are faster
+on big batches).
 
 The pipeline, as sentence-transformers runs it for such a model directory:
 
@@ -40,8 +41,8 @@ import numpy as np
 # The module types of modules.json this encoder runs, in order (older sentence-transformers
 # write "sentence_transformers.models.X"; newer ones may write a longer dotted path).
 _MODULES = ("Transformer", "Pooling", "Normalize")
-# Tokens a batch may hold (rows x padded length): about 40 MB of attention scores and
-# 25 MB of feed-forward activations for MiniLM; a long text gets a batch of its own size.
+# Tokens a batch may hold (rows x padded length): for MiniLM at most 100 MB of attention
+# scores (32 texts of 256 pieces) and 50 MB of feed-forward activations, whatever the input.
 _BATCH_TOKENS = 8192
 # 1e-12 as torch.nn.functional.normalize's eps (a zero vector stays zero).
 _NORM_EPS = 1e-12
