@@ -84,6 +84,7 @@ def embedder() -> Embedder:
         settings.QQ_EMBEDDING_MODEL,
         settings.TEI_URL,
         settings.QQ_EMBEDDING_DIMENSION,
+        settings.QQ_EMBEDDING_ENGINE,
     )
     return _cached(
         key,
@@ -94,6 +95,7 @@ def embedder() -> Embedder:
             api_key=settings.QQ_EMBEDDING_API_KEY,
             dimension=settings.QQ_EMBEDDING_DIMENSION,
             timeout=settings.QQ_EMBEDDING_TIMEOUT_S,
+            engine=settings.QQ_EMBEDDING_ENGINE,
         ),
     )
 

