@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import qqweb  # noqa: E402, F401  (first: one BLAS thread per process, as in every qqweb process)
 from bench.issue14_common import Figure, Row, load, port_free, start_server  # noqa: E402
 
 COLUMNS = ("current", "read model", "naive")
