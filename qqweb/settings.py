@@ -294,6 +294,10 @@ QQ_DEDUP_BLOCK_TASKS = envint("QQ_DEDUP_BLOCK_TASKS", 8)
 # The incremental dedup scan compares the notes changed since the last complete scan
 # started, minus this margin: the agent stamps updated_at with its own clock.
 QQ_DEDUP_CLOCK_MARGIN_S = envint("QQ_DEDUP_CLOCK_MARGIN_S", 300)
+# The incremental dedup scan takes the unchanged notes' vectors from the vector index's saved
+# snapshot (under QQ_VECTOR_DIR) and reads from MongoDB only the notes changed since it;
+# off (or with no snapshot), it reads every vector from MongoDB.
+QQ_DEDUP_FROM_SNAPSHOT = envbool("QQ_DEDUP_FROM_SNAPSHOT", True)
 # Entities whose "name: description" embeddings are at least this similar are proposed as
 # duplicate candidates on the graph's Duplicates page.
 QQ_GRAPH_DUPLICATE_THRESHOLD = envfloat("QQ_GRAPH_DUPLICATE_THRESHOLD", 0.9)

@@ -156,6 +156,52 @@ def changed_block_pairs(
     return join_pairs(parts)
 
 
+def changed_pairs_on_base(
+    base: np.ndarray,
+    live: np.ndarray,
+    fresh: np.ndarray,
+    changed: np.ndarray,
+    start: int,
+    stop: int,
+    threshold: float,
+    *,
+    row_block: int = 1024,
+    col_block: int = 8192,
+) -> Pairs:
+    """``changed_block_pairs`` over two row sets: ``base`` (the vector index's saved unit
+    rows, memory-mapped; only the rows where ``live`` count) followed by ``fresh`` (the
+    notes read from MongoDB since: row ``len(base) + k`` is ``fresh[k]``). ``changed``
+    holds indices into that joined order; a changed row never points at a dead base row."""
+    nb = int(base.shape[0])
+    n = nb + int(fresh.shape[0])
+    alive = np.concatenate([np.asarray(live, dtype=bool), np.ones(len(fresh), dtype=bool)])
+    is_changed = np.zeros(n, dtype=bool)
+    is_changed[np.asarray(changed, dtype=np.int64)] = True
+    rows_all = np.asarray(changed[start:stop], dtype=np.int64)
+    parts: list[Pairs] = []
+    for r0 in range(0, len(rows_all), row_block):
+        rows = rows_all[r0 : r0 + row_block]
+        left = np.empty((len(rows), int(base.shape[1] if nb else fresh.shape[1])), np.float32)
+        in_base = rows < nb
+        if in_base.any():
+            left[in_base] = base[rows[in_base]]
+        if not in_base.all():
+            left[~in_base] = fresh[rows[~in_base] - nb]
+        for offset, part in ((0, base), (nb, fresh)):
+            for c0 in range(0, int(part.shape[0]), col_block):
+                c1 = min(int(part.shape[0]), c0 + col_block)
+                sims = left @ np.asarray(part[c0:c1], dtype=np.float32).T
+                flat = np.flatnonzero(sims.ravel() >= threshold)
+                if not len(flat):
+                    continue
+                rr, cc = np.divmod(flat, c1 - c0)
+                i, j = rows[rr], cc + c0 + offset
+                keep = (i != j) & alive[j] & (~is_changed[j] | (i < j))
+                lo, hi = np.minimum(i, j)[keep], np.maximum(i, j)[keep]
+                parts.append((lo, hi, sims[rr[keep], cc[keep]]))
+    return join_pairs(parts)
+
+
 # --- pruned -----------------------------------------------------------------------------
 
 
