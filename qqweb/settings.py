@@ -288,7 +288,7 @@ QQ_DEDUP_THRESHOLD = envfloat("QQ_DEDUP_THRESHOLD", 0.85)
 # size from which candidates are pruned through k-means cells instead of compared exactly,
 # the scores per block, and how many block tasks are queued beside the run's own.
 QQ_DEDUP_SCAN_DIR = Path(envstr("QQ_DEDUP_SCAN_DIR", str(VAR_DIR / "dedup-scans")))
-QQ_DEDUP_EXACT_BELOW = envint("QQ_DEDUP_EXACT_BELOW", 150_000)
+QQ_DEDUP_EXACT_BELOW = envint("QQ_DEDUP_EXACT_BELOW", 20_000)
 QQ_DEDUP_PAIRS_PER_BLOCK = envint("QQ_DEDUP_PAIRS_PER_BLOCK", 100_000_000)
 QQ_DEDUP_BLOCK_TASKS = envint("QQ_DEDUP_BLOCK_TASKS", 8)
 # The incremental dedup scan compares the notes changed since the last complete scan
