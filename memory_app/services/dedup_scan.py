@@ -108,15 +108,18 @@ def _changed_rows(
     }
 
 
+Current = dict[str, np.ndarray | None]  # note id -> its unit vector now (None: gone)
+
+
 def _prepare_on_snapshot(
     queue: ScanQueue, threshold: float, since: datetime
-) -> tuple[int, int, int] | None:
+) -> tuple[int, int, int, Current] | None:
     """The incremental scan's plan on the vector index's saved segments: the unchanged
     notes' vectors from its memory-mapped files (``dedup_base``), from MongoDB only the
     notes changed since the last scan and those changed since the snapshot (their rows in
-    it may be stale). (blocks, notes, changed notes), or None (nothing planned) with no
-    usable snapshot, a changed note of a dimension the snapshot lacks, or more than half
-    the notes changed: the caller then reads every vector from MongoDB."""
+    it may be stale). (blocks, notes, changed notes, the vectors read), or None (nothing
+    planned) with no usable snapshot, a changed note of a dimension the snapshot lacks, or
+    more than half the notes changed: the caller then reads every vector from MongoDB."""
     if not settings.QQ_DEDUP_FROM_SNAPSHOT:
         return None
     store = notes_store()
@@ -135,21 +138,27 @@ def _prepare_on_snapshot(
     if set(fresh) - set(base.rows) or 2 * changed_rows > sum(base.rows.values()):
         queue.remove()
         return None
-    return queue.prepare_on_base(
+    current: Current = dict.fromkeys(read)
+    for ids, matrix in fresh.values():
+        current.update(zip(ids, unit_rows(matrix), strict=True))
+    planned = queue.prepare_on_base(
         base.rows, fresh, read, changed, threshold, per_block=settings.QQ_DEDUP_PAIRS_PER_BLOCK
     )
+    return (*planned, current)
 
 
 def _confirmed(
-    pairs: list[tuple[str, str, float]], threshold: float
+    pairs: list[tuple[str, str, float]], threshold: float, current: Current
 ) -> list[tuple[str, str, float]]:
     """The pairs MongoDB's current vectors still make, with their current similarity: a
     note deleted since the index's snapshot (or changed without a new ``updated_at``) is
-    never proposed from a stale row."""
+    never proposed from a stale row. ``current`` holds the notes read already (the
+    changed ones); the others are read now."""
     if not pairs:
         return pairs
-    current: dict[str, np.ndarray] = {}
-    for ids, matrix in notes_store().vectors_of({i for a, b, _ in pairs for i in (a, b)}).values():
+    current = dict(current)
+    unread = {i for a, b, _ in pairs for i in (a, b)} - set(current)
+    for ids, matrix in notes_store().vectors_of(unread).values():
         current.update(zip(ids, unit_rows(matrix), strict=True))
     kept = []
     for a, b, _ in pairs:
@@ -179,7 +188,7 @@ def duplicates_find_shared(
         planned = None if since is None else _prepare_on_snapshot(queue, threshold, since)
         count: int | None
         if planned is not None:
-            total, notes, count = planned
+            total, notes, count, current = planned
         else:
             groups = notes_store().vectors_by_dimension()
             notes = sum(len(ids) for ids, _ in groups.values())
@@ -212,7 +221,7 @@ def duplicates_find_shared(
                 progress(queue.done_count(), total)
         pairs = queue.pairs()
         if planned is not None:
-            pairs = _confirmed(pairs, threshold)
+            pairs = _confirmed(pairs, threshold, current)
         return SharedScan(pairs, total, here, notes, count, from_snapshot=planned is not None)
     finally:
         queue.remove()
