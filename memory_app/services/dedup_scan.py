@@ -22,6 +22,12 @@ before it), so the next one starts from it. ``full`` (the Review page's "Full sc
 job's ``full`` parameter) compares every note with every note, as does a scan that
 finds more than half the notes changed (cheaper so: the full plan compares each pair once,
 and prunes from ``QQ_DEDUP_EXACT_BELOW`` notes on).
+
+The incremental scan takes the unchanged notes' vectors from the vector index's saved
+segments (``_prepare_on_snapshot``, ``memory.dedup_base``) and reads from MongoDB only
+the changed notes and those changed since the snapshot; every pair it finds is checked
+against MongoDB's current vectors (``_confirmed``), so a note deleted since the snapshot
+is never proposed. With no snapshot it reads every vector from MongoDB, as before.
 """
 
 from __future__ import annotations
