@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -219,6 +220,7 @@ def in_process(n: int, changed: int) -> None:
         f"(OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')})"
     )
     queue.remove()
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
