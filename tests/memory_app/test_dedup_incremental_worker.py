@@ -321,3 +321,17 @@ def test_with_no_snapshot_the_incremental_scan_reads_every_vector_from_mongodb(p
     assert stats["scan"] == "incremental"
     assert stats["vectors_read_from"] == "MongoDB"
     assert (f"note_{40:012x}", "note_999999999999") in _queued()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_notes_of_a_dimension_the_snapshot_lacks_are_still_compared(planted, settings):
+    store, _, _ = planted
+    _scan()
+    _index_saves_a_snapshot(store, settings)  # 384-d only
+    small = np.random.default_rng(8).normal(size=8)
+    for note_id, vector in (("note_888888888881", small), ("note_888888888882", small * 1.01)):
+        store.collection.insert_one(_agent_doc(note_id, "another model", vector, utcnow_naive()))
+    stats = _incremental_scan_here()
+    assert stats["scan"] == "incremental"
+    assert stats["vectors_read_from"] == "MongoDB"
+    assert ("note_888888888881", "note_888888888882") in _queued()
