@@ -2,15 +2,25 @@
 notes changed since the last scan against everything"), in-process against the Python
 daemon ``make dev`` starts (``secantusd-py``, fresh on ``--port``, data under /tmp):
 
-    .venv/bin/python bench/issue14_incremental.py --n 100000 --changed 1000
+    .venv/bin/python bench/issue14_incremental.py --n 100000 --changed 1000 [--server rust]
+    .venv/bin/python bench/issue14_incremental.py --in-process 1000000 --changed 1000
 
-``--n`` agent-shaped notes (384-d clustered vectors, written a month ago) are seeded; a
-finished dedup scan run is recorded as the last complete scan (a full exact scan at 100k
-takes minutes here: see the dedup table); then the agent writes ``--changed`` notes, each
-a near copy of a seeded one, and the ``dedup_scan`` job runs as the worker runs it (its
-default: incremental), every block in this process (the broker is ``memory://``: no other
-worker). Prints the job's time, its stats and the load average, and one JSON line.
-``QQ_STORE_TIMEOUT_MS`` is 30 s here (see the comment where it is set).
+``--n`` agent-shaped notes (384-d clustered vectors, written a minute apart, the last a
+month ago) are seeded; the vector index saves its snapshot of them (what it does in the
+background when a process opens it without one; timed apart); a finished dedup scan run is
+recorded as the last complete scan (a full exact scan at 100k takes minutes here: see the
+dedup table); then the agent writes ``--changed`` notes, each a near copy of a seeded one,
+and the ``dedup_scan`` job runs as the worker runs it (its default: incremental, its
+unchanged notes from the snapshot; ``--no-snapshot``: every vector from MongoDB), every
+block in this process (the broker is ``memory://``: no other worker). Prints the job's
+time, its stats and the load average, and one JSON line. ``QQ_STORE_TIMEOUT_MS`` is 30 s
+here (see the comment where it is set).
+
+``--in-process N``: no server; a segment of N unit rows saved as the vector index saves
+one, and the incremental plan on it (``ScanQueue.prepare_on_base``, ``--changed`` fresh
+rows near copies of saved ones) computed by one process: the scan's maths and file work
+at sizes a server here cannot be seeded to in the time (the MongoDB reads scale with the
+changed notes, not with N: see the server run).
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -37,12 +48,22 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--changed", type=int, default=1_000)
     parser.add_argument("--port", type=int, default=29610)
+    parser.add_argument("--server", choices=("py", "rust"), default="py")
+    parser.add_argument("--no-snapshot", action="store_true")
+    parser.add_argument("--in-process", type=int, default=0)
+    parser.add_argument("--skip-full-read", action="store_true", help="not the old read, alone")
     args = parser.parse_args()
+    if args.in_process:
+        in_process(args.in_process, args.changed)
+        return
     work = Path(tempfile.mkdtemp(prefix="qqweb-dedup-incremental-"))
     port = args.port
     while not port_free(port):
         port += 1
-    uri, server = start_server("py", str(ROOT / ".venv/bin/secantusd-py"), port)
+    binary = ROOT / (
+        "var/cargo/bin/secantusd-rs" if args.server == "rust" else ".venv/bin/secantusd-py"
+    )
+    uri, server = start_server(args.server, str(binary), port)
     os.environ.update(
         {
             "DJANGO_SETTINGS_MODULE": "qqweb.settings",
@@ -60,6 +81,7 @@ def main() -> None:
             # the daemon answers no heartbeat while it streams 100k vectors: with the default
             # 2 s pymongo takes it for down and cancels the read (StoreUnavailable)
             "QQ_STORE_TIMEOUT_MS": os.environ.get("QQ_STORE_TIMEOUT_MS", "30000"),
+            "QQ_DEDUP_FROM_SNAPSHOT": "0" if args.no_snapshot else "1",
         }
     )
     (work / "memory").mkdir()
@@ -84,10 +106,25 @@ def main() -> None:
         vectors = clustered(args.n, 384, seed=5)
         for start in range(0, args.n, 5_000):
             docs = agent_notes(start, min(args.n, start + 5_000), vectors[start : start + 5_000])
-            for doc in docs:
-                doc["updated_at"] = doc["created_at"] = month_ago
+            for i, doc in enumerate(docs, start=start):
+                doc["updated_at"] = doc["created_at"] = month_ago - timedelta(minutes=args.n - i)
             store.collection.insert_many(docs, ordered=False)
         seed_s = time.perf_counter() - t
+        snapshot_s = 0.0
+        if not args.no_snapshot:
+            from django.conf import settings
+
+            from memory_app.memory.vector_state import build_snapshot
+
+            t = time.perf_counter()
+            root = (
+                Path(settings.QQ_VECTOR_DIR)
+                / f"{settings.QQ_MONGO_DB}.{settings.QQ_MONGO_COLLECTION}"
+            )
+            build_snapshot(
+                store.vector_rows(), store.index_generation(), root, settings.QQ_VECTOR_EXACT_BELOW
+            )
+            snapshot_s = time.perf_counter() - t
         MaintenanceRun.objects.create(  # the last complete scan, an hour ago
             kind="dedup_scan",
             started_by="bench",
@@ -111,7 +148,8 @@ def main() -> None:
         seconds = time.perf_counter() - t
         # the job's two reads again, alone: every vector, then the changed notes' ids
         t = time.perf_counter()
-        store.vectors_by_dimension()
+        if not args.skip_full_read:
+            store.vectors_by_dimension()
         read_s = time.perf_counter() - t
         t = time.perf_counter()
         store.note_ids_changed_since(month_ago + timedelta(days=29))
@@ -125,18 +163,64 @@ def main() -> None:
             "load_before": before,
             "load_after": load(),
             "seed_s": round(seed_s, 1),
+            "snapshot_s": round(snapshot_s, 1),
+            "server": args.server,
             "stats": {k: v for k, v in stats.items() if k != "sample"},
         }
         print(
             f"incremental dedup job, {stats.get('compared')}: {seconds:.1f} s "
             f"[load {before:.1f} -> {load():.1f}], {stats.get('pairs_found')} pairs, "
-            f"{stats.get('queued')} queued (seeding {seed_s:.0f} s apart); of it, reading every "
+            f"{stats.get('queued')} queued, vectors from {stats.get('vectors_read_from')} "
+            f"({args.server} server; seeding {seed_s:.0f} s and the index's snapshot "
+            f"{snapshot_s:.0f} s apart); reading every "
             f"vector {read_s:.1f} s, the changed ids {changed_s:.2f} s [load {load():.1f}]"
         )
         print(json.dumps(result))
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def in_process(n: int, changed: int) -> None:
+    """The incremental plan on a saved segment of ``n`` rows, computed here (no server)."""
+    import resource
+
+    from memory_app.memory.dedup_queue import ScanQueue
+    from memory_app.memory.vector_segments import build_segment
+
+    work = Path(tempfile.mkdtemp(prefix="qqweb-dedup-base-"))
+    vectors = clustered(n, 384, seed=5)
+    ids = [f"note_{i:012x}" for i in range(n)]
+    build_segment(384, ids, [""] * n, vectors, work / "index", exact_below=10**12)
+    segment = next((work / "index").glob("d384-*"))
+    rng = np.random.default_rng(9)
+    picked = rng.choice(n, changed, replace=False)
+    near = vectors[picked] + rng.normal(scale=0.01, size=(changed, 384)).astype(np.float32)
+    fresh_ids = [f"note_{i:012x}" for i in range(n, n + changed)]
+    del vectors
+    before = load()
+    t = time.perf_counter()
+    queue = ScanQueue(work / "scans", "run-1")
+    (queue.path / "d384").mkdir(parents=True)
+    os.link(segment / "vectors.npy", queue.path / "d384" / "base.npy")
+    os.link(segment / "ids.npy", queue.path / "d384" / "base_ids.npy")
+    blocks, notes, count = queue.prepare_on_base(
+        {384: n}, {384: (fresh_ids, near)}, set(fresh_ids), set(fresh_ids), 0.85
+    )
+    plan_s = time.perf_counter() - t
+    while (ref := queue.next_claim()) is not None:
+        queue.compute(ref)
+    pairs = queue.pairs()
+    seconds = time.perf_counter() - t
+    peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+    print(
+        f"incremental dedup on a saved segment, {count:,} changed against {notes:,}: "
+        f"{seconds:.1f} s [load {before:.1f} -> {load():.1f}] (plan {plan_s:.2f} s), "
+        f"{blocks} blocks, {len(pairs)} pairs, peak RSS {peak_gb:.2f} GB "
+        f"(OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')})"
+    )
+    queue.remove()
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

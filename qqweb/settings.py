@@ -295,12 +295,16 @@ QQ_DEDUP_THRESHOLD = envfloat("QQ_DEDUP_THRESHOLD", 0.85)
 # size from which candidates are pruned through k-means cells instead of compared exactly,
 # the scores per block, and how many block tasks are queued beside the run's own.
 QQ_DEDUP_SCAN_DIR = Path(envstr("QQ_DEDUP_SCAN_DIR", str(VAR_DIR / "dedup-scans")))
-QQ_DEDUP_EXACT_BELOW = envint("QQ_DEDUP_EXACT_BELOW", 150_000)
+QQ_DEDUP_EXACT_BELOW = envint("QQ_DEDUP_EXACT_BELOW", 20_000)
 QQ_DEDUP_PAIRS_PER_BLOCK = envint("QQ_DEDUP_PAIRS_PER_BLOCK", 100_000_000)
 QQ_DEDUP_BLOCK_TASKS = envint("QQ_DEDUP_BLOCK_TASKS", 8)
 # The incremental dedup scan compares the notes changed since the last complete scan
 # started, minus this margin: the agent stamps updated_at with its own clock.
 QQ_DEDUP_CLOCK_MARGIN_S = envint("QQ_DEDUP_CLOCK_MARGIN_S", 300)
+# The incremental dedup scan takes the unchanged notes' vectors from the vector index's saved
+# snapshot (under QQ_VECTOR_DIR) and reads from MongoDB only the notes changed since it;
+# off (or with no snapshot), it reads every vector from MongoDB.
+QQ_DEDUP_FROM_SNAPSHOT = envbool("QQ_DEDUP_FROM_SNAPSHOT", True)
 # Entities whose "name: description" embeddings are at least this similar are proposed as
 # duplicate candidates on the graph's Duplicates page.
 QQ_GRAPH_DUPLICATE_THRESHOLD = envfloat("QQ_GRAPH_DUPLICATE_THRESHOLD", 0.9)

@@ -19,10 +19,16 @@ the blocks' pairs, put together, are every pair once, as ``(i, j)`` with ``i < j
   against the exact scan is asserted in the tests (planted pairs, real MiniLM
   embeddings) and measured in ``bench/issue14.py``.
 
-Why the exact scan stops at 150k: it is bound by the matrix product (about 770 flops a
-pair); this 2-core machine does 60-80 GFLOPS, so 100k notes (5e9 pairs) take 40-60 s of
-arithmetic whatever the code, and 1M a hundred times that. The thresholding is
-``flatnonzero`` over the flat tile (0.3 ns a score; ``nonzero`` on 2-D was 3.8 ns).
+Why the exact scan stops at 20k (``QQ_DEDUP_EXACT_BELOW``): it is bound by the matrix
+product (about 770 flops a pair); one core here does about 40 GFLOPS, so 100k notes (5e9
+pairs) take about 100 s of arithmetic whatever the code, and 1M a hundred times that.
+Measured on one core (``OMP_NUM_THREADS=1``, load 5-8, the machine shared): 10k exact
+0.9-1.6 s against 1.8 s pruned; 30k exact 21.9 s against 5.2 s pruned; 100k exact 118 s
+against 7.8 s pruned. The pruned scan found every pair the exact one did on the bench's
+clustered vectors at 10k, 30k and 100k (recall 1.0 of 50, 149 and 500 pairs); on the
+tests' real MiniLM embeddings it finds 0.9992 of them (1 of 1,303 missed). The
+thresholding is ``flatnonzero`` over the flat tile (0.3 ns a score; ``nonzero`` on 2-D
+was 3.8 ns).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-EXACT_BELOW = 150_000  # rows; from here on the pruned plan
+EXACT_BELOW = 20_000  # rows; from here on the pruned plan (QQ_DEDUP_EXACT_BELOW)
 PAIRS_PER_BLOCK = 100_000_000  # scores per exact block: about 1-2 s on one core here
 PROBES = 4  # nearest cells each row is put in (pruned plan; 3 left 2% of planted pairs at 1M)
 TRAIN_ROWS = 20  # k-means training rows per cell, at most
@@ -153,6 +159,52 @@ def changed_block_pairs(
             keep = (i != j) & (~is_changed[j] | (i < j))
             lo, hi = np.minimum(i, j)[keep], np.maximum(i, j)[keep]
             parts.append((lo, hi, sims[rr[keep], cc[keep]]))
+    return join_pairs(parts)
+
+
+def changed_pairs_on_base(
+    base: np.ndarray,
+    live: np.ndarray,
+    fresh: np.ndarray,
+    changed: np.ndarray,
+    start: int,
+    stop: int,
+    threshold: float,
+    *,
+    row_block: int = 1024,
+    col_block: int = 8192,
+) -> Pairs:
+    """``changed_block_pairs`` over two row sets: ``base`` (the vector index's saved unit
+    rows, memory-mapped; only the rows where ``live`` count) followed by ``fresh`` (the
+    notes read from MongoDB since: row ``len(base) + k`` is ``fresh[k]``). ``changed``
+    holds indices into that joined order; a changed row never points at a dead base row."""
+    nb = int(base.shape[0])
+    n = nb + int(fresh.shape[0])
+    alive = np.concatenate([np.asarray(live, dtype=bool), np.ones(len(fresh), dtype=bool)])
+    is_changed = np.zeros(n, dtype=bool)
+    is_changed[np.asarray(changed, dtype=np.int64)] = True
+    rows_all = np.asarray(changed[start:stop], dtype=np.int64)
+    parts: list[Pairs] = []
+    for r0 in range(0, len(rows_all), row_block):
+        rows = rows_all[r0 : r0 + row_block]
+        left = np.empty((len(rows), int(base.shape[1] if nb else fresh.shape[1])), np.float32)
+        in_base = rows < nb
+        if in_base.any():
+            left[in_base] = base[rows[in_base]]
+        if not in_base.all():
+            left[~in_base] = fresh[rows[~in_base] - nb]
+        for offset, part in ((0, base), (nb, fresh)):
+            for c0 in range(0, int(part.shape[0]), col_block):
+                c1 = min(int(part.shape[0]), c0 + col_block)
+                sims = left @ np.asarray(part[c0:c1], dtype=np.float32).T
+                flat = np.flatnonzero(sims.ravel() >= threshold)
+                if not len(flat):
+                    continue
+                rr, cc = np.divmod(flat, c1 - c0)
+                i, j = rows[rr], cc + c0 + offset
+                keep = (i != j) & alive[j] & (~is_changed[j] | (i < j))
+                lo, hi = np.minimum(i, j)[keep], np.maximum(i, j)[keep]
+                parts.append((lo, hi, sims[rr[keep], cc[keep]]))
     return join_pairs(parts)
 
 

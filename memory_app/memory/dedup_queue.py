@@ -35,6 +35,7 @@ from .dedup_blocks import (
     cells_plan,
     changed_block_pairs,
     changed_blocks,
+    changed_pairs_on_base,
     exact_block_pairs,
     exact_blocks,
     join_pairs,
@@ -120,6 +121,52 @@ class ScanQueue:
         (self.path / "ready").write_text(str(total))
         return total
 
+    def prepare_on_base(
+        self,
+        base_rows: dict[int, int],
+        fresh: dict[int, tuple[list[str], np.ndarray]],
+        read: set[str],
+        changed: set[str],
+        threshold: float,
+        *,
+        per_block: float = PAIRS_PER_BLOCK,
+    ) -> tuple[int, int, int]:
+        """The incremental scan on the vector index's saved rows (``base.npy`` and
+        ``base_ids.npy`` already linked into ``d<dim>/`` by ``dedup_base.link_snapshot``,
+        ``base_rows`` of them per dimension): the rows of every note in ``read`` (the
+        notes read from MongoDB again, found or not) are taken out of the base, the found
+        ones (``fresh``) appended, and the ``changed`` ones among them compared with every
+        live row. Returns (blocks, notes, changed notes)."""
+        total = notes = count = 0
+        read_ids = np.asarray(sorted(read), dtype=str)
+        for dim in sorted(set(base_rows) | set(fresh)):
+            folder = self.path / f"d{dim}"
+            (folder / "pairs").mkdir(parents=True)
+            (folder / "claims").mkdir()
+            if dim in base_rows:
+                base_ids = np.load(folder / "base_ids.npy")
+                live = ~np.isin(base_ids, read_ids)
+            else:
+                np.save(folder / "base.npy", np.zeros((0, dim), dtype=np.float32))
+                np.save(folder / "base_ids.npy", np.zeros(0, dtype=str))
+                live = np.zeros(0, dtype=bool)
+            ids, matrix = fresh.pop(dim, ([], np.zeros((0, dim), dtype=np.float32)))
+            np.save(folder / "live.npy", live)
+            np.save(folder / "fresh.npy", unit_rows(matrix))
+            np.save(folder / "fresh_ids.npy", np.asarray(ids, dtype=str))
+            rows = np.asarray(
+                [len(live) + k for k, note_id in enumerate(ids) if note_id in changed],
+                dtype=np.int64,
+            )
+            np.save(folder / "changed.npy", rows)
+            here = int(live.sum()) + len(ids)
+            blocks = changed_blocks(here, len(rows), per_block)
+            meta = {"kind": "changed_base", "threshold": threshold, "blocks": blocks, "rows": here}
+            (folder / "plan.json").write_text(json.dumps(meta))
+            total, notes, count = total + len(blocks), notes + here, count + len(rows)
+        (self.path / "ready").write_text(str(total))
+        return total, notes, count
+
     # --- the blocks (any worker) ---------------------------------------------------------
 
     def ready(self) -> bool:
@@ -187,19 +234,30 @@ class ScanQueue:
         plan = self._plan(ref.group)
         start, stop = plan["blocks"][ref.index]
         threshold = float(plan["threshold"])
-        matrix = np.load(folder / "vectors.npy", mmap_mode="r")
-        if plan["kind"] == "exact":
-            i, j, s = exact_block_pairs(matrix, start, stop, threshold)
-        elif plan["kind"] == "changed":
-            changed = np.load(folder / "changed.npy")
-            i, j, s = changed_block_pairs(matrix, changed, start, stop, threshold)
-        else:
-            cells = Cells(
-                assign=np.load(folder / "assign.npy", mmap_mode="r"),
-                members=np.load(folder / "members.npy", mmap_mode="r"),
-                offsets=np.load(folder / "offsets.npy"),
+        if plan["kind"] == "changed_base":
+            i, j, s = changed_pairs_on_base(
+                np.load(folder / "base.npy", mmap_mode="r"),
+                np.load(folder / "live.npy"),
+                np.load(folder / "fresh.npy"),
+                np.load(folder / "changed.npy"),
+                start,
+                stop,
+                threshold,
             )
-            i, j, s = cell_block_pairs(matrix, cells, start, stop, threshold)
+        else:
+            matrix = np.load(folder / "vectors.npy", mmap_mode="r")
+            if plan["kind"] == "exact":
+                i, j, s = exact_block_pairs(matrix, start, stop, threshold)
+            elif plan["kind"] == "changed":
+                changed = np.load(folder / "changed.npy")
+                i, j, s = changed_block_pairs(matrix, changed, start, stop, threshold)
+            else:
+                cells = Cells(
+                    assign=np.load(folder / "assign.npy", mmap_mode="r"),
+                    members=np.load(folder / "members.npy", mmap_mode="r"),
+                    offsets=np.load(folder / "offsets.npy"),
+                )
+                i, j, s = cell_block_pairs(matrix, cells, start, stop, threshold)
         result = self._result(ref)
         temporary = result.with_name(f"{ref.index}.{os.getpid()}.tmp")
         with temporary.open("wb") as out:
@@ -213,7 +271,7 @@ class ScanQueue:
         """Every block's pairs as ``(note_a, note_b, similarity)``, most similar first."""
         rows: list[tuple[str, str, float]] = []
         for group in self.groups():
-            ids = np.load(self.path / group / "ids.npy")
+            ids = self._ids(group)
             parts: list[Pairs] = []
             for path in sorted((self.path / group / "pairs").glob("*.npz")):
                 with np.load(path) as data:
@@ -224,6 +282,14 @@ class ScanQueue:
             )
         rows.sort(key=lambda row: -row[2])
         return rows
+
+    def _ids(self, group: str) -> np.ndarray:
+        folder = self.path / group
+        if (folder / "fresh_ids.npy").exists():  # the base's rows, then the fresh ones
+            return np.concatenate(
+                [np.load(folder / "base_ids.npy"), np.load(folder / "fresh_ids.npy")]
+            )
+        return np.load(folder / "ids.npy")
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)

@@ -22,6 +22,12 @@ before it), so the next one starts from it. ``full`` (the Review page's "Full sc
 job's ``full`` parameter) compares every note with every note, as does a scan that
 finds more than half the notes changed (cheaper so: the full plan compares each pair once,
 and prunes from ``QQ_DEDUP_EXACT_BELOW`` notes on).
+
+The incremental scan takes the unchanged notes' vectors from the vector index's saved
+segments (``_prepare_on_snapshot``, ``memory.dedup_base``) and reads from MongoDB only
+the changed notes and those changed since the snapshot; every pair it finds is checked
+against MongoDB's current vectors (``_confirmed``), so a note deleted since the snapshot
+is never proposed. With no snapshot it reads every vector from MongoDB, as before.
 """
 
 from __future__ import annotations
@@ -31,12 +37,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 from celery import current_app
 from django.conf import settings
 
-from memory_app.memory.dedup_queue import ScanQueue
+from memory_app.memory.dedup_base import link_snapshot
+from memory_app.memory.dedup_queue import ScanQueue, unit_rows
 from memory_app.models import MaintenanceRun
 from memory_app.services.runs import run_cancel_requested
 from memory_app.stores import notes_store
@@ -80,22 +88,94 @@ class SharedScan:
     blocks_here: int  # computed by the coordinator; the rest by block tasks
     notes: int  # notes with an embedding
     changed: int | None  # the incremental scan's changed notes (None: a full scan)
+    from_snapshot: bool = False  # the unchanged notes' vectors came from the index's files
 
     @property
-    def stats(self) -> dict[str, int]:
-        return {"blocks": self.blocks, "blocks_by_other_tasks": self.blocks - self.blocks_here}
+    def stats(self) -> dict[str, int | str]:
+        return {
+            "blocks": self.blocks,
+            "blocks_by_other_tasks": self.blocks - self.blocks_here,
+            "vectors_read_from": "vector index snapshot" if self.from_snapshot else "MongoDB",
+        }
+
+
+def _naive(when: datetime) -> datetime:
+    return when.astimezone(UTC).replace(tzinfo=None)  # MongoDB's dates are naive UTC
 
 
 def _changed_rows(
     groups: dict[int, tuple[list[str], np.ndarray]], since: datetime
 ) -> dict[int, np.ndarray]:
     """Per dimension, the rows of the notes changed since ``since`` (aware)."""
-    naive = since.astimezone(UTC).replace(tzinfo=None)  # MongoDB's dates are naive UTC
-    changed = np.asarray(sorted(notes_store().note_ids_changed_since(naive)), dtype=str)
+    changed = np.asarray(sorted(notes_store().note_ids_changed_since(_naive(since))), dtype=str)
     return {
         dim: np.flatnonzero(np.isin(np.asarray(ids, dtype=str), changed))
         for dim, (ids, _) in groups.items()
     }
+
+
+Current = dict[str, np.ndarray | None]  # note id -> its unit vector now (None: gone)
+
+
+def _prepare_on_snapshot(
+    queue: ScanQueue, threshold: float, since: datetime
+) -> tuple[int, int, int, Current] | None:
+    """The incremental scan's plan on the vector index's saved segments: the unchanged
+    notes' vectors from its memory-mapped files (``dedup_base``), from MongoDB only the
+    notes changed since the last scan and those changed since the snapshot (their rows in
+    it may be stale). (blocks, notes, changed notes, the vectors read), or None (nothing
+    planned) with no usable snapshot, a changed note of a dimension the snapshot lacks, or
+    more than half the notes changed: the caller then reads every vector from MongoDB."""
+    if not settings.QQ_DEDUP_FROM_SNAPSHOT:
+        return None
+    store = notes_store()
+    root = Path(settings.QQ_VECTOR_DIR) / f"{settings.QQ_MONGO_DB}.{settings.QQ_MONGO_COLLECTION}"
+    queue.remove()
+    queue.path.mkdir(parents=True)
+    base = link_snapshot(root, store.index_generation(), queue.path)
+    if base is None:
+        queue.remove()
+        return None
+    changed = store.note_ids_changed_since(_naive(since))
+    stale = store.note_ids_changed_since(base.newest - clock_margin())
+    read = changed | stale
+    fresh = store.vectors_of(read)
+    changed_rows = sum(1 for ids, _ in fresh.values() for note_id in ids if note_id in changed)
+    if set(fresh) - set(base.rows) or 2 * changed_rows > sum(base.rows.values()):
+        queue.remove()
+        return None
+    current: Current = dict.fromkeys(read)
+    for ids, matrix in fresh.values():
+        current.update(zip(ids, unit_rows(matrix), strict=True))
+    planned = queue.prepare_on_base(
+        base.rows, fresh, read, changed, threshold, per_block=settings.QQ_DEDUP_PAIRS_PER_BLOCK
+    )
+    return (*planned, current)
+
+
+def _confirmed(
+    pairs: list[tuple[str, str, float]], threshold: float, current: Current
+) -> list[tuple[str, str, float]]:
+    """The pairs MongoDB's current vectors still make, with their current similarity: a
+    note deleted since the index's snapshot (or changed without a new ``updated_at``) is
+    never proposed from a stale row. ``current`` holds the notes read already (the
+    changed ones); the others are read now."""
+    if not pairs:
+        return pairs
+    current = dict(current)
+    unread = {i for a, b, _ in pairs for i in (a, b)} - set(current)
+    for ids, matrix in notes_store().vectors_of(unread).values():
+        current.update(zip(ids, unit_rows(matrix), strict=True))
+    kept = []
+    for a, b, _ in pairs:
+        va, vb = current.get(a), current.get(b)
+        if va is None or vb is None or len(va) != len(vb):
+            continue
+        similarity = float(va @ vb)
+        if similarity >= threshold:
+            kept.append((a, b, similarity))
+    kept.sort(key=lambda row: -row[2])
+    return kept
 
 
 def duplicates_find_shared(
@@ -106,24 +186,31 @@ def duplicates_find_shared(
     since: datetime | None = None,
 ) -> SharedScan:
     """Every pair above ``threshold``, computed in blocks that every worker shares; with
-    ``since``, only the pairs with a note changed since then (the incremental scan)."""
+    ``since``, only the pairs with a note changed since then (the incremental scan), on
+    the vector index's saved rows where it can (``_prepare_on_snapshot``)."""
     queue = scan_queue(run.pk)
     here = 0
     try:
-        groups = notes_store().vectors_by_dimension()
-        notes = sum(len(ids) for ids, _ in groups.values())
-        changed = None if since is None else _changed_rows(groups, since)
-        if changed is not None and 2 * sum(len(r) for r in changed.values()) > notes:
-            # most notes changed (a re-embed of every note): the full scan's plan costs at
-            # most half as much, and is pruned at scale where changed rows are not
-            changed = None
-        total = queue.prepare(
-            groups,
-            threshold,
-            exact_below=settings.QQ_DEDUP_EXACT_BELOW,
-            per_block=settings.QQ_DEDUP_PAIRS_PER_BLOCK,
-            changed=changed,
-        )
+        planned = None if since is None else _prepare_on_snapshot(queue, threshold, since)
+        count: int | None
+        if planned is not None:
+            total, notes, count, current = planned
+        else:
+            groups = notes_store().vectors_by_dimension()
+            notes = sum(len(ids) for ids, _ in groups.values())
+            changed = None if since is None else _changed_rows(groups, since)
+            if changed is not None and 2 * sum(len(r) for r in changed.values()) > notes:
+                # most notes changed (a re-embed of every note): the full scan's plan costs
+                # at most half as much, and is pruned at scale where changed rows are not
+                changed = None
+            total = queue.prepare(
+                groups,
+                threshold,
+                exact_below=settings.QQ_DEDUP_EXACT_BELOW,
+                per_block=settings.QQ_DEDUP_PAIRS_PER_BLOCK,
+                changed=changed,
+            )
+            count = None if changed is None else sum(len(rows) for rows in changed.values())
         if progress is not None:
             progress(0, total)
         _spread(run.pk, min(total - 1, settings.QQ_DEDUP_BLOCK_TASKS))
@@ -138,8 +225,10 @@ def duplicates_find_shared(
                 time.sleep(WAIT_S)
             if progress is not None:
                 progress(queue.done_count(), total)
-        count = None if changed is None else sum(len(rows) for rows in changed.values())
-        return SharedScan(queue.pairs(), total, here, notes, count)
+        pairs = queue.pairs()
+        if planned is not None:
+            pairs = _confirmed(pairs, threshold, current)
+        return SharedScan(pairs, total, here, notes, count, from_snapshot=planned is not None)
     finally:
         queue.remove()
 

@@ -60,6 +60,33 @@ def test_changed_blocks_together_find_every_pair_with_a_changed_note_once():
     assert np.allclose(s, np.einsum("ij,ij->i", matrix[i], matrix[j]), atol=1e-5)
 
 
+def test_changed_notes_on_a_saved_base_find_the_same_pairs_as_on_every_current_vector():
+    """The incremental scan on the vector index's saved rows: the changed notes' saved
+    rows are stale (set aside), their current vectors appended; the pairs are those of the
+    current vectors, each once, named by the joined rows (base, then fresh)."""
+    now = _minilm()[:1500]
+    rng = np.random.default_rng(4)
+    changed_notes = np.sort(rng.choice(len(now), 200, replace=False))
+    saved = now.copy()
+    saved[changed_notes] = now[rng.permutation(changed_notes)]  # stale rows in the base
+    live = np.ones(len(now), dtype=bool)
+    live[changed_notes] = False
+    fresh = now[changed_notes]
+    rows = np.arange(len(now), len(now) + len(fresh))
+    blocks = db.changed_blocks(len(now), len(rows), 30_000)
+    assert len(blocks) > 5
+    parts = [db.changed_pairs_on_base(saved, live, fresh, rows, a, b, 0.8) for a, b in blocks]
+    i, j, _ = db.join_pairs(parts)
+    name = np.concatenate([np.arange(len(now)), changed_notes])  # joined row -> note
+    found = [tuple(sorted(p)) for p in zip(name[i].tolist(), name[j].tolist(), strict=True)]
+    assert len(found) == len(set(found))
+    ei, ej, _ = similar_pairs(now, 0.8)
+    touched = set(changed_notes.tolist())
+    expected = {(a, b) for a, b in _pairs(ei, ej) if a in touched or b in touched}
+    assert any(a in touched and b in touched for a, b in expected)
+    assert set(found) == expected
+
+
 def test_the_pruned_scan_finds_at_least_99_percent_of_the_pairs_on_real_embeddings():
     matrix = _minilm()
     ei, ej, _ = _exact(matrix, 0.85)

@@ -3,6 +3,7 @@ against every note), with the real worker."""
 
 import time
 from datetime import timedelta
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from django.urls import reverse
 
 from memory_app.jobs import job_start
 from memory_app.memory.documents import utcnow_naive
+from memory_app.memory.vector_state import build_snapshot
 from memory_app.models import MaintenanceRun, ReviewPair
 from memory_app.services import review_verdict
 from memory_app.services.dedup_scan import last_complete_scan
@@ -252,3 +254,84 @@ def test_a_scan_after_most_notes_changed_is_full(planted):
     assert run.stats["scan"] == "full"
     assert run.stats["full_because"] == f"more than half the notes changed since run {complete.pk}"
     assert run.stats["already_queued"] == len(twins)
+
+
+def _index_saves_a_snapshot(store, settings) -> None:
+    """What the vector index does when it opens without one: every note's unit vector
+    saved under QQ_VECTOR_DIR (the test process's own folder)."""
+    root = Path(settings.QQ_VECTOR_DIR) / f"{settings.QQ_MONGO_DB}.{settings.QQ_MONGO_COLLECTION}"
+    build_snapshot(store.vector_rows(), store.index_generation(), root, 20_000)
+
+
+def _incremental_scan_here() -> dict:
+    """The scan's coordinator in this process (with this test's settings); blocks shared
+    with the worker."""
+    run = job_create(kind="dedup_scan", actor=Actor.job("test"), params={"threshold": 0.85})
+    return job_run(run=run)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_incremental_scan_pairs_a_changed_note_with_an_unchanged_one_without_reading_every_note(
+    planted, settings
+):
+    store, vectors, twins = planted
+    _scan()
+    _index_saves_a_snapshot(store, settings)
+    _agent_adds_near_copy_of(store, vectors, 40, "note_eeeeeeeeeeee")
+    # the agent re-embeds note 41 as a near copy of note 50: its row in the snapshot is stale
+    near_50 = vectors[50] + np.random.default_rng(3).normal(scale=0.05, size=DIM)
+    store.collection.update_one(
+        {"note_id": f"note_{41:012x}"},
+        {"$set": {"embedding": [float(x) for x in near_50], "updated_at": utcnow_naive()}},
+    )
+    stats = _incremental_scan_here()
+    assert stats["scan"] == "incremental"
+    assert stats["vectors_read_from"] == "vector index snapshot"
+    assert stats["changed_notes"] == 2
+    assert stats["notes"] == N + 1
+    assert stats["pairs_found"] == 2
+    assert _queued() == twins | {
+        (f"note_{40:012x}", "note_eeeeeeeeeeee"),
+        (f"note_{41:012x}", f"note_{50:012x}"),
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_note_deleted_since_the_snapshot_is_never_proposed(planted, settings):
+    store, vectors, _ = planted
+    _scan()
+    _agent_adds_near_copy_of(store, vectors, 40, "note_ffffffffffff")
+    _index_saves_a_snapshot(store, settings)  # holds the near copy
+    store.collection.delete_one({"note_id": "note_ffffffffffff"})  # the agent deletes it
+    _agent_adds_near_copy_of(store, vectors, 40, "note_000000000fff")  # and writes another
+    stats = _incremental_scan_here()
+    assert stats["vectors_read_from"] == "vector index snapshot"
+    assert stats["pairs_found"] == 1
+    queued = _queued()
+    assert (f"note_{40:012x}", "note_000000000fff") in queued
+    assert not any("note_ffffffffffff" in pair for pair in queued)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_no_snapshot_the_incremental_scan_reads_every_vector_from_mongodb(planted, settings):
+    store, vectors, _ = planted
+    _scan()
+    _agent_adds_near_copy_of(store, vectors, 40, "note_999999999999")
+    stats = _incremental_scan_here()
+    assert stats["scan"] == "incremental"
+    assert stats["vectors_read_from"] == "MongoDB"
+    assert (f"note_{40:012x}", "note_999999999999") in _queued()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_notes_of_a_dimension_the_snapshot_lacks_are_still_compared(planted, settings):
+    store, _, _ = planted
+    _scan()
+    _index_saves_a_snapshot(store, settings)  # 384-d only
+    small = np.random.default_rng(8).normal(size=8)
+    for note_id, vector in (("note_888888888881", small), ("note_888888888882", small * 1.01)):
+        store.collection.insert_one(_agent_doc(note_id, "another model", vector, utcnow_naive()))
+    stats = _incremental_scan_here()
+    assert stats["scan"] == "incremental"
+    assert stats["vectors_read_from"] == "MongoDB"
+    assert ("note_888888888881", "note_888888888882") in _queued()

@@ -3,7 +3,7 @@ and their compare-and-set writes. Each walk reads only the fields it needs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -258,6 +258,24 @@ class DecayScans(MongoBase):
         if section:
             query["section"] = section
         groups: dict[int, Columns] = {}  # float32 chunks, no Python list per vector
+        self._raw_vectors_into(groups, query)
+        return {dim: (cols.ids, cols.matrix()) for dim, cols in groups.items()}
+
+    def vectors_of(
+        self, note_ids: Iterable[str], chunk: int = 50
+    ) -> dict[int, tuple[list[str], np.ndarray]]:
+        """The embeddings of ``note_ids`` that exist and have one, as
+        ``vectors_by_dimension`` gives them (``$in`` queries of ``chunk`` ids: SecantusDB's
+        Python daemon answers long ``$in`` lists slowly; 1,000 ids at 60k notes took 3.0 s
+        in one query, 1.3 s in chunks of 100, 0.8 s in chunks of 50, load 8)."""
+        wanted = sorted({str(i) for i in note_ids})
+        groups: dict[int, Columns] = {}
+        for start in range(0, len(wanted), chunk):
+            part = wanted[start : start + chunk]
+            self._raw_vectors_into(groups, {"note_id": {"$in": part}})
+        return {dim: (cols.ids, cols.matrix()) for dim, cols in groups.items()}
+
+    def _raw_vectors_into(self, groups: dict[int, Columns], query: dict[str, Any]) -> None:
         fields = {"_id": 0, "note_id": 1, "embedding": 1}
         raw = self.collection.with_options(
             codec_options=CodecOptions(document_class=RawBSONDocument)
@@ -270,7 +288,6 @@ class DecayScans(MongoBase):
                 note_id, row = found
                 cols = groups.setdefault(len(row), Columns(len(row)))
                 cols.append(note_id, "", row)
-        return {dim: (cols.ids, cols.matrix()) for dim, cols in groups.items()}
 
     def note_ids_changed_since(self, since: datetime) -> set[str]:
         """The notes whose text or embedding may have changed since ``since`` (naive UTC):
