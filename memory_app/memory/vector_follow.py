@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import StoreError, StoreUnavailable
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 IDLE_POLL_S = 0.25  # at most four empty polls of the change stream a second
+DIFF_WINDOW = 1000  # notes a diff query reads (a range of note ids; see Reads.id_versions)
 
 
 class VectorSource(Protocol):
@@ -27,7 +28,9 @@ class VectorSource(Protocol):
         self, *, note_ids: Iterable[str] | None = None, object_ids: Iterable[Any] | None = None
     ) -> Iterator[dict[str, Any]]: ...
 
-    def id_versions(self) -> Iterator[tuple[Any, str, tuple[Any, ...]]]: ...
+    def id_versions(
+        self, bounds: Sequence[str] = ()
+    ) -> Iterator[tuple[Any, str, tuple[Any, ...]]]: ...
 
     def count_notes(self) -> Any: ...  # a NotesCount: about how many notes (the progress)
 
@@ -126,14 +129,18 @@ def fold(index: VectorIndex) -> None:
 
 
 def diff(index: VectorIndex) -> None:
-    """Compare every ``(_id, note_id, updated_at)`` with what the index holds."""
+    """Compare every ``(_id, note_id, updated_at)`` with what the index holds, read in
+    windows of about :data:`DIFF_WINDOW` of the note ids the index knows (notes with
+    other ids fall in the windows around them), so the server answers the pages'
+    queries between windows instead of after the whole read."""
     assert index._source is not None
     started = time.monotonic()
     live: set[str] = set()
     changed: set[str] = set()
     with index._lock:
         versions = dict(index._versions)
-    for object_id, note_id, updated in index._source.id_versions():
+    bounds = sorted(versions)[DIFF_WINDOW::DIFF_WINDOW]  # windows of the ids known
+    for object_id, note_id, updated in index._source.id_versions(bounds):
         live.add(note_id)
         if versions.get(note_id) != (object_id, updated):
             changed.add(note_id)

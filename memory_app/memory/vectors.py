@@ -43,6 +43,9 @@ reported (the agent silently truncates; we refuse). Where the server offers
 used instead, falling back to this index when the server refuses.
 
 The index speaks to MongoDB only through the store's named methods (:class:`VectorSource`).
+Its questions (``holds``, ``dimensions``, ``search``, ``search_notes``) are answered in
+``vector_search.py``, the change stream, the diff and the fold run in ``vector_follow.py``;
+this module keeps its state, its threads and the catch-up.
 """
 
 from __future__ import annotations
@@ -52,16 +55,17 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
-from .errors import DimensionMismatch, MemoryLibraryError, StoreError, StoreUnavailable
+from . import vector_search
+from .errors import StoreUnavailable
 from .read_model import ReadModel, stamp
 from .vector_follow import VectorSource, diff, fold, needs_fold
-from .vector_segments import EXACT_BELOW, Segment, dot, normalise
+from .vector_search import IndexWarming, SearchResult
+from .vector_segments import EXACT_BELOW, normalise
 from .vector_state import Snapshot, build_snapshot, load_snapshot
 
 log = logging.getLogger(__name__)
@@ -69,35 +73,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 __all__ = ["IndexWarming", "SearchResult", "VectorIndex", "VectorSource", "normalise"]
-
-
-class IndexWarming(StoreUnavailable):
-    """The index is still loading in the background (a process that just started), with
-    how far it got: ``read`` notes of about ``total`` (None: not known yet)."""
-
-    def __init__(self, read: int = 0, total: int | None = None) -> None:
-        MemoryLibraryError.__init__(self, _loading_text(read, total))
-        self.store, self.read, self.total = "the search index", read, total
-        self.message = str(self)
-
-    def __reduce__(self) -> tuple[type, tuple[int, int | None]]:  # type: ignore[override]
-        return type(self), (self.read, self.total)
-
-
-def _loading_text(read: int, total: int | None) -> str:
-    if total is None:
-        where = f"{read:,} notes so far" if read else "starting"
-    else:
-        where = f"{min(read, total):,} of {total:,} notes"
-    return f"the search index is loading ({where}); try again in a few seconds"
-
-
-@dataclass
-class SearchResult:
-    hits: list[tuple[str, float]]
-    compared: int
-    skipped_other_dimensions: dict[int, int]
-
 
 Version = tuple[Any, tuple[Any, ...]]  # (_id, stamp)
 
@@ -467,37 +442,10 @@ class VectorIndex:
 
     def holds(self, note_id: str) -> bool:
         """Whether ``note_id`` has a vector in the index (as of the last catch-up)."""
-        self._wait_ready()
-        with self._lock:
-            if note_id in self._delta:
-                return True
-            where = self._snapshot.rows.get(note_id)
-            return where is not None and not self._masked[where[0]][where[1]]
+        return vector_search.holds(self, note_id)
 
     def dimensions(self) -> dict[int, int]:
-        self._wait_ready()
-        with self._lock:
-            counts = {d: int((~m).sum()) for d, m in self._masked.items()}
-            for dim, _, _ in self._delta.values():
-                counts[dim] = counts.get(dim, 0) + 1
-        return {d: c for d, c in counts.items() if c}
-
-    def _delta_of(self, dim: int) -> tuple[list[str], np.ndarray, np.ndarray]:
-        if self._delta_cache is None:
-            grouped: dict[int, list[tuple[str, str, np.ndarray]]] = {}
-            for note_id, (d, section, row) in self._delta.items():
-                grouped.setdefault(d, []).append((note_id, section, row))
-            self._delta_cache = {
-                d: (
-                    [g[0] for g in group],
-                    np.asarray([g[1] for g in group], dtype=str),
-                    np.vstack([g[2] for g in group]),
-                )
-                for d, group in grouped.items()
-            }
-        return self._delta_cache.get(
-            dim, ([], np.zeros(0, dtype=str), np.zeros((0, dim), np.float32))
-        )
+        return vector_search.dimensions(self)
 
     def search(
         self,
@@ -507,61 +455,10 @@ class VectorIndex:
         section: str | None = None,
         min_score: float | None = None,
     ) -> SearchResult:
-        self._wait_ready()
-        vector = normalise(np.asarray(query, dtype=np.float32).ravel())
-        dim = int(vector.shape[0])
-        k = max(int(limit), 0)
-        counts = self.dimensions()
-        others = {d: c for d, c in counts.items() if d != dim}
-        if dim not in counts:
-            if others:
-                expected = max(others, key=lambda d: others[d])
-                raise DimensionMismatch(expected, dim, "the query vector")
-            return SearchResult([], 0, {})
-        with self._lock:
-            hits: list[tuple[str, float]] = []
-            segment: Segment | None = self._snapshot.segments.get(dim)
-            if segment is not None and len(segment):
-                allowed = ~self._masked[dim]
-                if section is not None:
-                    allowed &= segment.sections == section
-                unfiltered = section is None and not self._masked[dim].any()
-                for row, score in segment.search(vector, k, None if unfiltered else allowed):
-                    hits.append((str(segment.ids[row]), score))
-            ids, sections, rows = self._delta_of(dim)
-            if ids:
-                scores = dot(rows, vector)
-                if section is not None:
-                    scores = np.where(sections == section, scores, -np.inf)
-                hits.extend((ids[i], float(scores[i])) for i in np.argsort(-scores)[:k])
-        hits = [h for h in hits if np.isfinite(h[1])]
-        hits.sort(key=lambda h: -h[1])
-        hits = hits[:k]
-        if min_score is not None:
-            hits = [(i, s) for i, s in hits if s >= min_score]
-        return SearchResult(hits, counts[dim], others)
+        return vector_search.search(self, query, limit=limit, section=section, min_score=min_score)
 
     def search_notes(
         self, query: list[float], *, limit: int = 5, section: str | None = None
     ) -> list[dict[str, Any]]:
         """The seed's ``search_similar`` shape, documents fetched with one ``$in``."""
-        assert self._source is not None
-        if self._vector_search_index:
-            try:
-                return self._source.atlas_vector_search(
-                    self._vector_search_index, query, limit, section
-                )
-            except StoreError:
-                pass  # this server has no $vectorSearch: use the in-process index
-        result = self.search(query, limit=limit, section=section)
-        scores = dict(result.hits)
-        found = self._source.notes_by_ids(list(scores))
-        gone = [i for i in scores if i not in found]
-        if gone:  # deleted since the last catch-up: forget them now
-            self.notes_changed(gone)
-        fields = ("note_id", "content", "section", "importance")
-        return [
-            {**{k: found[i].get(k) for k in fields}, "score": round(s, 6)}
-            for i, s in result.hits
-            if i in found
-        ]
+        return vector_search.search_notes(self, query, limit=limit, section=section)

@@ -4,8 +4,9 @@ the vector index is fed with (rows, id versions, change events, its generation).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 
 from ..documents import utcnow_naive
@@ -225,13 +226,23 @@ class Reads(MongoBase):
         with self._guard():
             yield from self.collection.find(query, VECTOR_FIELDS).batch_size(2000)
 
-    def id_versions(self) -> Iterator[tuple[Any, str, tuple[Any, ...]]]:
-        """``(_id, note_id, stamp)`` of every note (the index's diff when the server has
-        no change stream; ``stamp`` as :func:`stamp`)."""
+    def id_versions(self, bounds: Sequence[str] = ()) -> Iterator[tuple[Any, str, tuple[Any, ...]]]:
+        """``(_id, note_id, stamp)`` of every note (the vector index's catch-up, and its
+        diff when the server has no change stream; ``stamp`` as :func:`stamp`), read in
+        windows of ``note_id`` between consecutive ``bounds`` (sorted; the first window
+        is open below, the last above), one query each. Each window is a range of the
+        ``note_id`` index, so the server reads only its notes and answers other queries
+        between windows: SecantusDB's daemon reads the whole result of a find before its
+        first batch and answers nothing else meanwhile (13.5 s for every note at 100k,
+        during which a page's fetch of 10 notes by id waited 12.3 s)."""
         fields = {"_id": 1, "note_id": 1, **dict.fromkeys(STAMP_FIELDS, 1)}
-        with self._guard():
-            for d in self.collection.find({}, fields).batch_size(5000):
-                yield d["_id"], str(d.get("note_id")), stamp(d)
+        edges: list[str | None] = [None, *bounds, None]
+        for low, high in pairwise(edges):
+            window = {op: edge for op, edge in (("$gte", low), ("$lt", high)) if edge is not None}
+            with self._guard():
+                query = {"note_id": window} if window else {}
+                for d in self.collection.find(query, fields).batch_size(5000):
+                    yield d["_id"], str(d.get("note_id")), stamp(d)
 
     def watch_changes(self, resume_after: Any = None) -> Any:
         """A change stream on the notes (raises StoreError where the server has none);

@@ -1,0 +1,150 @@
+"""The vector index's questions: whether it holds a note, how many vectors of each
+dimension, the nearest notes to a query (the saved segments, minus the rows changed since,
+plus the in-memory delta), and the seed's ``search_similar`` shape with the documents
+fetched by id; and what a question gets while the index is still loading
+(:class:`IndexWarming`). :class:`~.vectors.VectorIndex` answers through these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .errors import DimensionMismatch, MemoryLibraryError, StoreError, StoreUnavailable
+from .vector_segments import Segment, dot, normalise
+
+if TYPE_CHECKING:
+    from .vectors import VectorIndex
+
+
+class IndexWarming(StoreUnavailable):
+    """The index is still loading in the background (a process that just started), with
+    how far it got: ``read`` notes of about ``total`` (None: not known yet)."""
+
+    def __init__(self, read: int = 0, total: int | None = None) -> None:
+        MemoryLibraryError.__init__(self, _loading_text(read, total))
+        self.store, self.read, self.total = "the search index", read, total
+        self.message = str(self)
+
+    def __reduce__(self) -> tuple[type, tuple[int, int | None]]:  # type: ignore[override]
+        return type(self), (self.read, self.total)
+
+
+def _loading_text(read: int, total: int | None) -> str:
+    if total is None:
+        where = f"{read:,} notes so far" if read else "starting"
+    else:
+        where = f"{min(read, total):,} of {total:,} notes"
+    return f"the search index is loading ({where}); try again in a few seconds"
+
+
+@dataclass
+class SearchResult:
+    hits: list[tuple[str, float]]
+    compared: int
+    skipped_other_dimensions: dict[int, int]
+
+
+def holds(index: VectorIndex, note_id: str) -> bool:
+    """Whether ``note_id`` has a vector in the index (as of the last catch-up)."""
+    index._wait_ready()
+    with index._lock:
+        if note_id in index._delta:
+            return True
+        where = index._snapshot.rows.get(note_id)
+        return where is not None and not index._masked[where[0]][where[1]]
+
+
+def dimensions(index: VectorIndex) -> dict[int, int]:
+    index._wait_ready()
+    with index._lock:
+        counts = {d: int((~m).sum()) for d, m in index._masked.items()}
+        for dim, _, _ in index._delta.values():
+            counts[dim] = counts.get(dim, 0) + 1
+    return {d: c for d, c in counts.items() if c}
+
+
+def delta_of(index: VectorIndex, dim: int) -> tuple[list[str], np.ndarray, np.ndarray]:
+    if index._delta_cache is None:
+        grouped: dict[int, list[tuple[str, str, np.ndarray]]] = {}
+        for note_id, (d, section, row) in index._delta.items():
+            grouped.setdefault(d, []).append((note_id, section, row))
+        index._delta_cache = {
+            d: (
+                [g[0] for g in group],
+                np.asarray([g[1] for g in group], dtype=str),
+                np.vstack([g[2] for g in group]),
+            )
+            for d, group in grouped.items()
+        }
+    return index._delta_cache.get(dim, ([], np.zeros(0, dtype=str), np.zeros((0, dim), np.float32)))
+
+
+def search(
+    index: VectorIndex,
+    query: list[float] | np.ndarray,
+    *,
+    limit: int = 5,
+    section: str | None = None,
+    min_score: float | None = None,
+) -> SearchResult:
+    index._wait_ready()
+    vector = normalise(np.asarray(query, dtype=np.float32).ravel())
+    dim = int(vector.shape[0])
+    k = max(int(limit), 0)
+    counts = dimensions(index)
+    others = {d: c for d, c in counts.items() if d != dim}
+    if dim not in counts:
+        if others:
+            expected = max(others, key=lambda d: others[d])
+            raise DimensionMismatch(expected, dim, "the query vector")
+        return SearchResult([], 0, {})
+    with index._lock:
+        hits: list[tuple[str, float]] = []
+        segment: Segment | None = index._snapshot.segments.get(dim)
+        if segment is not None and len(segment):
+            allowed = ~index._masked[dim]
+            if section is not None:
+                allowed &= segment.sections == section
+            unfiltered = section is None and not index._masked[dim].any()
+            for row, score in segment.search(vector, k, None if unfiltered else allowed):
+                hits.append((str(segment.ids[row]), score))
+        ids, sections, rows = delta_of(index, dim)
+        if ids:
+            scores = dot(rows, vector)
+            if section is not None:
+                scores = np.where(sections == section, scores, -np.inf)
+            hits.extend((ids[i], float(scores[i])) for i in np.argsort(-scores)[:k])
+    hits = [h for h in hits if np.isfinite(h[1])]
+    hits.sort(key=lambda h: -h[1])
+    hits = hits[:k]
+    if min_score is not None:
+        hits = [(i, s) for i, s in hits if s >= min_score]
+    return SearchResult(hits, counts[dim], others)
+
+
+def search_notes(
+    index: VectorIndex, query: list[float], *, limit: int = 5, section: str | None = None
+) -> list[dict[str, Any]]:
+    """The seed's ``search_similar`` shape, documents fetched with one ``$in``."""
+    assert index._source is not None
+    if index._vector_search_index:
+        try:
+            return index._source.atlas_vector_search(
+                index._vector_search_index, query, limit, section
+            )
+        except StoreError:
+            pass  # this server has no $vectorSearch: use the in-process index
+    result = search(index, query, limit=limit, section=section)
+    scores = dict(result.hits)
+    found = index._source.notes_by_ids(list(scores))
+    gone = [i for i in scores if i not in found]
+    if gone:  # deleted since the last catch-up: forget them now
+        index.notes_changed(gone)
+    fields = ("note_id", "content", "section", "importance")
+    return [
+        {**{k: found[i].get(k) for k in fields}, "score": round(s, 6)}
+        for i, s in result.hits
+        if i in found
+    ]
