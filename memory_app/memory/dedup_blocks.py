@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,22 +99,33 @@ def exact_block_pairs(
 ) -> Pairs:
     """Pairs ``(i, j)``, ``start <= i < stop``, ``i < j``, with cosine >= threshold, over
     unit float32 rows (a memory-mapped file works: read a tile at a time)."""
-    n = int(matrix.shape[0])
     parts: list[Pairs] = []
     for a in range(start, stop, row_block):
         b = min(stop, a + row_block)
         left = np.ascontiguousarray(matrix[a:b], dtype=np.float32)
-        for c0 in range(a, n, col_block):
-            c1 = min(n, c0 + col_block)
-            sims = left @ np.asarray(matrix[c0:c1], dtype=np.float32).T
-            flat = np.flatnonzero(sims.ravel() >= threshold)
-            if not len(flat):
-                continue
-            rr, cc = np.divmod(flat, c1 - c0)
-            i, j = rr + a, cc + c0
+        for rr, j, sims in _tile_hits(left, matrix, a, col_block, threshold):
+            i = rr + a
             keep = j > i
-            parts.append((i[keep], j[keep], sims[rr[keep], cc[keep]]))
+            parts.append((i[keep], j[keep], sims[keep]))
     return join_pairs(parts)
+
+
+def _tile_hits(
+    left: np.ndarray, right: np.ndarray, first: int, col_block: int, threshold: float
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """``left`` against the rows ``first:`` of ``right``, ``col_block`` rows at a time (a
+    memory-mapped ``right`` is read a tile at a time): for each tile with a score >=
+    ``threshold``, the hits' rows in ``left``, their rows in ``right`` and their scores.
+    Thresholded on the flat tile (``flatnonzero`` is about 10x faster than 2-D
+    ``nonzero`` here)."""
+    n = int(right.shape[0])
+    for c0 in range(first, n, col_block):
+        c1 = min(n, c0 + col_block)
+        sims = left @ np.asarray(right[c0:c1], dtype=np.float32).T
+        flat = np.flatnonzero(sims.ravel() >= threshold)
+        if len(flat):
+            rr, cc = np.divmod(flat, c1 - c0)
+            yield rr, cc + c0, sims[rr, cc]
 
 
 # --- changed rows (the incremental scan) ------------------------------------------------
@@ -148,17 +160,11 @@ def changed_block_pairs(
     for r0 in range(0, len(rows_all), row_block):
         rows = rows_all[r0 : r0 + row_block]
         left = np.ascontiguousarray(matrix[rows], dtype=np.float32)
-        for c0 in range(0, n, col_block):
-            c1 = min(n, c0 + col_block)
-            sims = left @ np.asarray(matrix[c0:c1], dtype=np.float32).T
-            flat = np.flatnonzero(sims.ravel() >= threshold)
-            if not len(flat):
-                continue
-            rr, cc = np.divmod(flat, c1 - c0)
-            i, j = rows[rr], cc + c0
+        for rr, j, sims in _tile_hits(left, matrix, 0, col_block, threshold):
+            i = rows[rr]
             keep = (i != j) & (~is_changed[j] | (i < j))
             lo, hi = np.minimum(i, j)[keep], np.maximum(i, j)[keep]
-            parts.append((lo, hi, sims[rr[keep], cc[keep]]))
+            parts.append((lo, hi, sims[keep]))
     return join_pairs(parts)
 
 
@@ -194,17 +200,11 @@ def changed_pairs_on_base(
         if not in_base.all():
             left[~in_base] = fresh[rows[~in_base] - nb]
         for offset, part in ((0, base), (nb, fresh)):
-            for c0 in range(0, int(part.shape[0]), col_block):
-                c1 = min(int(part.shape[0]), c0 + col_block)
-                sims = left @ np.asarray(part[c0:c1], dtype=np.float32).T
-                flat = np.flatnonzero(sims.ravel() >= threshold)
-                if not len(flat):
-                    continue
-                rr, cc = np.divmod(flat, c1 - c0)
-                i, j = rows[rr], cc + c0 + offset
+            for rr, cols, sims in _tile_hits(left, part, 0, col_block, threshold):
+                i, j = rows[rr], cols + offset
                 keep = (i != j) & alive[j] & (~is_changed[j] | (i < j))
                 lo, hi = np.minimum(i, j)[keep], np.maximum(i, j)[keep]
-                parts.append((lo, hi, sims[rr[keep], cc[keep]]))
+                parts.append((lo, hi, sims[keep]))
     return join_pairs(parts)
 
 
