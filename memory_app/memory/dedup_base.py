@@ -75,6 +75,14 @@ def link_snapshot(root: Path, generation: int, into: Path) -> Base | None:
     return Base(rows, newest)
 
 
+def base_ids(into: Path) -> set[str]:
+    """The note ids of every row :func:`link_snapshot` linked into ``into``."""
+    ids: set[str] = set()
+    for path in into.glob("d*/base_ids.npy"):
+        ids.update(str(note_id) for note_id in np.load(path))
+    return ids
+
+
 def _newest(state: Path) -> datetime | None:
     """The latest ``updated_at`` the snapshot's read model holds (its ``updated_us``
     column over the live rows), no later than the snapshot's save."""

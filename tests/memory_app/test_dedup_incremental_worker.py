@@ -19,6 +19,7 @@ from memory_app.services.maintenance import job_create, job_run
 from memory_app.services.runs import run_cancel
 from memory_app.stores import notes_store
 from qqweb.actors import Actor
+from tests.helpers import read_model_caught_up
 
 N = 240
 TWINS = 12
@@ -131,7 +132,10 @@ def test_the_review_page_scan_is_incremental_and_says_what_it_compared(planted, 
     run = _wait(_started_by(response))
     assert run.stats["scan"] == "incremental"
     page = admin_client_.get(reverse("memory_app:review")).content.decode()
-    assert f"incremental scan: 1 changed note against {N + 1:,}" in page
+    assert f"incremental scan: 1 changed note against {N + 1:,}" in page, (
+        run.stats,
+        [line for line in page.splitlines() if "scan" in line],
+    )
     assert 'name="full"' in page  # the curator can still ask for a full scan
 
 
@@ -310,6 +314,32 @@ def test_a_note_deleted_since_the_snapshot_is_never_proposed(planted, settings):
     queued = _queued()
     assert (f"note_{40:012x}", "note_000000000fff") in queued
     assert not any("note_ffffffffffff" in pair for pair in queued)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_scan_counts_only_the_notes_mongodb_holds_and_reads_those_the_snapshot_missed(
+    planted, settings
+):
+    store, vectors, _ = planted
+    _scan()
+    _agent_adds_near_copy_of(store, vectors, 40, "note_eeeeeeeeeeee")  # the snapshot's newest
+    _index_saves_a_snapshot(store, settings)
+    # since the snapshot, the agent deletes a note written an hour ago and imports a near
+    # copy of note 70 keeping its old date (neither is "changed" by its date), then writes
+    # another near copy of note 70 now
+    store.collection.delete_one({"note_id": f"note_{100:012x}"})
+    near_70 = vectors[70] + np.random.default_rng(7).normal(scale=0.05, size=DIM)
+    hour_ago = utcnow_naive() - timedelta(hours=1)
+    store.collection.insert_one(_agent_doc("note_dddddddddddd", "imported", near_70, hour_ago))
+    _agent_adds_near_copy_of(store, vectors, 70, "note_cccccccccccc")
+    read_model_caught_up()
+    stats = _incremental_scan_here()
+    assert stats["vectors_read_from"] == "vector index snapshot"
+    assert stats["notes"] == N + 2  # N, less the deleted one, plus the three new ones
+    queued = _queued()
+    assert (f"note_{70:012x}", "note_cccccccccccc") in queued
+    assert ("note_cccccccccccc", "note_dddddddddddd") in queued  # the snapshot never held it
+    assert not any(f"note_{100:012x}" in pair for pair in queued)
 
 
 @pytest.mark.django_db(transaction=True)
