@@ -50,6 +50,7 @@ from memory_app.stores import notes_store, vector_indexes_close
 from qqweb.clients import _cached
 
 PACE_S = 1.2  # a person's pace: 1.2 s between requests
+CATCH_UP_GIVE_UP_S = 600.0  # a catch-up or a load that takes longer is reported, not awaited
 
 
 def naive_cosine(a: list[float], b: list[float]) -> float:
@@ -436,8 +437,10 @@ def first_search_rows(store: Any, docs: list[Any], naive: Any, report: Any) -> l
             if not fresh.wait_caught_up(timeout=1.0):  # a page's fetch during the catch-up
                 ms, _ = timed_ms(lambda: store.notes_by_ids([h[0] for h in hits]))
                 fetched.append(Figure(ms, load(), "1 s into the catch-up"))
-            fresh.wait_caught_up()
-            caught_up.append((time.perf_counter() - t - first) * 1000)
+            if fresh.wait_caught_up(timeout=CATCH_UP_GIVE_UP_S):
+                caught_up.append((time.perf_counter() - t - first) * 1000)
+            else:
+                print(f"    the catch-up did not end within {CATCH_UP_GIVE_UP_S:.0f} s", flush=True)
         finally:
             fresh.close()
 
@@ -453,7 +456,8 @@ def first_search_rows(store: Any, docs: list[Any], naive: Any, report: Any) -> l
             except IndexWarming as e:
                 told.append((time.perf_counter() - t) * 1000)
                 print(f"    told after {told[-1]:.0f} ms: {e}", flush=True)
-            fresh.wait_caught_up()
+            if not fresh.wait_caught_up(timeout=CATCH_UP_GIVE_UP_S):
+                raise RuntimeError(f"not loaded within {CATCH_UP_GIVE_UP_S:.0f} s")
             fresh.search(probe, limit=10)
         finally:
             fresh.close()

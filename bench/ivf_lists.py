@@ -1,6 +1,6 @@
 """How many lists, trained and assigned how: the experiments behind the vector index's
-list count and probing rule (``memory_app/memory/vector_segments.py``; figures in the
-README, "Warm start and search speed").
+list count and probing rule (``memory_app/memory/vector_segments.py``; figures in
+bench/HISTORY.md, "Warm start and search speed").
 
     OMP_NUM_THREADS=1 .venv/bin/python bench/ivf_lists.py --size 1000000 --lists 10000 --flat
     OMP_NUM_THREADS=1 .venv/bin/python bench/ivf_lists.py --size 1000000 --groups 625 --nearest 8
