@@ -139,6 +139,11 @@ def measure(uri: str, n: int, args: Any, server_pid: int, kind: str = "") -> lis
     not_run = f"not run on the {kind} server (--before-on)"
     settings.MONGODB_URI = uri
     settings.QQ_MONGO_DB = f"bench14_{n}"
+    # each server its own index folder: a snapshot of another server's notes (same ids,
+    # other stamps) would make this one's catch-up re-read every note while the pages
+    # are measured (on the daemon: pages 0.4-0.5 s instead of 16-27 ms, and a catch-up
+    # that did not end)
+    settings.QQ_VECTOR_DIR = str(Path(settings.QQ_VECTOR_DIR).parent / f"vectors-{kind}-{n}")
     vector_indexes_close()
     budget = Budget(args.budget_s, server_pid)
     _cached(  # the app's client, with a socket timeout so a runaway query is abandoned

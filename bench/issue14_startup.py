@@ -75,6 +75,7 @@ def first_search_over_http(port: int) -> Row:
         **os.environ,
         "MONGODB_URI": settings.MONGODB_URI,
         "QQ_MONGO_DB": settings.QQ_MONGO_DB,
+        "QQ_VECTOR_DIR": str(settings.QQ_VECTOR_DIR),
         "SECRET_KEY": "bench-only-" + "x" * 40,
         "QQ_EMBEDDER_WARM_UP": "1",  # as a web process starts: model and index in the
         "QQ_VECTOR_WARM_UP": "1",  # background (the bench's own process turns them off)
