@@ -187,36 +187,28 @@ def _save(
     """Segments of ``columns`` (grouped around ``centroids``' lists where given: a fold),
     saved under ``root`` with the versions and the read model."""
     centroids = centroids or {}
+
+    def segment(dim: int, cols: Columns, directory: Path | None) -> Segment:
+        return build_segment(
+            dim,
+            cols.ids,
+            cols.sections,
+            cols.matrix(),
+            directory,
+            exact_below=exact_below,
+            centroids=centroids.get(dim),
+            known=cols.known_lists() if dim in centroids else None,
+        )
+
     if root is None:
-        segments = {
-            d: build_segment(
-                d,
-                c.ids,
-                c.sections,
-                c.matrix(),
-                None,
-                exact_below=exact_below,
-                centroids=centroids.get(d),
-                known=c.known_lists() if d in centroids else None,
-            )
-            for d, c in columns.items()
-        }
+        segments = {dim: segment(dim, cols, None) for dim, cols in columns.items()}
         return Snapshot(generation, segments, versions, model)
     root.mkdir(parents=True, exist_ok=True)
     name = uuid.uuid4().hex[:12]
     building = root / f"building-{name}"
     building.mkdir()
     for dim, cols in columns.items():
-        build_segment(
-            dim,
-            cols.ids,
-            cols.sections,
-            cols.matrix(),
-            building,
-            exact_below=exact_below,
-            centroids=centroids.get(dim),
-            known=cols.known_lists() if dim in centroids else None,
-        )
+        segment(dim, cols, building)
     model.save(building / "columns")
     with open(building / "versions.bson", "wb") as out:
         items = list(versions.items())
