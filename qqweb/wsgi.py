@@ -1,18 +1,26 @@
+"""The WSGI entry point (gunicorn, runserver).
+
+The embedding model and the vector index start loading in the background before Django
+sets up its apps: they need only the settings and the memory library, so their file
+reads and MongoDB catch-up overlap the seconds the apps and the URLconf take to import,
+and the first search after a start is answered sooner (see qqweb.clients and
+memory_app.stores; a request that comes before they are ready is told "loading").
+"""
+
 import os
 
-from django.core.wsgi import get_wsgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "qqweb.settings")
-application = get_wsgi_application()
 
-from qqweb.security import refuse_public_secret_key  # noqa: E402 - needs the settings
-
-refuse_public_secret_key()
-
-# The embedding model and the vector index load in the background from now on (see
-# qqweb.clients and memory_app.stores).
-from memory_app.stores import vector_index_warm_up  # noqa: E402  (after Django is set up)
-from qqweb.clients import embedder_warm_up  # noqa: E402
+from memory_app.stores import vector_index_warm_up
+from qqweb.clients import embedder_warm_up
 
 embedder_warm_up(wait_while_loading=False)
 vector_index_warm_up()
+
+from django.core.wsgi import get_wsgi_application  # noqa: E402
+
+application = get_wsgi_application()
+
+from qqweb.security import refuse_public_secret_key  # noqa: E402 - needs the apps
+
+refuse_public_secret_key()

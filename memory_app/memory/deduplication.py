@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import requests
 
 from .dedup_math import MergePlan, choose_primary, plan_merge, similar_pairs_tiled
 from .embeddings import embed_keeping_dimension, require_dimension
@@ -153,6 +152,8 @@ class NoteDeduplicator:
     ) -> str | None:
         if not self.llm_url:
             return None
+        import requests  # here, not at start-up: 0.3 s a web process need not pay
+
         prompt = (
             "Merge these two notes about the same fact into one short note. "
             "Keep every specific detail. Answer with the merged note only.\n\n"

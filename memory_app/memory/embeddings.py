@@ -26,7 +26,6 @@ import time
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-import requests
 
 from .embeddings_numpy import NumpyBertEncoder, unsupported_reason
 from .errors import EmbeddingDimensionConflict, ModelLoading, StoreUnavailable
@@ -271,6 +270,8 @@ class OpenAIEmbedder:
         return self._dimension
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        import requests  # here, not at start-up: 0.3 s a web process need not pay
+
         if not texts:
             return np.zeros((0, self._dimension or 0), dtype=np.float32)
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
