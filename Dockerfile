@@ -1,8 +1,12 @@
 # qqweb production image: the locked dependencies with the packaged model, gunicorn. The
 # development MongoDB server (SecantusDB, GPL-2.0, the `devserver` extra) is never installed.
 FROM python:3.11-slim
+# Bytecode is compiled into the image (UV_COMPILE_BYTECODE, compileall below): with
+# PYTHONDONTWRITEBYTECODE and a read-only /app, every worker would otherwise compile Django
+# and its dependencies from source each time it starts (3.4-4.6 s to the first search at
+# 100k notes, against 1.6 s compiled).
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 UV_PROJECT_ENVIRONMENT=/opt/venv \
-    PATH=/opt/venv/bin:$PATH
+    UV_COMPILE_BYTECODE=1 PATH=/opt/venv/bin:$PATH
 RUN pip install --no-cache-dir uv
 WORKDIR /app
 COPY pyproject.toml uv.lock ./
@@ -10,6 +14,7 @@ COPY pyproject.toml uv.lock ./
 # (and set QQ_EMBEDDING_BACKEND=openai) to use the agent's embedding service instead.
 RUN uv sync --frozen --no-dev --extra postgres --extra model
 COPY . .
+RUN python -m compileall -q qqweb memory_app graph_app
 RUN DJANGO_SETTINGS_MODULE=qqweb.settings python manage.py collectstatic --noinput
 RUN useradd --create-home qqweb && mkdir -p /data /memory && chown qqweb /data /memory
 USER qqweb

@@ -8,7 +8,8 @@ PY := .venv/bin/python
 install: $(PY)
 $(PY): pyproject.toml uv.lock
 	@command -v uv >/dev/null 2>&1 || python3 -m pip install --user --quiet uv
-	$(UV) sync --frozen --extra dev
+	$(UV) sync --frozen --extra dev --compile-bytecode
+	$(PY) -m compileall -q qqweb memory_app graph_app
 	@touch $(PY)
 
 dev: install
