@@ -49,7 +49,7 @@ bench: install $(SECANTUSD_RS)
 # model in-process at 100k and 1M, the search rows with the real all-MiniLM-L6-v2; then
 # the dedup rows (full scans at 10k and 100k exact, 1M pruned, 1 vs 2 Celery workers at
 # 100k, incremental against 100k and 1M). Then the README's generated tables are
-# rewritten from this run's results. About 80 minutes on 2 cores.
+# rewritten from this run's results. About 30 minutes on 2 cores (27 on a quiet machine).
 bench-scale: install $(SECANTUSD_RS)
 	$(PY) bench/issue14.py --sizes 100000,1000000 --server-sizes 100000 --before-on rust \
 		--dedup-full "" --dedup-incremental "" --dedup-workers ""

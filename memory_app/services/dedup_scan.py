@@ -38,12 +38,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from celery import current_app
 from django.conf import settings
 
+from memory_app.memory import MongoNotesStore
 from memory_app.memory.dedup_base import base_ids, link_snapshot
 from memory_app.memory.dedup_queue import ScanQueue, unit_rows
 from memory_app.models import MaintenanceRun
@@ -146,7 +146,7 @@ def _prepare_on_snapshot(
     stale = store.note_ids_changed_since(base.newest - clock_margin())
     # notes deleted since the snapshot leave the base (read, not found); notes it never
     # held (written after it with an older ``updated_at``) are read from MongoDB
-    read = changed | stale | (saved - known) | (known - saved)
+    read = changed | stale | (saved ^ known)
     fresh = store.vectors_of(read)
     changed_rows = sum(1 for ids, _ in fresh.values() for note_id in ids if note_id in changed)
     if set(fresh) - set(base.rows) or 2 * changed_rows > sum(base.rows.values()):
@@ -161,7 +161,7 @@ def _prepare_on_snapshot(
     return (*planned, current)
 
 
-def _known_ids(store: Any) -> set[str] | None:
+def _known_ids(store: MongoNotesStore) -> set[str] | None:
     """Every note id MongoDB holds, as this process's vector index knows them once it has
     caught up (the agent's last writes arrive within about a second); None when it has
     not caught up within ``QQ_VECTOR_READY_TIMEOUT_S``: the scan then reads MongoDB."""
