@@ -45,8 +45,23 @@ def envlist(name: str, default: str) -> list[str]:
 
 def broker_transport_options(broker_url: str, visibility_timeout: int) -> dict[str, int]:
     """The visibility timeout for the brokers that take one (Redis, SQS); nothing for the
-    others (kombu's SQLAlchemy transport would hand it to create_engine, which refuses it)."""
-    if broker_url.split("://", 1)[0] in ("redis", "rediss", "sqs"):
+    others (kombu's SQLAlchemy transport would hand it to create_engine, which refuses it).
+
+    On Redis a task whose worker died unacknowledged goes back to its queue only when a
+    worker sweeps the unacked messages: kombu sweeps at a worker's start, then by default
+    on every tenth tick of ten seconds, so a task could wait 100 s past its visibility
+    timeout for a worker that started before it became visible (every worker that was
+    already running when another died). Here every tick sweeps (``unacked_restore_throttle``
+    1: one sorted-set range read), ticking every tenth of the timeout, at least every
+    second and at most every ten."""
+    scheme = broker_url.split("://", 1)[0]
+    if scheme in ("redis", "rediss"):
+        return {
+            "visibility_timeout": visibility_timeout,
+            "unacked_restore_interval": min(10, max(1, visibility_timeout // 10)),
+            "unacked_restore_throttle": 1,
+        }
+    if scheme == "sqs":
         return {"visibility_timeout": visibility_timeout}
     return {}
 
