@@ -62,6 +62,7 @@ def watch(index: VectorIndex) -> None:
                     asked = time.monotonic()
                     change = stream.try_next()
                     if change is None:
+                        index.stream_drained(asked)
                         # A server that answers an empty batch at once instead of waiting
                         # max_await_time_ms (SecantusDB's daemon) would make this a busy
                         # loop holding the GIL: 75 ms a search at 30k notes instead of 1.

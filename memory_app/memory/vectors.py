@@ -122,6 +122,8 @@ class VectorIndex:
         self._start_lock = threading.Lock()
         self._stream_live = threading.Event()
         self._stream_tried = threading.Event()  # the first open of the stream ended either way
+        self._drained = threading.Condition()  # told when the stream answers "nothing more"
+        self._drained_asked = 0.0  # when the last such answer was asked for (monotonic)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._refreshing = threading.Lock()  # one catch-up at a time
@@ -183,6 +185,39 @@ class VectorIndex:
         """Start if needed and wait for the catch-up (jobs, tests); whether it ended."""
         self.start()
         return self._caught_up.wait(timeout=timeout)
+
+    def in_step(self, timeout: float) -> bool:
+        """Wait until the index holds every write MongoDB acknowledged before this call
+        (a job that must count exactly what MongoDB holds; the follower alone may be a
+        second or, diffing ids, a few behind); whether it got there within ``timeout``
+        seconds. Following a change stream: once a poll of the stream asked after this
+        call answered that nothing more is there, the notes it named are read now;
+        diffing: the ids are diffed now."""
+        deadline = time.monotonic() + timeout
+        if not self.wait_caught_up(timeout):
+            return False
+        if self._source is None:
+            return True
+        if self.follows_change_stream:
+            asked = time.monotonic()
+            with self._drained:
+                drained = self._drained.wait_for(
+                    lambda: self._drained_asked >= asked,
+                    timeout=max(0.0, deadline - time.monotonic()),
+                )
+            if not drained:
+                return False
+            self.refresh()
+        else:
+            self.refresh(force=True)
+        return True
+
+    def stream_drained(self, asked: float) -> None:
+        """The change stream answered, to a poll asked at ``asked`` (monotonic), that it
+        holds no change not yet handed over (``vector_follow.watch``)."""
+        with self._drained:
+            self._drained_asked = max(self._drained_asked, asked)
+            self._drained.notify_all()
 
     def _wait_ready(self) -> None:
         self.start()

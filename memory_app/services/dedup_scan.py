@@ -162,11 +162,13 @@ def _prepare_on_snapshot(
 
 
 def _known_ids(store: MongoNotesStore) -> set[str] | None:
-    """Every note id MongoDB holds, as this process's vector index knows them once it has
-    caught up (the agent's last writes arrive within about a second); None when it has
-    not caught up within ``QQ_VECTOR_READY_TIMEOUT_S``: the scan then reads MongoDB."""
+    """Every note id MongoDB holds, as this process's vector index knows them once it is
+    in step with every write acknowledged before the scan (``VectorIndex.in_step``: the
+    follower alone may be a second or more behind, and a note deleted meanwhile would be
+    counted); None when it gets there not within ``QQ_VECTOR_READY_TIMEOUT_S``: the scan
+    then reads MongoDB."""
     index = store.vector_index
-    if index is None or not index.wait_caught_up(settings.QQ_VECTOR_READY_TIMEOUT_S):
+    if index is None or not index.in_step(settings.QQ_VECTOR_READY_TIMEOUT_S):
         return None
     return index.read(lambda model: set(model.rows))
 

@@ -175,3 +175,37 @@ def test_a_search_while_the_index_is_still_loading_says_so_instead_of_hanging():
     index._started = True  # its loader has not got anywhere yet
     with pytest.raises(IndexWarming, match="the search index is loading"):
         index.search(vec("Kafka"), limit=1)
+
+
+@pytest.mark.parametrize("use_change_stream", [True, False], ids=["change stream", "id diff"])
+def test_in_step_holds_what_the_agent_wrote_and_deleted_an_instant_before(
+    tmp_path, use_change_stream
+):
+    store = notes_store()
+    add(store, "note_000000000001", "Kafka streams events")
+    add(store, "note_000000000002", "Grafana dashboards")
+    # the follower looks once an hour: only in_step brings this index in step
+    index = VectorIndex(
+        store, refresh_interval=3600, directory=tmp_path, use_change_stream=use_change_stream
+    )
+    try:
+        assert index.wait_caught_up(timeout=10)
+        assert index.follows_change_stream is use_change_stream
+        store.collection.delete_one({"note_id": "note_000000000001"})  # the agent's writes
+        now = utcnow_naive()
+        store.collection.insert_one(
+            {
+                "note_id": "note_000000000003",
+                "content": "Grafana metrics",
+                "section": "Key Topics",
+                "embedding": vec("Grafana metrics"),
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
+        assert index.in_step(timeout=10)
+        notes = index.read(lambda model: set(model.rows))
+        assert notes == {"note_000000000002", "note_000000000003"}
+        assert index.holds("note_000000000003") and not index.holds("note_000000000001")
+    finally:
+        index.close()
