@@ -53,6 +53,11 @@ from memory_app.stores import notes_store
 logger = logging.getLogger(__name__)
 BLOCK_TASK = "memory_app.dedup_block"
 WAIT_S = 0.2  # between looks at blocks other workers hold
+# How long the incremental scan waits for the process's vector index to be in step before
+# it reads every vector from MongoDB instead: the wait is the index's catch-up after the
+# worker started (reading every note's id and date, 9-18 s at 100k notes on the Python
+# daemon), always less than that read of every vector (45 s there)
+INDEX_WAIT_S = 120.0
 
 
 def clock_margin() -> timedelta:
@@ -165,10 +170,10 @@ def _known_ids(store: MongoNotesStore) -> set[str] | None:
     """Every note id MongoDB holds, as this process's vector index knows them once it is
     in step with every write acknowledged before the scan (``VectorIndex.in_step``: the
     follower alone may be a second or more behind, and a note deleted meanwhile would be
-    counted); None when it gets there not within ``QQ_VECTOR_READY_TIMEOUT_S``: the scan
-    then reads MongoDB."""
+    counted); None when it gets there not within ``INDEX_WAIT_S``: the scan then reads
+    MongoDB."""
     index = store.vector_index
-    if index is None or not index.in_step(settings.QQ_VECTOR_READY_TIMEOUT_S):
+    if index is None or not index.in_step(INDEX_WAIT_S):
         return None
     return index.read(lambda model: set(model.rows))
 
