@@ -192,24 +192,25 @@ class VectorIndex:
         second or, diffing ids, a few behind); whether it got there within ``timeout``
         seconds. Following a change stream: once a poll of the stream asked after this
         call answered that nothing more is there, the notes it named are read now;
-        diffing: the ids are diffed now."""
+        diffing (or the stream stopped while waiting): the ids are diffed now."""
         deadline = time.monotonic() + timeout
         if not self.wait_caught_up(timeout):
             return False
         if self._source is None:
             return True
-        if self.follows_change_stream:
-            asked = time.monotonic()
+        asked = time.monotonic()
+        while self.follows_change_stream:  # a stream that stops meanwhile: diff instead
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
             with self._drained:
                 drained = self._drained.wait_for(
-                    lambda: self._drained_asked >= asked,
-                    timeout=max(0.0, deadline - time.monotonic()),
+                    lambda: self._drained_asked >= asked, timeout=min(remaining, 0.5)
                 )
-            if not drained:
-                return False
-            self.refresh()
-        else:
-            self.refresh(force=True)
+            if drained:
+                self.refresh()
+                return True
+        self.refresh(force=True)
         return True
 
     def stream_drained(self, asked: float) -> None:

@@ -93,4 +93,8 @@ def test_the_default_broker_opens_with_the_transport_options_the_settings_give(t
         queue.put({"ok": True})
         assert queue.get(timeout=5).payload == {"ok": True}
         queue.close()
-    assert broker_transport_options("redis://127.0.0.1:6379/0", 3600)["visibility_timeout"] == 3600
+    assert broker_transport_options("redis://127.0.0.1:6379/0", 3600) == {
+        "visibility_timeout": 3600,
+        "unacked_restore_interval": 10,
+        "unacked_restore_throttle": 1,
+    }
