@@ -19,9 +19,11 @@ test: install
 	scripts/neo4j.sh build
 	$(PY) -m pytest
 
-# Import layers and contracts: [tool.importlinter] in pyproject.toml. Templates: djhtml
+# The docs against the code: scripts/check_docs.py (settings table, links). Import layers and
+# contracts: [tool.importlinter] in pyproject.toml. Templates: djhtml
 # (indentation only); `make format-templates` rewrites them.
 lint: install
+	$(PY) scripts/check_docs.py
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy qqweb memory_app graph_app
@@ -48,13 +50,13 @@ bench: install $(SECANTUSD_RS)
 # model only on the Rust server: on the daemon each takes minutes), search and the read
 # model in-process at 100k and 1M, the search rows with the real all-MiniLM-L6-v2; then
 # the dedup rows (full scans at 10k and 100k exact, 1M pruned, 1 vs 2 Celery workers at
-# 100k, incremental against 100k and 1M). Then the README's generated tables are
-# rewritten from this run's results. About 30 minutes on 2 cores (27 on a quiet machine).
+# 100k, incremental against 100k and 1M). Then the generated tables of
+# docs/scale-and-benchmarks.md are rewritten from this run's results. About 30 minutes on 2 cores (27 on a quiet machine).
 bench-scale: install $(SECANTUSD_RS)
 	$(PY) bench/issue14.py --sizes 100000,1000000 --server-sizes 100000 --before-on rust \
 		--dedup-full "" --dedup-incremental "" --dedup-workers ""
 	$(MAKE) bench-dedup-scale
-	$(PY) bench/issue14.py --readme issue14,issue14-dedup
+	$(PY) bench/issue14.py --docs issue14,issue14-dedup
 
 bench-dedup-scale: install
 	OMP_NUM_THREADS=1 $(PY) bench/issue14.py --only inprocess --sizes "" --dedup-full 10000,100000,1000000 \

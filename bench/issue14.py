@@ -107,25 +107,26 @@ def render(path: Path) -> str:
     return "\n".join(parts)
 
 
-README_BEGIN = "<!-- bench/issue14.py --readme: begin (generated, do not edit) -->"
-README_END = "<!-- bench/issue14.py --readme: end -->"
+DOCS_PAGE = Path("docs") / "scale-and-benchmarks.md"
+DOCS_BEGIN = "<!-- bench/issue14.py --docs: begin (generated, do not edit) -->"
+DOCS_END = "<!-- bench/issue14.py --docs: end -->"
 
 
-def write_readme(names: list[str]) -> None:
-    """Put the rendered tables of ``bench/results/<name>.md`` between the README's two
-    markers (the benchmark section's generated part): the README shows one run's figures,
-    never a hand copy of them."""
-    readme = ROOT / "README.md"
-    text = readme.read_text()
-    if README_BEGIN not in text or README_END not in text:
-        raise SystemExit(f"README.md has no {README_BEGIN!r} ... {README_END!r} markers")
-    head, rest = text.split(README_BEGIN, 1)
-    _, tail = rest.split(README_END, 1)
+def write_docs(names: list[str]) -> None:
+    """Put the rendered tables of ``bench/results/<name>.md`` between the two markers of
+    docs/scale-and-benchmarks.md (the benchmark section's generated part): the page shows
+    one run's figures, never a hand copy of them."""
+    page = ROOT / DOCS_PAGE
+    text = page.read_text()
+    if DOCS_BEGIN not in text or DOCS_END not in text:
+        raise SystemExit(f"{DOCS_PAGE} has no {DOCS_BEGIN!r} ... {DOCS_END!r} markers")
+    head, rest = text.split(DOCS_BEGIN, 1)
+    _, tail = rest.split(DOCS_END, 1)
     tables = "\n".join(
         (ROOT / "bench" / "results" / f"{name}.md").read_text().strip() + "\n" for name in names
     )
-    readme.write_text(f"{head}{README_BEGIN}\n\n{tables}\n{README_END}{tail}")
-    print(f"README.md: the tables of {', '.join(names)} written between the markers")
+    page.write_text(f"{head}{DOCS_BEGIN}\n\n{tables}\n{DOCS_END}{tail}")
+    print(f"{DOCS_PAGE}: the tables of {', '.join(names)} written between the markers")
 
 
 def main() -> None:
@@ -160,13 +161,13 @@ def main() -> None:
     parser.add_argument("--out", default="issue14", help="results file name, without suffix")
     parser.add_argument("--render", action="store_true", help="the .md again from the .json")
     parser.add_argument(
-        "--readme",
+        "--docs",
         default="",
-        help="results names (e.g. issue14,issue14-dedup) whose tables go into README.md",
+        help="results names (e.g. issue14,issue14-dedup) whose tables go into " + str(DOCS_PAGE),
     )
     args = parser.parse_args()
-    if args.readme:
-        write_readme([name for name in args.readme.split(",") if name])
+    if args.docs:
+        write_docs([name for name in args.docs.split(",") if name])
         return
     if args.render:
         md = render(ROOT / "bench" / "results" / f"{args.out}.json")

@@ -19,7 +19,7 @@ urlpatterns = [
     path("tokens/", views.api_tokens, name="api_tokens"),
     path("tokens/<int:token_id>/revoke/", views.api_token_revoke_view, name="api_token_revoke"),
     # Django's login, logout and password change; no password reset by e-mail (qqweb sends
-    # no mail: an admin sets a forgotten password in Django admin, README "Security").
+    # no mail: an admin sets a forgotten password in Django admin, docs/security.md).
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(

@@ -1,8 +1,8 @@
 """The export format: NDJSON, one JSON object per line, each with a ``kind``.
 
 Pure functions (no Django, no stores): encode a record as one line, read the lines of a
-file back as records, checking the header's format and version. The README section
-"Backup and restore" documents the records; in short:
+file back as records, checking the header's format and version. docs/backup-and-restore.md
+("The format") documents the records; in short:
 
 - ``header`` first: ``format`` "qqweb-export", ``version`` 1, ``created_at``, ``stores``;
 - ``note``: ``document``, a notes document in MongoDB extended JSON where types would

@@ -32,7 +32,7 @@ def progress_bar(command: BaseCommand) -> Any:
 
 
 class Command(BaseCommand):
-    help = "Export notes, memory files, graph and facts as NDJSON (see README, Backup and restore)."
+    help = "Export notes, memory files, graph and facts as NDJSON (see docs/backup-and-restore.md)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", nargs="?", help="where to write the export (a new file)")
