@@ -190,12 +190,25 @@ HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def _without_code(text: str) -> list[tuple[int, str]]:
-    """The lines outside fenced code blocks, inline code spans blanked out."""
-    return [
-        (number, re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line))
-        for number, line in _fenced_free_raw_lines(text)
-    ]
+def _without_code(text: str) -> str:
+    """The text with fenced code blocks and inline code spans blanked out, every line kept
+    in its place (so an offset still gives its line number)."""
+    kept = dict(_fenced_free_raw_lines(text))
+    lines = [kept.get(number, "") for number in range(1, len(text.splitlines()) + 1)]
+    blanked = "\n".join(lines)
+    return re.sub(r"`[^`\n]*`", lambda m: " " * len(m.group(0)), blanked)
+
+
+def _link_targets(text: str) -> list[tuple[int, str]]:
+    """(line number, target) of every inline link, image and reference definition outside
+    code; a link's text may run over several lines."""
+    prose = _without_code(text)
+    found = [(prose.count("\n", 0, m.start()) + 1, m.group(1)) for m in LINK.finditer(prose)]
+    for number, line in enumerate(prose.splitlines(), start=1):
+        reference = REFERENCE.match(line)
+        if reference:
+            found.append((number, reference.group(1)))
+    return sorted(found, key=lambda item: item[0])
 
 
 def heading_text(markdown: str) -> str:
@@ -257,41 +270,37 @@ def doc_files(root: Path) -> list[Path]:
     return [path for path in files if path.exists()]
 
 
+def _link_problem(root: Path, source: Path, target: str, cache: dict[Path, set[str]]) -> str:
+    """What is wrong with one link of ``source`` ("" when nothing is)."""
+    if not target or SCHEME.match(target) or target.startswith("//"):
+        return ""  # a web address, not checked
+    file_part, _, anchor = target.partition("#")
+    resolved = (source.parent / file_part).resolve() if file_part else source
+    if not resolved.is_relative_to(root):
+        return f"{target} points outside the repository"
+    if not resolved.exists():
+        return f"{target}: no such file"
+    if not anchor:
+        return ""
+    if resolved.suffix != ".md" or not resolved.is_file():
+        return f"{target}: an anchor into a file that is not markdown"
+    if resolved not in cache:
+        cache[resolved] = anchors(resolved.read_text())
+    if anchor not in cache[resolved]:
+        return f"{target}: no heading has the anchor #{anchor}"
+    return ""
+
+
 def check_links(root: Path) -> list[str]:
-    problems = []
     root = root.resolve()
-    anchor_cache: dict[Path, set[str]] = {}
+    cache: dict[Path, set[str]] = {}
+    problems = []
     for path in doc_files(root):
         source = path.resolve()
-        relative_source = source.relative_to(root)
-        for number, line in _without_code(path.read_text()):
-            targets = [m.group(1) for m in LINK.finditer(line)]
-            reference = REFERENCE.match(line)
-            if reference:
-                targets.append(reference.group(1))
-            for target in targets:
-                where = f"{relative_source}:{number}"
-                if not target or SCHEME.match(target) or target.startswith("//"):
-                    continue
-                file_part, _, anchor = target.partition("#")
-                resolved = (source.parent / file_part).resolve() if file_part else source
-                if not resolved.is_relative_to(root):
-                    problems.append(f"{where}: {target} points outside the repository")
-                    continue
-                if not resolved.exists():
-                    problems.append(f"{where}: {target}: no such file")
-                    continue
-                if not anchor:
-                    continue
-                if resolved.suffix != ".md" or not resolved.is_file():
-                    problems.append(
-                        f"{where}: {target}: an anchor into a file that is not markdown"
-                    )
-                    continue
-                if resolved not in anchor_cache:
-                    anchor_cache[resolved] = anchors(resolved.read_text())
-                if anchor not in anchor_cache[resolved]:
-                    problems.append(f"{where}: {target}: no heading has the anchor #{anchor}")
+        for number, target in _link_targets(path.read_text()):
+            problem = _link_problem(root, source, target, cache)
+            if problem:
+                problems.append(f"{source.relative_to(root)}:{number}: {problem}")
     return problems
 
 

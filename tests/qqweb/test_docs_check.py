@@ -100,7 +100,8 @@ def test_a_broken_link_and_a_missing_anchor_are_reported(tmp_path):
     readme = (
         "# qqweb\n\nSee [security](docs/security.md), [the stores](docs/configuration.md#shops)"
         " and [the contract](../shared/qq-data-contract.md).\n\n"
-        "```\n[not a link](nowhere.md)\n```\n"
+        "```\n[not a link](nowhere.md)\n```\n\n"
+        "![The Overview, its alt text\nover two lines](docs/img/overview.png) and `[code](x.md)`\n"
     )
 
     problems = check_docs.check(_repo(tmp_path, settings=settings, readme=readme))
@@ -109,6 +110,7 @@ def test_a_broken_link_and_a_missing_anchor_are_reported(tmp_path):
         "README.md:3: docs/security.md: no such file",
         "README.md:3: docs/configuration.md#shops: no heading has the anchor #shops",
         "README.md:3: ../shared/qq-data-contract.md points outside the repository",
+        "README.md:9: docs/img/overview.png: no such file",
     ]
 
 
