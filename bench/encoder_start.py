@@ -1,4 +1,6 @@
 """The embedding model at start-up: the numpy encoder against sentence-transformers (torch).
+Needs the `torch` extra: run it with the environment `make test-torch` makes,
+`.venv-torch/bin/python bench/encoder_start.py` (or `uv sync --frozen --extra dev --extra torch`).
 
     .venv/bin/python bench/encoder_start.py                 # 3 fresh processes per engine
     .venv/bin/python bench/encoder_start.py --repeats 5 --skip-encode

@@ -292,7 +292,10 @@ QQ_EMBEDDING_TIMEOUT_S = envfloat("QQ_EMBEDDING_TIMEOUT_S", 30.0)
 # in numpy, anything else through sentence-transformers; "numpy" only the numpy encoder;
 # "torch" always sentence-transformers. Why: importing torch and sentence-transformers takes
 # ~27 s in a fresh process here, the numpy encoder ~1 s to its first vector, same vectors
-# (memory_app/memory/embeddings_numpy.py).
+# (memory_app/memory/embeddings_numpy.py). sentence-transformers and torch are the optional
+# `torch` extra (`uv sync --frozen --extra torch`, image: `--build-arg EXTRAS=torch`), not in
+# the default install: without it "torch", and a model the numpy encoder cannot run, are
+# reported unavailable with that command.
 QQ_EMBEDDING_ENGINE = envstr("QQ_EMBEDDING_ENGINE", "auto")
 # Local models load from disk only: no hub downloads at run time.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -9,8 +9,8 @@ torch. Needs the ``torch`` extra (sentence-transformers, torch):
 The texts are what the encoder meets, and where it could go wrong: queries and notes as
 the agent writes them, texts longer than the model's 256 word pieces (truncation), accents,
 scripts without spaces, emoji, control and zero-width characters, empty and blank texts,
-code, URLs, JSON, markdown. sentence-transformers encodes them the way the app's torch
-engine does (``encode``, its default batch of 32, the model's own Normalize); the file
+code, URLs, JSON, markdown. sentence-transformers encodes them with ``encode``'s defaults
+(batches of 32, the model's own Normalize module: unit vectors); the file
 holds the texts, the float32 vectors and the versions that made them. Run it again (and
 commit the file) only when the model package changes: a new torch or sentence-transformers
 should give the same vectors within float32 rounding, which ``make test-torch`` checks

@@ -25,6 +25,7 @@ reason (tests/services.py)."""
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
 import re
@@ -57,6 +58,21 @@ def pytest_configure(config: pytest.Config) -> None:
     fresh clone does not have yet."""
     test_db = django_settings.DATABASES["default"].get("TEST", {}).get("NAME")
     Path(test_db or ROOT / "var" / "test.sqlite3").parent.mkdir(parents=True, exist_ok=True)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked ``torch`` run where the torch extra is not installed (``-m torch`` in
+    the default environment) fails with what to run, instead of an ImportError in its
+    fixtures; it never skips (``make test-torch`` installs the extra)."""
+    if (
+        item.get_closest_marker("torch")
+        and importlib.util.find_spec("sentence_transformers") is None
+    ):
+        pytest.fail(
+            "this test needs the torch extra (sentence-transformers, torch), which this "
+            "environment does not have: run `make test-torch`",
+            pytrace=False,
+        )
 
 
 # Where a store's settings point while its fixture is not requested: nothing listens on

