@@ -1,0 +1,294 @@
+"""Judgment benchmark: what qqweb's near-duplicate review and auto-consolidation would do
+with public, human-labelled sentence pairs (bench/judgment_data.py says which, and how
+they are labelled). Run on purpose: ``make bench-judgment``.
+
+Every pair is embedded with qqweb's own embedder (the configured model, numpy engine; the
+vectors cached in ``var/judgment/embeddings.npz`` by text, so a rerun only embeds what is
+new) and read by ``memory_app.memory.differences``. At a threshold ``t``:
+
+- a pair *reaches the queue* when its cosine is >= t; it is *offered as a duplicate* when
+  it reaches the queue with no flag (a flagged pair is a possible update or a
+  contradiction: the curator is told which values differ);
+- precision / recall / F1 of "duplicate" count the pairs offered as duplicates against
+  the pairs labelled ``dup`` (``detail`` pairs are left out); the same for the threshold
+  alone (no flags) beside it;
+- "different facts unflagged" is the share of labelled different-fact pairs (different or
+  contradiction) reaching the queue with no flag: the ones that look like copies;
+- "contradictions flagged" is the share of labelled contradictions with a flag, and
+  "negations flagged" the same for contradictions whose texts differ in a negation word,
+  of all of them and of those reaching the queue;
+- "duplicates falsely flagged" is the share of labelled duplicates reaching the queue that
+  carry a flag;
+- auto-consolidation merges a pair >= its threshold only when it carries no flag, so the
+  different-fact pairs it would merge are those above that threshold with no flag; the
+  count without that rule (every pair above) is printed beside it.
+
+Figures are per split; the rules were tuned on train, dev is what is reported. Results
+go to stdout and, with ``--markdown``, to bench/results/judgment.md.
+
+    .venv/bin/python bench/judgment_data.py    # once: extract the pairs
+    .venv/bin/python bench/judgment.py --markdown
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "qqweb.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from judgment_data import OUT as PAIRS  # noqa: E402
+from judgment_data import Pair, read  # noqa: E402
+
+from memory_app.job_params import AutoConsolidationParams  # noqa: E402
+from memory_app.memory.differences import Difference, differences  # noqa: E402
+from memory_app.memory.embeddings import SentenceTransformerEmbedder  # noqa: E402
+
+CACHE = ROOT / "var" / "judgment" / "embeddings.npz"
+DIFFERENT = ("different", "contradiction")
+
+
+def _key(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def embed_all(texts: list[str], model: str, cache: Path = CACHE) -> dict[str, np.ndarray]:
+    """Unit vectors of ``texts`` by text, from the cache where it has them (same model)."""
+    known: dict[str, np.ndarray] = {}
+    if cache.exists():
+        data = np.load(cache, allow_pickle=False)
+        if str(data["model"]) == model:
+            known = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+    todo = sorted({t for t in texts if _key(t) not in known})
+    if todo:
+        started = time.perf_counter()
+        embedder = SentenceTransformerEmbedder(model, engine="numpy")
+        for i in range(0, len(todo), 512):
+            chunk = todo[i : i + 512]
+            for text, vector in zip(chunk, embedder.embed(chunk), strict=True):
+                known[_key(text)] = vector
+            print(f"  embedded {min(i + 512, len(todo))}/{len(todo)}", file=sys.stderr)
+        print(f"  {len(todo)} texts in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        keys = sorted(known)
+        np.savez(
+            cache,
+            model=np.array(model),
+            keys=np.array(keys),
+            vectors=np.stack([known[k] for k in keys]),
+        )
+    out = {}
+    for t in texts:
+        v = known[_key(t)].astype(np.float32)
+        out[t] = v / (np.linalg.norm(v) or 1.0)
+    return out
+
+
+@dataclass(frozen=True)
+class Judged:
+    pair: Pair
+    cosine: float
+    found: tuple[Difference, ...]
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.found)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part}/{whole} = {100 * part / whole:.1f}%" if whole else "0/0"
+
+
+def _flagged_share(rows: list[Judged], t: float) -> str:
+    """The share of ``rows`` flagged, of all of them / of those reaching the queue."""
+    queued = [r for r in rows if r.cosine >= t]
+    everywhere = _share(sum(r.flagged for r in rows), len(rows))
+    return f"{everywhere} / {_share(sum(r.flagged for r in queued), len(queued))}"
+
+
+def figures(rows: list[Judged], t: float) -> dict[str, str]:
+    judged = [r for r in rows if r.pair.label != "detail"]
+    dup = [r for r in judged if r.pair.label == "dup"]
+    offered = [r for r in judged if r.cosine >= t and not r.flagged]
+    above = [r for r in judged if r.cosine >= t]
+    out = {}
+    for name, predicted in (("judgment", offered), ("threshold alone", above)):
+        tp = sum(r.pair.label == "dup" for r in predicted)
+        p = tp / len(predicted) if predicted else 0.0
+        rec = tp / len(dup) if dup else 0.0
+        f1 = 2 * p * rec / (p + rec) if p + rec else 0.0
+        out[f"duplicate P / R / F1 ({name})"] = f"{p:.3f} / {rec:.3f} / {f1:.3f}"
+    diff_q = [r for r in above if r.pair.label in DIFFERENT]
+    out["different facts reaching the queue"] = _share(
+        len(diff_q), sum(r.pair.label in DIFFERENT for r in judged)
+    )
+    out["of those, unflagged (target <= 10%)"] = _share(
+        sum(not r.flagged for r in diff_q), len(diff_q)
+    )
+    contra = [r for r in judged if r.pair.label == "contradiction"]
+    neg = [r for r in contra if r.pair.negation]
+    out["contradictions flagged (all / in queue)"] = _flagged_share(contra, t)
+    out["negation contradictions flagged (all / in queue; target >= 90%)"] = _flagged_share(neg, t)
+    out["  of them marked a contradiction"] = _share(
+        sum(any(d.contradiction for d in r.found) for r in neg), len(neg)
+    )
+    dup_q = [r for r in dup if r.cosine >= t]
+    out["duplicates in the queue falsely flagged (target <= 10%)"] = _share(
+        sum(r.flagged for r in dup_q), len(dup_q)
+    )
+    out["duplicates falsely flagged, all"] = _share(sum(r.flagged for r in dup), len(dup))
+    return out
+
+
+def auto_figures(rows: list[Judged], t: float) -> dict[str, str]:
+    diff = [r for r in rows if r.pair.label in DIFFERENT]
+    above = [r for r in diff if r.cosine >= t]
+    dup = [r for r in rows if r.pair.label == "dup"]
+    return {
+        "different-fact pairs merged (flagged never merged; target 0)": _share(
+            sum(not r.flagged for r in above), len(diff)
+        ),
+        "different-fact pairs merged if every pair above were merged": _share(
+            len(above), len(diff)
+        ),
+        "duplicates merged": _share(sum(r.cosine >= t and not r.flagged for r in dup), len(dup)),
+    }
+
+
+def kind_table(rows: list[Judged], t: float) -> list[str]:
+    """Per kind, among pairs reaching the queue: the different-fact pairs it flags (help),
+    the duplicates it flags (cost), and those it alone flags."""
+    lines = [
+        "| kind | different facts flagged | alone | duplicates flagged | alone |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    queued = [r for r in rows if r.cosine >= t]
+    kinds = sorted({d.kind for r in queued for d in r.found})
+    for kind in kinds:
+        counts = Counter()
+        for r in queued:
+            ks = {d.kind for d in r.found}
+            if kind not in ks:
+                continue
+            group = "diff" if r.pair.label in DIFFERENT else r.pair.label
+            counts[group] += 1
+            if ks == {kind}:
+                counts[group + "-alone"] += 1
+        cells = (counts[k] for k in ("diff", "diff-alone", "dup", "dup-alone"))
+        lines.append(f"| {kind} | " + " | ".join(map(str, cells)) + " |")
+    return lines
+
+
+def examples(rows: list[Judged], t: float, label: str, flagged: bool, n: int) -> list[str]:
+    picked = [r for r in rows if r.pair.label == label and r.cosine >= t and r.flagged == flagged]
+    out = []
+    for r in picked[:n]:
+        found = "; ".join(f"{d.kind}: {'/'.join(d.left)} | {'/'.join(d.right)}" for d in r.found)
+        out.append(f"  {r.cosine:.3f} [{r.pair.corpus}] {r.pair.left!r} / {r.pair.right!r} {found}")
+    return out
+
+
+def machine() -> dict[str, str]:
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": commit + (" (with uncommitted changes)" if dirty else ""),
+        "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--splits", default="train,dev")
+    parser.add_argument("--examples", type=int, default=0, help="print N examples of each miss")
+    parser.add_argument("--markdown", action="store_true", help="write bench/results/judgment.md")
+    args = parser.parse_args()
+    if not PAIRS.exists():
+        sys.exit(f"{PAIRS} is missing: run bench/judgment_data.py first")
+    pairs = read()
+    model = settings.QQ_EMBEDDING_MODEL
+    vectors = embed_all([t for p in pairs for t in (p.left, p.right)], model)
+    started = time.perf_counter()
+    judged = [
+        Judged(p, float(vectors[p.left] @ vectors[p.right]), differences(p.left, p.right))
+        for p in pairs
+    ]
+    rules_ms = 1000 * (time.perf_counter() - started) / max(1, len(pairs))
+    queue_t = float(settings.QQ_DEDUP_THRESHOLD)
+    auto_ts = sorted({float(AutoConsolidationParams().threshold), 0.95})
+    info = machine()
+    out = [
+        "# Judgment benchmark",
+        "",
+        f"Run {info['date']}, commit {info['commit']}, load average {info['load']}; "
+        f"model {model} (numpy engine); {len(pairs)} pairs; "
+        f"the rules take {rules_ms:.2f} ms a pair.",
+        f"Queue threshold QQ_DEDUP_THRESHOLD = {queue_t}; "
+        f"auto-consolidation at {', '.join(map(str, auto_ts))}.",
+    ]
+    for split in args.splits.split(","):
+        rows = [r for r in judged if r.pair.split == split]
+        labels = Counter(f"{r.pair.corpus} {r.pair.label}" for r in rows)
+        out += [
+            "",
+            f"## {split}",
+            "",
+            "Pairs: " + ", ".join(f"{k} {v}" for k, v in sorted(labels.items())),
+        ]
+        for corpus in ("all", "mrpc", "stsb", "sick"):
+            part = rows if corpus == "all" else [r for r in rows if r.pair.corpus == corpus]
+            out += [
+                "",
+                f"### {split}, {corpus}, queue at {queue_t}",
+                "",
+                "| figure | value |",
+                "| --- | --- |",
+            ]
+            out += [f"| {k} | {v} |" for k, v in figures(part, queue_t).items()]
+            for t in auto_ts:
+                out += [
+                    f"| auto-consolidation at {t}: {k} | {v} |"
+                    for k, v in auto_figures(part, t).items()
+                ]
+        out += ["", f"### {split}: what each kind flags in the queue (at {queue_t})", ""]
+        out += kind_table(rows, queue_t)
+        if args.examples:
+            for label, flagged in (("different", False), ("contradiction", False), ("dup", True)):
+                out += ["", f"{split}: {label}, flagged={flagged}:"]
+                out += examples(rows, queue_t, label, flagged, args.examples)
+    text = "\n".join(out) + "\n"
+    print(text)
+    if args.markdown:
+        path = ROOT / "bench" / "results" / "judgment.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        print(f"written to {path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
