@@ -3,7 +3,7 @@ SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 PY := .venv/bin/python
 
-.PHONY: install dev test test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-graph neo4j clean
+.PHONY: install dev test test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-graph bench-judgment neo4j clean
 
 install: $(PY)
 $(PY): pyproject.toml uv.lock
@@ -78,6 +78,16 @@ bench-graph: install
 	scripts/neo4j.sh start var/neo4j-bench 7688
 	$(PY) bench/graph_neighbourhood.py --uri bolt://127.0.0.1:7688; \
 	status=$$?; scripts/neo4j.sh stop var/neo4j-bench; exit $$status
+
+# Issue 24's judgment benchmark: public human-labelled sentence pairs (MRPC, STS-B, SICK; train
+# and dev splits only), fetched beforehand into JUDGMENT_MIRROR (bench/judgment_data.py names
+# the repositories and checks their sha256), through qqweb's embedder, QQ_DEDUP_THRESHOLD and
+# memory/differences.py. About 4 minutes the first time; the embeddings are cached in
+# var/judgment/, so a rerun takes seconds. Writes bench/results/judgment.md.
+JUDGMENT_MIRROR ?= /work/.mirror
+bench-judgment: install
+	$(PY) bench/judgment_data.py --mirror $(JUDGMENT_MIRROR)
+	$(PY) bench/judgment.py --markdown
 
 # SecantusDB's Rust server, for the list benchmark (built once, ~5 min, kept in var/cargo).
 # Its crate asks for Rust 1.98; it builds and runs with the 1.95 toolchain here.

@@ -170,6 +170,9 @@ def auto_figures(rows: list[Judged], t: float) -> dict[str, str]:
             len(above), len(diff)
         ),
         "duplicates merged": _share(sum(r.cosine >= t and not r.flagged for r in dup), len(dup)),
+        "highest cosine of an unflagged different-fact pair (a threshold above it merges none)": (
+            f"{max((r.cosine for r in diff if not r.flagged), default=0.0):.3f}"
+        ),
     }
 
 

@@ -53,8 +53,9 @@ def duplicates_verdict(request: HttpRequest, pair_id: int, body: ReviewVerdictIn
     archived; 400 when neither is newer), not_duplicate (remembered until a text
     changes) or skip. Undoing a merge or a supersede (``POST /api/audit/{event_id}/undo``)
     puts the pair back in the queue. Without ``primary_id`` the merge keeps the
-    agent's primary, the note of higher importance (ties: more reads, then older), as the
-    review page pre-selects and auto-consolidation does."""
+    agent's primary, the note of higher importance (ties: more reads, then older), as
+    auto-consolidation does; a pair whose texts contradict each other (one negates the
+    other) is merged only with ``primary_id`` (400 without)."""
     require_role(request, CURATOR)
     return services.review_verdict(
         actor=Actor.from_request(request),

@@ -64,8 +64,8 @@ ORDINAL_WORDS = {
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
 UNITS = {
     "%": "%", "percent": "%", "per cent": "%", "pct": "%", "$": "$", "dollars": "$",
-    "dollar": "$", "usd": "$", "€": "€", "eur": "€", "euros": "€", "euro": "€", "£": "£",
-    "gbp": "£", "pounds": "£", "km": "km", "kilometres": "km", "kilometers": "km",
+    "dollar": "$", "€": "€", "£": "£",
+    "pounds": "£", "km": "km", "kilometres": "km", "kilometers": "km",
     "miles": "mi", "mile": "mi", "kg": "kg", "kilograms": "kg", "mb": "MB", "gb": "GB",
     "tb": "TB", "ms": "ms", "seconds": "s", "second": "s", "minutes": "min",
     "minute": "min", "hours": "h", "hour": "h", "days": "d", "day": "d", "weeks": "wk",
@@ -210,7 +210,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             IGNORE_CASE,
         ),
     ),
-    ("port", re.compile(r"\bport\s+(\d{2,5})\b|(?<=[a-z]):(\d{2,5})\b", IGNORE_CASE)),
+    ("port", re.compile(r"\bport\s+(\d{2,5})\b|\b[A-Za-z][\w.-]*:(\d{2,5})\b", IGNORE_CASE)),
     (
         "number",
         re.compile(

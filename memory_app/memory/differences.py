@@ -246,7 +246,9 @@ def _agree(kind: str, a: str, b: str) -> bool:
         ordinal = re.compile(r"\d(?:st|nd|rd|th)$")
         if bool(ordinal.search(a)) != bool(ordinal.search(b)):
             return False
-        return re.sub(r"[^\d.]", "", a) == re.sub(r"[^\d.]", "", b)
+        unit_a, unit_b = re.sub(r"[\d.]", "", a), re.sub(r"[\d.]", "", b)
+        same_unit = unit_a == unit_b or not unit_a or not unit_b
+        return same_unit and re.sub(r"[^\d.]", "", a) == re.sub(r"[^\d.]", "", b)
     return False
 
 
@@ -342,7 +344,8 @@ def _negations(text: str) -> list[tuple[str, tuple[str, ...]]]:
     ("no", ("dog", "playing"))."""
     out = []
     for m in W.NEGATION.finditer(text):
-        rest = W.WORD.findall(text[m.end() : m.end() + 60])
+        clause = re.split(r"[,;:.!?()]", text[m.end() : m.end() + 60], maxsplit=1)[0]
+        rest = W.WORD.findall(clause)
         scope = tuple(w for w in rest if w.lower() not in W.NOT_NEGATED)[:_NEGATION_SCOPE]
         out.append((m.group(0).lower(), scope))
     return out

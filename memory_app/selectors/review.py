@@ -11,8 +11,8 @@ from django.conf import settings
 
 from memory_app.memory import InvalidNote, NoteNotFound, StoreUnavailable
 from memory_app.memory.dedup_math import MergePlan
+from memory_app.memory.differences import Difference, differences, newer_and_older
 from memory_app.memory.documents import effective_importance, utcnow_naive
-from memory_app.memory.updates import Change, newer_and_older, update_changes
 from memory_app.models import MaintenanceRun, ReviewPair
 from memory_app.selectors.notes import source_summary
 from memory_app.stores import deduplicator, notes_store
@@ -31,14 +31,22 @@ class ReviewItem:
     plan: MergePlan
     merged_preview: dict[str, Any]
     remaining: int
-    changes: tuple[Change, ...] = ()  # the values the two texts differ in
+    changes: tuple[Difference, ...] = ()  # how the two texts differ, kind by kind
     newer_id: str | None = None  # the note written later, when the dates tell
+    chosen: bool = True  # a note to keep is selected (a contradiction waits for a choice)
 
     @property
     def possible_update(self) -> bool:
-        """The texts differ in a date, number, version, id or name: perhaps an old and a
-        new value of one fact rather than two copies."""
+        """The texts differ in a value (a date, number, version, id, name, colour or an
+        opposite word): perhaps an old and a new value of one fact rather than two copies;
+        or one negates the other (:attr:`contradiction`)."""
         return bool(self.changes)
+
+    @property
+    def contradiction(self) -> bool:
+        """One text negates what the other says: not a duplicate, most likely; neither
+        note is kept by default."""
+        return any(c.contradiction for c in self.changes)
 
     @property
     def provenance(self) -> tuple[dict[str, str] | None, dict[str, str] | None]:
@@ -86,8 +94,10 @@ def review_next(
 ) -> ReviewItem | None:
     """The most similar pending pair (or ``pair_id``) whose two notes still exist, with a
     preview of the merge: the seed's simple merge, or ``content`` as the curator wrote it.
-    A pair whose texts differ in a value (:func:`update_changes`) is flagged a possible
-    update, and its merge keeps the newer note unless ``primary_id`` says otherwise."""
+    A pair whose texts differ in a value (:func:`differences`) is flagged a possible
+    update, and its merge keeps the newer note unless ``primary_id`` says otherwise; a pair
+    whose texts contradict each other (a negation) keeps no note by default: the curator
+    chooses (the preview shows the agent's choice meanwhile)."""
     pending = ReviewPair.objects.filter(status=ReviewPair.PENDING)
     if pair_id is not None:
         pending = pending.filter(pk=pair_id)
@@ -96,10 +106,12 @@ def review_next(
         a, b = store.get_full_note(pair.note_a), store.get_full_note(pair.note_b)
         if a is None or b is None:
             continue  # merged or archived elsewhere since the scan
-        changes = update_changes(str(a["content"]), str(b["content"]))
+        changes = differences(str(a["content"]), str(b["content"]))
+        contradiction = any(c.contradiction for c in changes)
         ordered = newer_and_older(a, b)
         newer_id = str(ordered[0]["note_id"]) if ordered else None
-        if primary_id is None and changes and newer_id:
+        chosen = primary_id is not None or not contradiction
+        if primary_id is None and changes and newer_id and not contradiction:
             primary_id = newer_id  # a possible update: keep the newer text by default
         plan = deduplicator().plan(a, b, pair.similarity, content=content, primary_id=primary_id)
         primary = a if plan.primary_id == a["note_id"] else b
@@ -113,7 +125,17 @@ def review_next(
         if newer_id == a["note_id"]:  # from the older text to the newer, on either side
             diff_b, diff_a = word_diff(str(b["content"]), str(a["content"]))
         return ReviewItem(
-            pair, a, b, diff_a, diff_b, plan, merged, review_pending_count(), changes, newer_id
+            pair,
+            a,
+            b,
+            diff_a,
+            diff_b,
+            plan,
+            merged,
+            review_pending_count(),
+            changes,
+            newer_id,
+            chosen,
         )
     return None
 

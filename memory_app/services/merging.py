@@ -14,11 +14,11 @@ import numpy as np
 
 from memory_app.memory import InvalidNote, NoteNotFound
 from memory_app.memory.dedup_math import MergePlan, plan_supersede
+from memory_app.memory.differences import newer_and_older
 from memory_app.memory.domain import Note
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.grace import with_grace
 from memory_app.memory.mongo import MERGED_IDS_FIELD
-from memory_app.memory.differences import newer_and_older
 from memory_app.memory.vectors import normalise
 from memory_app.models import ReviewPair
 from memory_app.selectors.archive import grace_until

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory_app.memory import InvalidNote
+from memory_app.memory.differences import differences
 from memory_app.models import MaintenanceRun, ReviewPair
 from memory_app.selectors import content_hash
 from memory_app.selectors.review import review_last_decided
@@ -118,7 +119,8 @@ def review_verdict(
     the newer text": the newer note survives, the older is archived), not_duplicate
     (remembered), or skip (asked again later). Without ``primary_id`` the merge keeps the
     agent's primary (``NoteDeduplicator.ordered``: the higher importance), as
-    auto-consolidation does. The verdict's audit event is kept on the pair, for
+    auto-consolidation does, except for a pair whose texts contradict each other: that
+    merge needs ``primary_id``. The verdict's audit event is kept on the pair, for
     :func:`review_back`."""
     if verdict not in VERDICTS:
         raise InvalidNote("verdict", f"must be one of {', '.join(VERDICTS)}")
@@ -130,6 +132,8 @@ def review_verdict(
     if verdict == "merge":
         if primary_id is not None and primary_id not in (pair.note_a, pair.note_b):
             raise InvalidNote("primary_id", "must be one of the two notes")
+        if primary_id is None:
+            _refuse_unchosen_contradiction(pair)
         merged, event = pair_merge_audited(
             actor=actor,
             note_a_id=pair.note_a,
@@ -156,6 +160,23 @@ def review_verdict(
 
     audited(event, write)
     return pair
+
+
+def _refuse_unchosen_contradiction(pair: ReviewPair) -> None:
+    """A pair whose texts contradict each other (one negates the other) is merged only
+    into the note the curator chose: no rule picks which of two opposite facts survives."""
+    store = notes_store()
+    a, b = store.get_full_note(pair.note_a), store.get_full_note(pair.note_b)
+    if a is None or b is None:
+        return  # the merge says which note is gone
+    found = [d for d in differences(str(a["content"]), str(b["content"])) if d.contradiction]
+    if found:
+        said = " / ".join(", ".join(side) for side in (found[0].left, found[0].right))
+        raise InvalidNote(
+            "primary_id",
+            f"the two notes contradict each other ({said}): choose the note to keep "
+            "(or judge them not duplicates)",
+        )
 
 
 def _decide(

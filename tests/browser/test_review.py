@@ -78,3 +78,31 @@ def test_keep_the_newer_text_then_a_merge_whose_undo_puts_its_pair_back_in_the_q
     assert store.note(TWIN) is not None and store.note(TWIN_LONG) is not None
     # the supersede stands: the older date stays in the archive
     assert store.note(OLD) is None and store.note(NEW) is not None
+
+
+def test_a_contradiction_waits_for_a_chosen_note_before_a_merge(
+    page: Page, sign_in: Any, curator: Any
+) -> None:
+    same = vector("The nightly backup of the NAS runs with encryption")
+    plant_note(
+        OLD, 0.7, 30, embedding=same, content="The nightly backup of the NAS runs with encryption"
+    )
+    plant_note(
+        NEW, 0.4, 1, embedding=same, content="The nightly backup of the NAS runs without encryption"
+    )
+    run = run_create(kind="dedup_scan", actor=Actor("user", "ada-admin"), params={})
+    assert duplicates_scan(run=run, threshold=0.85)["queued"] == 1
+    sign_in(curator)
+    page.goto("/review/")
+    expect(page.locator("#possible-update")).to_contain_text("contradiction")
+    expect(page.locator("#possible-update")).to_contain_text("without encryption")
+    expect(page.locator("#verdict-form button").first).to_have_text("Not a duplicate")
+    page.keyboard.press("m")  # the merge shortcut: the form asks for a note to keep first
+    expect(page.get_by_text("1 pair left")).to_be_visible()
+    assert notes_store().note(OLD) is not None and notes_store().note(NEW) is not None
+
+    page.get_by_label("right").check()
+    expect(page.locator("#merge-preview")).to_contain_text(NEW)
+    page.locator("#verdict-merge").click()
+    expect(page.locator("#messages")).to_contain_text(f"Merged; {NEW} kept.")
+    assert notes_store().note(OLD) is None and notes_store().note(NEW) is not None
