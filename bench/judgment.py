@@ -176,6 +176,53 @@ def auto_figures(rows: list[Judged], t: float) -> dict[str, str]:
     }
 
 
+def targets(rows: list[Judged], t: float, auto_t: float) -> list[str]:
+    """Issue 24's four targets on ``rows``, each with its figure and whether it is met."""
+    judged = [r for r in rows if r.pair.label != "detail"]
+    diff_q = [r for r in judged if r.pair.label in DIFFERENT and r.cosine >= t]
+    neg = [r for r in judged if r.pair.negation]
+    dup_q = [r for r in judged if r.pair.label == "dup" and r.cosine >= t]
+    merged = [
+        r for r in judged if r.pair.label in DIFFERENT and r.cosine >= auto_t and not r.flagged
+    ]
+    rows_out = [
+        (
+            f"different-fact pairs reaching the queue (>= {t}) without a flag",
+            "at most 10%",
+            sum(not r.flagged for r in diff_q),
+            len(diff_q),
+            lambda x, n: x <= 0.10 * n,
+        ),
+        (
+            "negation contradictions flagged (at any similarity)",
+            "at least 90%",
+            sum(r.flagged for r in neg),
+            len(neg),
+            lambda x, n: x >= 0.90 * n,
+        ),
+        (
+            f"true duplicates in the queue (>= {t}) falsely flagged",
+            "at most 10%",
+            sum(r.flagged for r in dup_q),
+            len(dup_q),
+            lambda x, n: x <= 0.10 * n,
+        ),
+        (
+            f"different-fact pairs auto-consolidation merges at {auto_t} (flagged pairs never)",
+            "none",
+            len(merged),
+            sum(r.pair.label in DIFFERENT for r in judged),
+            lambda x, n: x == 0,
+        ),
+    ]
+    out = ["| target | goal | figure | met |", "| --- | --- | --- | --- |"]
+    for name, goal, part, whole, ok in rows_out:
+        out.append(
+            f"| {name} | {goal} | {_share(part, whole)} | {'yes' if ok(part, whole) else 'no'} |"
+        )
+    return out
+
+
 def kind_table(rows: list[Judged], t: float) -> list[str]:
     """Per kind, among pairs reaching the queue: the different-fact pairs it flags (help),
     the duplicates it flags (cost), and those it alone flags."""
@@ -254,6 +301,9 @@ def main() -> None:
         f"Queue threshold QQ_DEDUP_THRESHOLD = {queue_t}; "
         f"auto-consolidation at {', '.join(map(str, auto_ts))}.",
     ]
+    reported = "dev" if "dev" in args.splits.split(",") else args.splits.split(",")[0]
+    out += ["", f"## Targets on {reported} (all corpora)", ""]
+    out += targets([r for r in judged if r.pair.split == reported], queue_t, max(auto_ts))
     for split in args.splits.split(","):
         rows = [r for r in judged if r.pair.split == split]
         labels = Counter(f"{r.pair.corpus} {r.pair.label}" for r in rows)
