@@ -206,7 +206,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|#\d+\b"
             r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b"  # a hash, a hex id
             r"|\b(?=\w*[A-Za-z])(?=\w*\d)\w*_\w+\b"  # note_ab12, user_42
-            r"|(?<![\w.,])\d{9,}(?![\w.,])",  # a long digit id
+            r"|(?<![\w.,])\d{9,}(?![\w,]|\.\d)",  # a long digit id
             IGNORE_CASE,
         ),
     ),

@@ -101,10 +101,11 @@ def _number_key(m: re.Match[str]) -> str | None:
         return _ordinal(W.ORDINAL_WORDS[g["ordw"].lower()])
     if g["word"]:
         parts = g["word"].lower().split("-")
-        value: float = sum(W.NUMBER_WORDS.get(p, 0) for p in parts)
+        value: float | int = sum(W.NUMBER_WORDS.get(p, 0) for p in parts)
         scale, unit = g["wscale"], g["wunit"]
     else:
-        value = float(g["num"].replace(",", ""))
+        digits = g["num"].replace(",", "")
+        value = float(digits) if "." in digits else int(digits)  # an int keeps every digit
         scale, unit = g["scale"], g["unit"]
         if g["ord"]:
             return _ordinal(int(value))

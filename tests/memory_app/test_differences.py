@@ -316,3 +316,17 @@ def test_several_kinds_come_in_order_negation_first():
 )
 def test_rewordings_and_added_details_have_no_difference(left, right):
     assert kinds(left, right) == []
+
+
+def test_the_corrections_the_facts_demo_plants_are_flagged_and_its_added_details_are_not():
+    from memory_app.facts_app.demo_data import VALUE_CHANGED
+
+    found = {old: [d.kind for d in differences(old, new)] for old, new, _ in VALUE_CHANGED}
+    assert found == {
+        "Lily uses Gemini 2.0 Flash as her model.": ["version"],
+        "The TTS-Provider service runs on port 9000.": ["id"],
+        "The master's Discord ID is 284716395028371456.": ["id"],
+        "The user's favorite color is blue.": [],  # "dark blue" only says more
+        "The user's birthday is March 3.": ["date"],
+        "Lily should answer in Japanese.": [],
+    }
