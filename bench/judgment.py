@@ -59,7 +59,7 @@ from judgment_data import OUT as PAIRS  # noqa: E402
 from judgment_data import Pair, read  # noqa: E402
 
 from memory_app.job_params import AutoConsolidationParams  # noqa: E402
-from memory_app.memory.differences import Difference, differences  # noqa: E402
+from memory_app.memory.differences import Difference, pair_judgment  # noqa: E402
 from memory_app.memory.embeddings import SentenceTransformerEmbedder  # noqa: E402
 
 CACHE = ROOT / "var" / "judgment" / "embeddings.npz"
@@ -107,6 +107,7 @@ class Judged:
     pair: Pair
     cosine: float
     found: tuple[Difference, ...]
+    unattended: bool  # pair_judgment(...).unattended_merge
 
     @property
     def flagged(self) -> bool:
@@ -170,6 +171,10 @@ def auto_figures(rows: list[Judged], t: float) -> dict[str, str]:
             len(above), len(diff)
         ),
         "duplicates merged": _share(sum(r.cosine >= t and not r.flagged for r in dup), len(dup)),
+        "different-fact pairs merged if only copies are (no flag, same words in order)": _share(
+            sum(r.unattended for r in above), len(diff)
+        ),
+        "duplicates merged so": _share(sum(r.cosine >= t and r.unattended for r in dup), len(dup)),
         "highest cosine of an unflagged different-fact pair (a threshold above it merges none)": (
             f"{max((r.cosine for r in diff if not r.flagged), default=0.0):.3f}"
         ),
@@ -182,9 +187,9 @@ def targets(rows: list[Judged], t: float, auto_t: float) -> list[str]:
     diff_q = [r for r in judged if r.pair.label in DIFFERENT and r.cosine >= t]
     neg = [r for r in judged if r.pair.negation]
     dup_q = [r for r in judged if r.pair.label == "dup" and r.cosine >= t]
-    merged = [
-        r for r in judged if r.pair.label in DIFFERENT and r.cosine >= auto_t and not r.flagged
-    ]
+    auto = [r for r in judged if r.pair.label in DIFFERENT and r.cosine >= auto_t]
+    merged = [r for r in auto if not r.flagged]
+    copies = [r for r in auto if r.unattended]
     rows_out = [
         (
             f"different-fact pairs reaching the queue (>= {t}) without a flag",
@@ -211,6 +216,13 @@ def targets(rows: list[Judged], t: float, auto_t: float) -> list[str]:
             f"different-fact pairs auto-consolidation merges at {auto_t} (flagged pairs never)",
             "none",
             len(merged),
+            sum(r.pair.label in DIFFERENT for r in judged),
+            lambda x, n: x == 0,
+        ),
+        (
+            "the same, auto-consolidation merging only copies (no flag, same words in order)",
+            "none",
+            len(copies),
             sum(r.pair.label in DIFFERENT for r in judged),
             lambda x, n: x == 0,
         ),
@@ -284,10 +296,11 @@ def main() -> None:
     model = settings.QQ_EMBEDDING_MODEL
     vectors = embed_all([t for p in pairs for t in (p.left, p.right)], model)
     started = time.perf_counter()
-    judged = [
-        Judged(p, float(vectors[p.left] @ vectors[p.right]), differences(p.left, p.right))
-        for p in pairs
-    ]
+    judged = []
+    for p in pairs:
+        judgment = pair_judgment(p.left, p.right)
+        cosine = float(vectors[p.left] @ vectors[p.right])
+        judged.append(Judged(p, cosine, judgment.differences, judgment.unattended_merge))
     rules_ms = 1000 * (time.perf_counter() - started) / max(1, len(pairs))
     queue_t = float(settings.QQ_DEDUP_THRESHOLD)
     auto_ts = sorted({float(AutoConsolidationParams().threshold), 0.95})

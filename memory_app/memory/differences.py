@@ -68,6 +68,15 @@ class PairJudgment:
     """What a pair's differences say, for a page or a job to act on."""
 
     differences: tuple[Difference, ...]
+    same_words: bool = False  # the same content words in the same order (:func:`same_words`)
+
+    @property
+    def unattended_merge(self) -> bool:
+        """Safe to merge with nobody looking: no difference found and the same words in
+        the same order, only punctuation, case or small words apart (bench/judgment.py:
+        no labelled different-fact pair of its train or dev splits passes, at any
+        similarity). Every other pair waits for review."""
+        return not self.differences and self.same_words
 
     @property
     def flagged(self) -> bool:
@@ -419,8 +428,19 @@ def differences(left: str, right: str) -> tuple[Difference, ...]:
     return tuple(found[k] for k in KINDS if k in found)
 
 
+def _content_words(text: str) -> list[str]:
+    return [w[:5] for w in W.WORD.findall(text.lower()) if w not in W.NOT_NEGATED and len(w) > 2]
+
+
+def same_words(left: str, right: str) -> bool:
+    """The two texts have the same content words (their first five letters) in the same
+    order: copies apart from punctuation, case and small words ("the", "is", "of" ...),
+    not a rewording, not one that says more, not the same words with roles swapped."""
+    return _content_words(left) == _content_words(right)
+
+
 def pair_judgment(left: str, right: str) -> PairJudgment:
-    return PairJudgment(differences(left, right))
+    return PairJudgment(differences(left, right), same_words(left, right))
 
 
 def update_changes(left: str, right: str) -> tuple[Difference, ...]:

@@ -330,3 +330,24 @@ def test_the_corrections_the_facts_demo_plants_are_flagged_and_its_added_details
         "The user's birthday is March 3.": ["date"],
         "Lily should answer in Japanese.": [],
     }
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "unattended"),
+    [
+        ("Lumen uses MongoDB for vector search.", "Lumen uses MongoDB for vector search", True),
+        ("The user prefers dark mode", "The user prefers the dark mode!", True),
+        ("The woman is picking up the kangaroo", "The kangaroo is picking up the woman", False),
+        ("Lumen uses MongoDB", "Lumen uses MongoDB for vector search", False),  # says more
+        ("The children are playing in the yard", "Kids are playing in the yard", False),
+        (
+            "Deadline for the Lumen beta is 2027-01-10",
+            "Deadline for the Lumen beta is 2027-02-01",
+            False,
+        ),
+    ],
+)
+def test_only_copies_apart_from_punctuation_case_and_small_words_merge_unattended(
+    left, right, unattended
+):
+    assert pair_judgment(left, right).unattended_merge is unattended
