@@ -19,6 +19,7 @@ from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.http.response import HttpResponseBase
 from django_ratelimit.core import get_usage, is_ratelimited
 from django_ratelimit.exceptions import Ratelimited
@@ -396,6 +397,12 @@ def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
 @api.exception_handler(RequestDataTooBig)
 def _too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
     return _error(request, 413, "too_large", str(exc))
+
+
+@api.exception_handler(MultiPartParserError)
+def _bad_multipart(request: HttpRequest, exc: MultiPartParserError) -> HttpResponse:
+    """A multipart body Django cannot parse (no boundary, a broken part): 400 naming it."""
+    return _error(request, 400, "bad_request", f"the multipart body cannot be read: {exc}")
 
 
 @api.exception_handler(SuspiciousOperation)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from graph_app.knowledge import GraphUnavailable
@@ -73,3 +74,29 @@ class StoreDownMiddleware(_ExceptionMiddleware):
             return HttpResponse(f"{name} is down: {reason}", status=503, content_type="text/plain")
         context = {"store": store, "store_name": STORE_NAMES.get(store, store), "reason": reason}
         return render(request, "qqweb/store_down.html", context, status=503)
+
+
+class UploadLimitMiddleware(_ExceptionMiddleware):
+    """A multipart body (an upload) larger than ``QQ_UPLOAD_MAX_MB`` is answered 413 with
+    the limit, before a byte of it is read (its ``Content-Length`` says how large it is;
+    Django reads no more than that). The API answers its JSON error, a page plain text."""
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        content_type = request.META.get("CONTENT_TYPE", "")
+        if content_type.lower().startswith("multipart/"):
+            try:
+                size = int(request.META.get("CONTENT_LENGTH") or 0)
+            except ValueError:
+                size = 0
+            limit_mb = settings.QQ_UPLOAD_MAX_MB
+            if size > limit_mb * 1024 * 1024:
+                message = (
+                    f"the upload is {size / 1024 / 1024:.1f} MB; this server takes uploads of "
+                    f"at most {limit_mb} MB (QQ_UPLOAD_MAX_MB). Copy a larger export into "
+                    "the backup directory, or import it with manage.py import_memory"
+                )
+                if request.path.startswith("/api/"):
+                    error = {"code": "too_large", "message": message}
+                    return JsonResponse({"error": error}, status=413)
+                return HttpResponse(message, status=413, content_type="text/plain")
+        return self.get_response(request)

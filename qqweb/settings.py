@@ -103,6 +103,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "qqweb.middleware.UploadLimitMiddleware",  # before anything reads the body
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -258,6 +259,12 @@ QQ_MONGO_COLLECTION = envstr("QQ_MONGO_COLLECTION", "notes")
 QQ_STORE_TIMEOUT_MS = envint("QQ_STORE_TIMEOUT_MS", 2000)
 # Exports are written here, and uploaded imports kept here (the Backup page lists them).
 QQ_BACKUP_DIR = Path(envstr("QQ_BACKUP_DIR", str(VAR_DIR / "backups"))).expanduser()
+# The largest upload (multipart/form-data body) taken, in MB; a larger one is answered 413
+# before it is read. An export holds about 8.5 KB a note with 384-d vectors and 22 KB with
+# 1024-d ones, so 512 MB takes about 60,000 or 23,000 notes (kept once in QQ_BACKUP_DIR,
+# once more in a temporary file while it arrives). Larger exports: copy the file into
+# QQ_BACKUP_DIR, or run `manage.py import_memory PATH`.
+QQ_UPLOAD_MAX_MB = envint("QQ_UPLOAD_MAX_MB", 512)
 
 # --- The second agent's facts store (seed 004, facts-data-contract.md) -------------------
 # Unset URI: the facts pages are off and not in the navigation. The agent itself reads

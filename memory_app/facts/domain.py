@@ -15,6 +15,7 @@ back the exact document.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,6 +26,9 @@ from typing import Any, Final
 import numpy as np
 from bson import ObjectId
 from bson.int64 import Int64
+
+from memory_app.memory.errors import InvalidNote
+from memory_app.memory.safe_values import stored_value_problem
 
 from .constants import DIMENSION, FACT_TYPE
 
@@ -240,3 +244,52 @@ def document_from_bson(doc: Mapping[str, Any]) -> StoredDocument:
         timestamp=doc.get("timestamp", MISSING),
         extra={k: v for k, v in doc.items() if k not in ("_id", "timestamp")},
     )
+
+
+def check_vector(vector: Any) -> None:
+    """A ``content_embedding`` qqweb may write: a list of 384 finite Python floats. (That
+    it comes from all-MiniLM-L6-v2 is the caller's check: the store cannot see it.)"""
+    if not (
+        isinstance(vector, list)
+        and len(vector) == DIMENSION
+        and all(type(x) is float and math.isfinite(x) for x in vector)
+    ):
+        raise InvalidNote("content_embedding", f"must be a list of {DIMENSION} finite floats")
+
+
+def check_agent_document(doc: Mapping[str, Any]) -> None:
+    """Refuse what the agent could not live with (contract 4.4): a fact must have an
+    ObjectId ``_id``, ``type: "fact"``, string ``content``, a date ``timestamp``, object
+    ``metadata`` and, when present, a list of 384 finite floats; a legacy turn an ObjectId
+    and a date."""
+    if not isinstance(doc.get("_id"), ObjectId):
+        raise InvalidNote("_id", "must be an ObjectId")
+    if not isinstance(doc.get("timestamp"), datetime):
+        raise InvalidNote("timestamp", "must be a date")
+    if is_legacy_turn(doc):
+        return
+    if doc.get("type") != FACT_TYPE:
+        raise InvalidNote("type", 'must be exactly "fact"')
+    if not isinstance(doc.get("content"), str):
+        raise InvalidNote("content", "must be a string")
+    if not isinstance(doc.get("metadata"), dict):
+        raise InvalidNote("metadata", "must be an object")
+    if "content_embedding" in doc:
+        check_vector(doc["content_embedding"])
+
+
+def fact_document_problem(doc: Mapping[str, Any]) -> str:
+    """Why a whole document from outside (an import) may not be written into the facts
+    collection, in words ('' when it may): no operator or dotted key and only finite
+    numbers anywhere, then :func:`check_agent_document`, what qqweb's own inserts pass (a
+    qq note, or anything but a fact or a legacy turn, is refused)."""
+    problem = stored_value_problem(doc)
+    if problem:
+        return problem
+    if "note_id" in doc and not is_legacy_turn(doc):
+        return "it is a qq note (it has a note_id), not a document of the facts collection"
+    try:
+        check_agent_document(doc)
+    except InvalidNote as e:
+        return f"its {e.field} {e.message}"
+    return ""

@@ -12,7 +12,6 @@ text or unique index, no drop or rename, no ``$text``.
 
 from __future__ import annotations
 
-import math
 import re
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -32,8 +31,10 @@ from memory_app.memory.layouts import Layout, LayoutVerdict, WrongLayout, sample
 from memory_app.memory.mongo.backup import only_duplicates
 from memory_app.memory.mongo.base import classify, guarded
 
-from .constants import DEFAULT_COLLECTION, DIMENSION, FACT_TYPE
-from .domain import Fact, StoredDocument, document_from_bson, is_legacy_turn
+from .constants import DEFAULT_COLLECTION, FACT_TYPE
+from .domain import Fact, StoredDocument, document_from_bson
+from .domain import check_agent_document as check_agent_document  # its old home
+from .domain import check_vector as check_vector
 
 PAGE_SORT = [("timestamp", DESCENDING), ("_id", DESCENDING)]
 
@@ -375,35 +376,3 @@ class FactsStore:
             return int(e.details.get("nInserted", 0))
         except PyMongoError as e:
             raise classify(e) from e
-
-
-def check_vector(vector: Any) -> None:
-    """A ``content_embedding`` qqweb may write: a list of 384 finite Python floats. (That
-    it comes from all-MiniLM-L6-v2 is the caller's check: the store cannot see it.)"""
-    if not (
-        isinstance(vector, list)
-        and len(vector) == DIMENSION
-        and all(type(x) is float and math.isfinite(x) for x in vector)
-    ):
-        raise InvalidNote("content_embedding", f"must be a list of {DIMENSION} finite floats")
-
-
-def check_agent_document(doc: Mapping[str, Any]) -> None:
-    """Refuse what the agent could not live with (contract 4.4): a fact must have an
-    ObjectId ``_id``, ``type: "fact"``, string ``content``, a date ``timestamp``, object
-    ``metadata`` and, when present, a list of 384 finite floats; a legacy turn an ObjectId
-    and a date."""
-    if not isinstance(doc.get("_id"), ObjectId):
-        raise InvalidNote("_id", "must be an ObjectId")
-    if not isinstance(doc.get("timestamp"), datetime):
-        raise InvalidNote("timestamp", "must be a date")
-    if is_legacy_turn(doc):
-        return
-    if doc.get("type") != FACT_TYPE:
-        raise InvalidNote("type", 'must be exactly "fact"')
-    if not isinstance(doc.get("content"), str):
-        raise InvalidNote("content", "must be a string")
-    if not isinstance(doc.get("metadata"), dict):
-        raise InvalidNote("metadata", "must be an object")
-    if "content_embedding" in doc:
-        check_vector(doc["content_embedding"])

@@ -99,8 +99,14 @@ class MemoryFiles:
         return hashes
 
     def plan(self, name: str, lines: Iterable[bytes]) -> FilePlan:
-        """What :meth:`import_file` would do with these lines, writing nothing."""
+        """What :meth:`import_file` would do with these lines, writing nothing: no lock
+        file is made for a file that is not there (nothing to read; an import that is
+        refused leaves the memory directory as it was)."""
         path = self._path(name)
+        if not path.exists():
+            for _ in lines:
+                pass
+            return FilePlan(name, WRITTEN)
         with file_lock(self._lock(name), exclusive=False):
             if not self._holds_something(path):
                 for _ in lines:

@@ -96,3 +96,13 @@ class Note:
         """The vector's length (0: the agent's embedding failed); None when the read left
         the embedding out (the list does)."""
         return None if "embedding" in self.absent else len(self.embedding)
+
+
+def mistyped_fields(doc: Mapping[str, Any]) -> list[str]:
+    """The contract's fields that ``doc`` holds with a value of another type (what
+    :meth:`Note.from_document` would keep in ``extra``), each as 'field (a type)'."""
+    return [
+        f"{name} (a {type(doc[name]).__name__})"
+        for name, (types, _default) in _MODELLED.items()
+        if name in doc and (isinstance(doc[name], bool) or not isinstance(doc[name], types))
+    ]

@@ -46,6 +46,12 @@ class ImportIn(Schema):
         description="import what is missing although the stores hold some of the file "
         "(what they hold is kept, never overwritten)",
     )
+    import_valid: bool = Field(
+        False,
+        description="import the records that pass the checks and leave out the refused ones "
+        "(listed in the run's preview); without it a file holding a refused record is "
+        "refused whole, writing nothing",
+    )
 
 
 @router.post("/exports", response={202: RunOut, **errors(503)})
@@ -80,7 +86,9 @@ def upload(request: HttpRequest, file: UploadedFile = File(...)) -> Status:  # n
 
 @router.post("/imports", response={202: RunOut, **errors(404, 503)})
 def import_start(request: HttpRequest, body: ImportIn) -> Status:
-    """Preview (``dry_run``, the default) or run an import of a backup file. A run into
+    """Preview (``dry_run``, the default) or run an import of a backup file. Every record
+    is checked first; a run over a file holding refused records fails with them in its
+    stats (``preview.refused``), writing nothing, unless ``import_valid``. A run into
     stores that hold some of it fails with the conflicts in its stats, writing nothing,
     unless ``accept_conflicts``."""
     require_role(request, ADMIN)
@@ -89,5 +97,6 @@ def import_start(request: HttpRequest, body: ImportIn) -> Status:
         file=body.file,
         dry_run=body.dry_run,
         accept_conflicts=body.accept_conflicts,
+        import_valid=body.import_valid,
     )
     return Status(202, backup_start(run))

@@ -1,13 +1,16 @@
 """Import an export (``ndjson.py``) into the stores.
 
-Every import reads the file twice. The first pass is the preview: it checks the whole
-file (header, version, each record, each file's line count and SHA-256, the end record)
-and counts what is already in the stores (notes by ``note_id``, entities by label and
-name, ``:Source`` nodes by ``source_id``, facts by ``_id``, memory files by content),
-writing nothing. The second pass writes, and only when the preview found no conflict or
-the caller accepted them: nothing already in a store is ever overwritten; a conflicting
-note, node or fact is left as it is and counted as skipped, a memory file that holds
-other content is kept (``archive.jsonl`` gets the lines it lacks).
+Every import reads the file three times. The first two passes are the preview, writing
+nothing: the first checks every record (``checking.py``: the header and version, each
+record against the stores' own checks, each file's line count and SHA-256, the end
+record) and lists each refused record with its reason; the second counts what the stores
+hold already of the records that pass (notes by ``note_id``, entities by label and name,
+``:Source`` nodes by ``source_id``, facts by ``_id``, memory files by content). The third
+pass writes, and only when no record is refused (or the caller chose to import the valid
+ones, leaving the refused ones out) and the preview found no conflict (or the caller
+accepted them): nothing already in a store is ever overwritten; a conflicting note, node
+or fact is left as it is and counted as skipped, a memory file that holds other content
+is kept (``archive.jsonl`` gets the lines it lacks).
 
 Facts into a facts store that already holds facts go through the second agent's own add
 test first (facts contract 4.2 rule 3 and 4.9): a fact at cosine >= 0.95 to one already
@@ -40,7 +43,9 @@ from memory_app.facts_app.stores import facts_enabled, facts_store
 from memory_app.memory.backup_files import KEPT
 from memory_app.stores import memory_files, notes_store
 from qqweb.backup import ndjson
+from qqweb.backup.checking import RecordChecker
 from qqweb.backup.ndjson import ExportFormatError
+from qqweb.clients import embedder
 
 Progress = Callable[[int, int | None], None]
 BATCH = 500
@@ -59,6 +64,9 @@ class ImportPreview:
     facts_present: int = 0
     facts_off: bool = False  # the file holds facts but no facts store is configured
     files: list[dict[str, Any]] = field(default_factory=list)
+    # records the stores would not take, with the reason (the first checking.LISTED)
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    refused_count: int = 0
 
     @property
     def files_kept(self) -> list[str]:
@@ -133,6 +141,25 @@ class ImportConflicts(Exception):
         self.preview = preview
 
 
+class RecordsRefused(ExportFormatError):
+    """Some records of the file are refused (the preview lists them); nothing was written.
+    An import of the valid records leaves them out."""
+
+    def __init__(self, preview: ImportPreview) -> None:
+        shown = "; ".join(
+            f"line {r['line']} ({r['kind'] or 'unreadable'}): {r['reason']}"
+            for r in preview.refused[:3]
+        )
+        more = preview.refused_count - min(3, len(preview.refused))
+        message = (
+            f"{preview.refused_count} record(s) of this file are refused, so nothing was "
+            f"written: {shown}{f'; and {more} more' if more else ''}. The preview lists "
+            "them; import the valid records to leave them out"
+        )
+        ValueError.__init__(self, message)
+        self.line, self.message, self.preview = 0, message, preview
+
+
 class _Ticker:
     def __init__(self, progress: Progress | None, total: int | None) -> None:
         self.progress, self.total, self.done = progress, total, 0
@@ -187,21 +214,43 @@ def _grouped(records: Iterator[dict[str, Any]]) -> Iterator[tuple[str, Any]]:
         yield batch_kind, batch
 
 
+def _taken(source: Path, refused: set[int]) -> Iterator[dict[str, Any]]:
+    """The records of the file that passed the checks, in order."""
+    for line in ndjson.read_lines(source):
+        if line.record is not None and line.number not in refused:
+            yield line.record
+
+
+def _checked(source: Path) -> RecordChecker:
+    """The first pass: every record checked (``checking.py``)."""
+    notes = notes_store()
+    checker = RecordChecker(dimension=lambda: notes.dominant_dimension() or embedder().dimension)
+    for line in ndjson.read_lines(source):
+        checker.take(line)
+    checker.finish()
+    return checker
+
+
 def _node(record: dict[str, Any]) -> ExportedNode:
     return ExportedNode(str(record["id"]), tuple(record["labels"]), decode_props(record["props"]))
 
 
 def backup_preview(*, source: Path) -> ImportPreview:
-    """Check the whole file and count what the stores hold already; writes nothing."""
+    """Check every record and count what the stores hold already; writes nothing."""
+    preview, _refused = _preview(source)
+    return preview
+
+
+def _preview(source: Path) -> tuple[ImportPreview, set[int]]:
+    checker = _checked(source)
     notes, files, graph = notes_store(), memory_files(), graph_store()
     facts = facts_store() if facts_enabled() else None
-    preview = ImportPreview()
-    seen: dict[str, int] = {}
-    for kind, batch in _grouped(ndjson.read_records(source)):
-        if kind in ("note", "fact", "node", "relationship"):
-            seen[kind] = seen.get(kind, 0) + len(batch)
+    preview = ImportPreview(counts=dict(checker.counts))
+    preview.refused = [r.to_json() for r in checker.refusals]
+    preview.refused_count = checker.refused_count
+    for kind, batch in _grouped(_taken(source, checker.refused_lines)):
         if kind == "note":
-            present = notes.note_ids_present([str(r["document"].get("note_id")) for r in batch])
+            present = notes.note_ids_present([r["document"]["note_id"] for r in batch])
             preview.notes_present += len(present)
             preview.notes_sample += sorted(present)[: SAMPLE - len(preview.notes_sample)]
         elif kind == "fact" and facts is not None:
@@ -220,25 +269,23 @@ def backup_preview(*, source: Path) -> ImportPreview:
         elif kind == "file":
             name, lines = batch
             preview.files.append(asdict(files.plan(name, lines)))
-        elif kind == "end":
-            preview.counts = {k: int(batch.get(k, 0)) for k in ndjson.COUNTED}
-    for kind, count in seen.items():
-        if preview.counts.get(kind) != count:
-            raise ExportFormatError(
-                0,
-                f"the end record counts {preview.counts.get(kind)} {kind} records, "
-                f"the file holds {count}",
-            )
-    return preview
+    return preview, checker.refused_lines
 
 
 def backup_import(
-    *, source: Path, accept_conflicts: bool = False, progress: Progress | None = None
+    *,
+    source: Path,
+    accept_conflicts: bool = False,
+    import_valid: bool = False,
+    progress: Progress | None = None,
 ) -> ImportSummary:
-    """Preview, then write what is missing (see the module). Raises
-    :class:`ImportConflicts`, writing nothing, when the stores hold some of it already
-    and ``accept_conflicts`` is not set."""
-    preview = backup_preview(source=source)
+    """Preview, then write what is missing (see the module). Raises, writing nothing,
+    :class:`RecordsRefused` when the checks refuse a record and ``import_valid`` is not
+    set, :class:`ImportConflicts` when the stores hold some of it already and
+    ``accept_conflicts`` is not set."""
+    preview, refused = _preview(source)
+    if preview.refused_count and not import_valid:
+        raise RecordsRefused(preview)
     if preview.conflicts and not accept_conflicts:
         raise ImportConflicts(preview)
     notes, files, graph = notes_store(), memory_files(), graph_store()
@@ -248,7 +295,7 @@ def backup_import(
     summary = ImportSummary(preview, {k: 0 for k in ("note", "node", "relationship", "fact")})
     ticker = _Ticker(progress, sum(preview.counts.values()))
     element_ids: dict[str, str] = {}  # export node id -> this graph's element id
-    for kind, batch in _grouped(ndjson.read_records(source)):
+    for kind, batch in _grouped(_taken(source, refused)):
         if kind == "note":
             summary.inserted["note"] += notes.insert_exported([r["document"] for r in batch])
         elif kind == "fact" and facts is not None:

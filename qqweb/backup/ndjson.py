@@ -18,20 +18,33 @@ file back as records, checking the header's format and version. docs/backup-and-
   points and byte arrays are tagged the same way;
 - ``fact``: ``document``, a facts document, encoded like a note;
 - ``end`` last: ``counts`` of every kind. A file without it was cut short and is refused.
+
+Reading (:func:`read_lines`) tells two kinds of trouble apart. A file that is not an export
+this version reads (no header, another format or version, empty, cut short, a record after
+the end) raises :class:`ExportFormatError`. A line that cannot be read (not UTF-8, not
+JSON, nested too deep, not an object, an unknown kind, a malformed ``$oid`` or ``$date``)
+is yielded as a :class:`Line` with its ``problem`` in words, so the preview can list it
+with every other refused record.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from bson import json_util
+from bson.errors import InvalidId
 from bson.int64 import Int64
 from bson.json_util import JSONMode, JSONOptions
+
+from memory_app.memory.safe_values import MAX_DEPTH
 
 FORMAT = "qqweb-export"
 VERSION = 1
@@ -73,10 +86,6 @@ def bson_to_json(value: Any) -> Any:
     return json.loads(json_util.dumps(value, json_options=_BSON_OPTIONS))
 
 
-def _bson_hook(pairs: list[tuple[str, Any]]) -> Any:
-    return json_util.object_pairs_hook(pairs, json_options=_BSON_OPTIONS)
-
-
 def line_for(record: Mapping[str, Any]) -> str:
     """One record as one line (compact JSON, non-ASCII kept, with its newline)."""
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
@@ -94,58 +103,143 @@ def file_line_record(name: str, line: bytes) -> dict[str, Any]:
 
 
 def file_line_bytes(record: Mapping[str, Any]) -> bytes:
-    if "text" in record:
+    """The bytes of a ``file_line`` record; ValueError when it holds neither a ``text``
+    string nor valid ``base64``."""
+    if isinstance(record.get("text"), str):
         return str(record["text"]).encode("utf-8")
-    return base64.b64decode(str(record["base64"]))
+    if isinstance(record.get("base64"), str):
+        try:
+            return base64.b64decode(str(record["base64"]), validate=True)
+        except binascii.Error as e:
+            raise ValueError("its base64 is not valid base64") from e
+    raise ValueError("it has neither a text string nor base64")
 
 
-def read_records(path: Path) -> Iterator[dict[str, Any]]:
-    """Every record of an export, the header first; documents decoded to BSON values.
-    Raises :class:`ExportFormatError` on the first line that does not fit."""
-    with open(path, encoding="utf-8") as handle:
-        yield from _records(handle)
+@dataclass(frozen=True)
+class Line:
+    """One line after the header: its ``record`` (documents decoded to BSON values), or
+    None and the ``problem`` that kept it from being read, in words."""
+
+    number: int
+    record: dict[str, Any] | None
+    problem: str = ""
+
+    @property
+    def kind(self) -> str:
+        return str(self.record["kind"]) if self.record is not None else ""
 
 
-def _records(handle: IO[str]) -> Iterator[dict[str, Any]]:
-    number = 0
-    ended = False
-    for number, line in enumerate(handle, start=1):
-        if ended:
-            raise ExportFormatError(number, "a record after the end record")
-        record = _parse(number, line)
-        kind = record.get("kind")
-        if number == 1:
-            _check_header(record)
-        elif kind not in KINDS or kind == "header":
-            raise ExportFormatError(number, f"unknown record kind {kind!r}")
-        ended = kind == "end"
-        yield record
+class _BadValue(ValueError):
+    def __init__(self, path: str, value: Any) -> None:
+        super().__init__(path)
+        self.path, self.value = path, value
+
+
+_FLAT = frozenset({int, float, str, bool, type(None)})
+# An escaped UTF-16 surrogate: a valid pair is text, a lone one cannot be stored.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_TAG_NAMES = {
+    "$oid": "an ObjectId ($oid) must be 24 hexadecimal digits",
+    "$date": "a date ($date) must be an ISO date or milliseconds since 1970",
+    "$numberLong": "a 64-bit integer ($numberLong) must be digits",
+    "$numberInt": "a 32-bit integer ($numberInt) must be digits",
+    "$numberDouble": "a double ($numberDouble) must be a number",
+    "$numberDecimal": "a decimal ($numberDecimal) must be a number",
+    "$binary": "binary data ($binary) must be base64 with a subtype",
+}
+
+
+def _decoded(value: Any, path: str, depth: int = 0) -> Any:
+    """``value`` with every extended-JSON object turned into its BSON value, as
+    ``json.loads`` with bson's ``object_pairs_hook`` would, bottom-up; a value the hook
+    refuses raises :class:`_BadValue` naming where it is."""
+    if depth > MAX_DEPTH:
+        raise _BadValue(path, "nested deeper than the limit")
+    if isinstance(value, dict):
+        pairs = [(k, _decoded(v, f"{path}.{k}", depth + 1)) for k, v in value.items()]
+        try:
+            return json_util.object_pairs_hook(pairs, json_options=_BSON_OPTIONS)
+        except (InvalidId, ValueError, TypeError, OverflowError, KeyError, IndexError) as e:
+            raise _BadValue(path, value) from e
+    if isinstance(value, list):
+        if set(map(type, value)) <= _FLAT:
+            return value
+        return [_decoded(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
+    return value
+
+
+def _bad_value_words(error: _BadValue) -> str:
+    if isinstance(error.value, dict):
+        for tag, words in _TAG_NAMES.items():
+            if tag in error.value:
+                return f"{error.path} cannot be read: {words}"
+        tags = ", ".join(sorted(k for k in error.value if k.startswith("$")))
+        return f"{error.path} is a MongoDB extended-JSON value ({tags}) that cannot be read"
+    return f"{error.path} nests deeper than {MAX_DEPTH} levels"
+
+
+def read_lines(path: Path) -> Iterator[Line]:
+    """Every line of an export after its header (see the module); raises
+    :class:`ExportFormatError` when the file is not one this version reads."""
+    with open(path, "rb") as handle:
+        number = 0
+        ended = False
+        for number, raw in enumerate(handle, start=1):
+            if ended:
+                raise ExportFormatError(number, "a record after the end record")
+            line = _line(number, raw)
+            if number == 1:
+                if line.record is None:
+                    raise ExportFormatError(1, f"not a {FORMAT} file: {line.problem}")
+                _check_header(line.record)
+                continue
+            ended = line.kind == "end"
+            yield line
     if number == 0:
         raise ExportFormatError(1, "the file is empty")
     if not ended:
         raise ExportFormatError(number, "the file ends before its end record (cut short?)")
 
 
-def _parse(number: int, line: str) -> dict[str, Any]:
+def _line(number: int, raw: bytes) -> Line:
     try:
-        if line.startswith(('{"kind":"note"', '{"kind":"fact"')):
-            record = json.loads(line, object_pairs_hook=_bson_hook)
-        else:
-            record = json.loads(line)
-    except (ValueError, TypeError) as e:
-        raise ExportFormatError(number, f"not JSON: {e}") from e
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return Line(number, None, f"line {number} is not UTF-8 text (byte {e.start + 1})")
+    if not text.strip():
+        return Line(number, None, f"line {number} is empty")
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as e:
+        reason = f"is not valid JSON ({e.msg.lower()} at character {e.pos + 1})"
+        return Line(number, None, f"line {number} {reason}")
+    except RecursionError:
+        return Line(number, None, f"line {number} nests too deeply to be read")
     if not isinstance(record, dict):
-        raise ExportFormatError(number, "not a JSON object")
-    if record.get("kind") in DOCUMENT_KINDS and not isinstance(record.get("document"), dict):
-        raise ExportFormatError(number, "a document record without its document")
-    return record
+        return Line(number, None, f"line {number} is not a JSON object")
+    if _SURROGATE_ESCAPE.search(text):
+        try:
+            json.dumps(record, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return Line(number, None, f"line {number} holds a lone UTF-16 surrogate (not text)")
+    kind = record.get("kind")
+    if number > 1 and (kind not in KINDS or kind == "header"):
+        return Line(number, None, f"line {number} is a record of unknown kind {str(kind)[:40]!r}")
+    if kind in DOCUMENT_KINDS:
+        if not isinstance(record.get("document"), dict):
+            return Line(number, None, f"line {number} is a {kind} record without its document")
+        try:
+            record["document"] = _decoded(record["document"], "document")
+        except _BadValue as e:
+            return Line(number, None, f"line {number}: {_bad_value_words(e)}")
+    return Line(number, record)
 
 
 def _check_header(record: Mapping[str, Any]) -> None:
     if record.get("kind") != "header" or record.get("format") != FORMAT:
         raise ExportFormatError(1, f"not a {FORMAT} file (no header)")
     version = record.get("version")
-    if version != VERSION:
+    if type(version) is not int or version != VERSION:  # 1.0 and true are not 1
         raise ExportFormatError(
             1, f"version {version!r}: this qqweb reads version {VERSION} exports only"
         )

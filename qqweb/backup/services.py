@@ -26,7 +26,12 @@ from memory_app.services.runs import (
 )
 from qqweb.actors import Actor
 from qqweb.backup.exporting import Progress, backup_export
-from qqweb.backup.importing import ImportConflicts, backup_import, backup_preview
+from qqweb.backup.importing import (
+    ImportConflicts,
+    RecordsRefused,
+    backup_import,
+    backup_preview,
+)
 from qqweb.backup.ndjson import ExportFormatError
 
 EXPORT, IMPORT = "export", "import"
@@ -76,19 +81,30 @@ def export_create(*, actor: Actor) -> MaintenanceRun:
 
 
 def import_create(
-    *, actor: Actor, file: str, dry_run: bool = False, accept_conflicts: bool = False
+    *,
+    actor: Actor,
+    file: str,
+    dry_run: bool = False,
+    accept_conflicts: bool = False,
+    import_valid: bool = False,
 ) -> MaintenanceRun:
-    """An import (``dry_run``: its preview) of a file of the backup directory."""
+    """An import (``dry_run``: its preview) of a file of the backup directory;
+    ``import_valid``: leave out the records the checks refuse instead of refusing it."""
     if not backup_path(file).is_file():
         raise InvalidNote("file", f"there is no backup file {file!r}")
-    params = {"file": file, "accept_conflicts": bool(accept_conflicts)}
+    params = {
+        "file": file,
+        "accept_conflicts": bool(accept_conflicts),
+        "import_valid": bool(import_valid),
+    }
     return run_create(kind=IMPORT, actor=actor, params=params, dry_run=dry_run)
 
 
 def backup_run(*, run: MaintenanceRun, progress: Progress | None = None) -> dict[str, Any]:
     """Run an export or an import run to its end; its stats say what it did. A refused
-    import (conflicts not accepted, a file that does not fit the format) fails the run
-    with the reason, its preview in the stats, nothing written."""
+    import (records refused and not left out, conflicts not accepted, a file that does not
+    fit the format) fails the run with the reason, its preview in the stats, nothing
+    written."""
 
     def tick(done: int, total: int | None) -> None:
         run_progress(run, done, total)
@@ -112,10 +128,11 @@ def backup_run(*, run: MaintenanceRun, progress: Progress | None = None) -> dict
             result = backup_import(
                 source=path,
                 accept_conflicts=bool(run.params.get("accept_conflicts")),
+                import_valid=bool(run.params.get("import_valid")),
                 progress=tick,
             )
             stats = result.to_json()
-    except ImportConflicts as e:
+    except (ImportConflicts, RecordsRefused) as e:
         run.stats = {"preview": e.preview.to_json()}
         run.save(update_fields=["stats"])
         run_failed(run, str(e))

@@ -83,6 +83,7 @@ def import_start(request: HttpRequest) -> HttpResponse:
             file=request.POST.get("file", ""),
             dry_run=request.POST.get("dry_run") == "1",
             accept_conflicts=request.POST.get("accept_conflicts") == "1",
+            import_valid=request.POST.get("import_valid") == "1",
         )
     except InvalidNote as e:
         messages.error(request, str(e))

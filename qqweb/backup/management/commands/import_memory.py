@@ -1,7 +1,9 @@
-"""``manage.py import_memory PATH [--dry-run] [--accept-conflicts]``: an export back into
-the stores, in this process, with a progress bar. ``--dry-run`` prints the preview. Into
-stores that already hold some of the file the import stops, writing nothing, and prints
-the conflicts; ``--accept-conflicts`` imports the rest and keeps what is there."""
+"""``manage.py import_memory PATH [--dry-run] [--accept-conflicts] [--import-valid]``: an
+export back into the stores, in this process, with a progress bar. ``--dry-run`` prints
+the preview. A file holding records the checks refuse is not imported (nothing is
+written; the preview lists them) unless ``--import-valid`` leaves them out. Into stores
+that already hold some of the file the import stops, writing nothing, and prints the
+conflicts; ``--accept-conflicts`` imports the rest and keeps what is there."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from graph_app.knowledge import GraphUnavailable
 from memory_app.memory import InvalidNote, StoreUnavailable
 from qqweb.actors import Actor
-from qqweb.backup.importing import ImportConflicts
+from qqweb.backup.importing import ImportConflicts, RecordsRefused
 from qqweb.backup.management.commands.export_memory import progress_bar
 from qqweb.backup.ndjson import ExportFormatError
 from qqweb.backup.services import backup_run, import_create, upload_save
@@ -31,6 +33,11 @@ class Command(BaseCommand):
             action="store_true",
             help="import what is missing and keep what the stores hold already",
         )
+        parser.add_argument(
+            "--import-valid",
+            action="store_true",
+            help="import the records that pass the checks, leaving out the refused ones",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         source = Path(options["path"])
@@ -43,10 +50,11 @@ class Command(BaseCommand):
             file=name,
             dry_run=options["dry_run"],
             accept_conflicts=options["accept_conflicts"],
+            import_valid=options["import_valid"],
         )
         try:
             stats = backup_run(run=run, progress=progress_bar(self))
-        except ImportConflicts as e:
+        except (ImportConflicts, RecordsRefused) as e:
             self.stdout.write(json.dumps(e.preview.to_json(), indent=2))
             raise CommandError(str(e)) from e
         except (ExportFormatError, InvalidNote, StoreUnavailable, GraphUnavailable) as e:

@@ -1,0 +1,62 @@
+"""Is a whole document safe to write as data? A pure check shared by every store that
+takes documents from outside (an import): no key MongoDB would read as an operator or a
+path, no number that is not finite, no nesting deeper than anything the agents write.
+
+A key starting with ``$`` (``{"$where": ...}``, ``{"note_id": {"$ne": null}}``) or holding
+a ``.`` or a NUL is refused anywhere in the document, nested or in a list; so is an
+``Infinity`` or ``NaN`` (the importance, decay and dedup maths would carry it into every
+page). The answer is a reason in words naming the field ('' when there is none).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+MAX_DEPTH = 32  # the agents' deepest documents (a source inside a history) nest 4 levels
+_PLAIN_NUMBERS = frozenset({int, float, bool})
+
+
+def _key_problem(key: Any, where: str) -> str:
+    if not isinstance(key, str):
+        return f"{where} has a key that is not a string ({key!r})"
+    if key.startswith("$"):
+        return f"{where} has the key {key!r}: a key starting with '$' is a MongoDB operator"
+    if "." in key:
+        return f"{where} has the key {key!r}: a key holding '.' is a MongoDB path"
+    if "\x00" in key:
+        return f"{where} has a key holding a NUL character"
+    return ""
+
+
+def _path(where: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{where}[{key}]"
+    return f"{where}.{key}" if where else key
+
+
+def stored_value_problem(value: Any, *, where: str = "the document") -> str:
+    """Why ``value`` (a document decoded from extended JSON) may not be written as data:
+    an operator or dotted key, a number that is not finite, or nesting deeper than
+    ``MAX_DEPTH``; '' when it may."""
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"{path or where} nests deeper than {MAX_DEPTH} levels"
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"{path or where} is {item!r}, not a finite number"
+        if isinstance(item, Mapping):
+            for key, child in item.items():
+                problem = _key_problem(key, path or where)
+                if problem:
+                    return problem
+                stack.append((child, _path(path, key), depth + 1))
+        elif isinstance(item, list | tuple):
+            if set(map(type, item)) <= _PLAIN_NUMBERS:  # a vector: checked at C speed
+                if not all(map(math.isfinite, item)):
+                    return f"{path or where} holds a number that is not finite"
+                continue
+            stack.extend((child, _path(path, i), depth + 1) for i, child in enumerate(item))
+    return ""
