@@ -118,6 +118,7 @@ class ScanQueue:
             meta = {"kind": kind, "threshold": threshold, "blocks": blocks, "rows": len(ids)}
             (folder / "plan.json").write_text(json.dumps(meta))
             total += len(blocks)
+        self.path.mkdir(parents=True, exist_ok=True)  # no vectors at all: an empty plan
         (self.path / "ready").write_text(str(total))
         return total
 
