@@ -142,7 +142,7 @@ class RecordChecker:
         if problem:
             self._refuse(number, "note", _what(note_id), problem)
         else:
-            self._note_ids.add(note_id)
+            self._note_ids.add(str(note_id))
 
     def _fact(self, number: int, doc: dict[str, Any]) -> None:
         problem = fact_document_problem(doc)
@@ -170,7 +170,7 @@ class RecordChecker:
         for name, node_id in (("start", start), ("end", end)):
             if problem:
                 break
-            taken = self._nodes.get(node_id)
+            taken = self._nodes.get(str(node_id))
             if taken is None:
                 problem = f"its {name} node {node_id!r} is not a node before it in the file"
             elif not taken:
