@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from bson import ObjectId
+from django.core.management import CommandError, call_command
 
 from graph_app.stores import graph_store
 from memory_app.models import MaintenanceRun
@@ -300,3 +301,21 @@ def test_an_upload_without_a_multipart_boundary_is_a_400(admin_client_):
     for url in ("/api/backup/uploads", "/backup/upload/"):
         response = admin_client_.post(url, b"--x\r\n", content_type="multipart/form-data")
         assert response.status_code == 400, (url, response.content)
+
+
+@pytest.mark.django_db
+def test_the_import_command_refuses_the_file_or_imports_the_valid_records(stores, tmp_path):
+    good = plant_note("note_000000000001")
+    notes_store().clear_all()
+    path = export_file(
+        tmp_path / "e.ndjson",
+        {"kind": "note", "document": ndjson.bson_to_json(good)},
+        _note_record(note_id="../up"),
+    )
+
+    with pytest.raises(CommandError, match=r"1 record\(s\) of this file are refused"):
+        call_command("import_memory", str(path))
+    assert notes_store().collection.count_documents({}) == 0
+    call_command("import_memory", str(path), "--import-valid")
+
+    assert [d["note_id"] for d in notes_store().collection.find({})] == ["note_000000000001"]
