@@ -5,7 +5,8 @@ path, no number that is not finite, no nesting deeper than anything the agents w
 A key starting with ``$`` (``{"$where": ...}``, ``{"note_id": {"$ne": null}}``) or holding
 a ``.`` or a NUL is refused anywhere in the document, nested or in a list; so is an
 ``Infinity`` or ``NaN`` (the importance, decay and dedup maths would carry it into every
-page). The answer is a reason in words naming the field ('' when there is none).
+page), an integer BSON cannot hold, and a string that is not text (a lone surrogate).
+The answer is a reason in words naming the field ('' when there is none).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 MAX_DEPTH = 32  # the agents' deepest documents (a source inside a history) nest 4 levels
-_PLAIN_NUMBERS = frozenset({int, float, bool})
+_INT64 = (-(2**63), 2**63 - 1)  # BSON's widest integer
 
 
 def _key_problem(key: Any, where: str) -> str:
@@ -47,6 +48,13 @@ def stored_value_problem(value: Any, *, where: str = "the document") -> str:
             return f"{path or where} nests deeper than {MAX_DEPTH} levels"
         if isinstance(item, float) and not math.isfinite(item):
             return f"{path or where} is {item!r}, not a finite number"
+        if isinstance(item, int) and not _INT64[0] <= item <= _INT64[1]:
+            return f"{path or where} is an integer beyond 64 bits"
+        if isinstance(item, str) and not item.isascii():
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return f"{path or where} holds a lone UTF-16 surrogate (not text)"
         if isinstance(item, Mapping):
             for key, child in item.items():
                 problem = _key_problem(key, path or where)
@@ -54,7 +62,7 @@ def stored_value_problem(value: Any, *, where: str = "the document") -> str:
                     return problem
                 stack.append((child, _path(path, key), depth + 1))
         elif isinstance(item, list | tuple):
-            if set(map(type, item)) <= _PLAIN_NUMBERS:  # a vector: checked at C speed
+            if set(map(type, item)) == {float}:  # a vector: checked at C speed
                 if not all(map(math.isfinite, item)):
                     return f"{path or where} holds a number that is not finite"
                 continue

@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any
 
 from bson import json_util
-from bson.errors import InvalidId
 from bson.int64 import Int64
 from bson.json_util import JSONMode, JSONOptions
 
@@ -159,8 +158,8 @@ def _decoded(value: Any, path: str, depth: int = 0) -> Any:
         pairs = [(k, _decoded(v, f"{path}.{k}", depth + 1)) for k, v in value.items()]
         try:
             return json_util.object_pairs_hook(pairs, json_options=_BSON_OPTIONS)
-        except (InvalidId, ValueError, TypeError, OverflowError, KeyError, IndexError) as e:
-            raise _BadValue(path, value) from e
+        except Exception as e:  # InvalidId, ValueError, OverflowError, InvalidBSON...: all
+            raise _BadValue(path, value) from e  # mean "this tagged value cannot be read"
     if isinstance(value, list):
         if set(map(type, value)) <= _FLAT:
             return value
