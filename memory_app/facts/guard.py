@@ -66,15 +66,21 @@ def _resolution(pair: Deletion, written: Collection[str], planned: set[str]) -> 
 def write_plan(
     before: Sequence[Fact], after: Sequence[Fact], written: Collection[str]
 ) -> WritePlan:
-    """The add test on the first written fact with a usable vector (against every other
-    fact of ``before``), and the archives that leave no new deletion (module docstring)."""
+    """The add test on the first written fact with a usable vector, and the archives that
+    leave no new deletion (module docstring).
+
+    The add test compares the written text with the facts of ``before`` that ``after``
+    still holds: a fact the same action archives or replaces is no reason for the agent
+    to refuse the text (keep-newer-text moves the newer fact's text onto the older fact and
+    archives the newer one; compared with it, the text would be "1.000000 to itself")."""
     written = set(written)
+    kept = {f.hex_id for f in after}
     before_plan = cleanup_plan(before)
     planned = before_plan.deleted_ids
     add = None
     for fact in after:
         if fact.hex_id in written and fact.embedding is EmbeddingState.OK:
-            others = [f for f in before if f.hex_id not in written]
+            others = [f for f in before if f.hex_id not in written and f.hex_id in kept]
             add = add_check(fact.content_embedding, others)
             break
     archived: dict[str, Resolution] = {}

@@ -54,3 +54,20 @@ def test_deletions_planned_before_the_write_are_left_to_the_review() -> None:
     other = fact("other", unit(5), 2)
     plan = write_plan([old, dup, other], [old, dup], set())
     assert plan.archive_ids == [] and plan.remaining.deleted_ids == {dup.hex_id}
+
+
+def test_keep_newer_text_is_not_refused_for_the_fact_it_archives() -> None:
+    older = fact("older", unit(0), 0)
+    newer = fact("newer", at_cosine(0.97), 5)
+    taken = replace(older, content="newer", content_embedding=newer.content_embedding)
+    plan = write_plan([older, newer], [taken], {older.hex_id})
+    assert plan.add is not None and not plan.add.refused  # not "1.000000 to the newer"
+
+
+def test_keep_newer_text_is_refused_for_a_third_fact_it_keeps() -> None:
+    older = fact("older", unit(0), 0)
+    newer = fact("newer", at_cosine(0.97), 5)
+    third = fact("third", at_cosine(0.97), 6)  # the newer text, written again later
+    taken = replace(older, content="newer", content_embedding=newer.content_embedding)
+    plan = write_plan([older, newer, third], [taken, third], {older.hex_id})
+    assert plan.add is not None and plan.add.refused and plan.add.best == third

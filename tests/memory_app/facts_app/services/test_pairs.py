@@ -89,3 +89,36 @@ def test_a_pair_no_longer_planned_is_refused(
     agent.start()
     with pytest.raises(FactChanged, match="not in the agent's next-start plan"):
         pair_resolve(actor=curator_actor, anchor_id=str(old), deleted_id=str(new), how="keep-older")
+
+
+def test_keep_newer_text_raises_no_alarm_about_the_fact_it_archives(
+    facts_store: FactsStore, agent_model: Embedder, curator_actor: Actor
+) -> None:
+    old = agent_writes(facts_store, agent_model, OLD_PORT, days_ago=20)
+    new = agent_writes(facts_store, agent_model, NEW_PORT, days_ago=1)
+    result = pair_resolve(
+        actor=curator_actor,
+        anchor_id=str(old),
+        deleted_id=str(new),
+        how="keep-newer-text",
+        dry_run=True,
+    )
+    assert result.plan.add is not None and not result.plan.add.refused
+
+
+def test_keep_newer_text_still_warns_of_a_third_fact_with_that_text(
+    facts_store: FactsStore, agent_model: Embedder, curator_actor: Actor
+) -> None:
+    a, b, c = (
+        agent_writes(facts_store, agent_model, text, days_ago=9 - i) for i, text in enumerate(IPS)
+    )
+    result = pair_resolve(
+        actor=curator_actor,
+        anchor_id=str(a),
+        deleted_id=str(b),
+        how="keep-newer-text",
+        dry_run=True,
+    )
+    add = result.plan.add
+    assert add is not None and add.refused and add.best is not None
+    assert add.best.hex_id == str(c)  # the ":25565" fact, which stays: a real alarm
