@@ -25,6 +25,7 @@ from memory_app.facts.rules import (
 from memory_app.facts_app.models import ArchivedFact, PairVerdict, SeenFact
 from memory_app.facts_app.stores import agent_embedding, facts_store
 from memory_app.memory import InvalidNote
+from memory_app.memory.updates import Change, update_changes
 
 EMBEDDING_FILTERS = ("ok", "missing", "invalid")
 
@@ -190,6 +191,70 @@ def next_start_plan() -> CleanupPlan:
     return cleanup_plan(facts_store().facts())
 
 
+# --- how the two texts of a pair differ ---------------------------------------------------
+
+
+def pair_differences(older: str, newer: str) -> tuple[Change, ...]:
+    """The values in which two texts differ (port 9000 / 9100, version 2.0 / 2.5, an IP,
+    an id), each kind with the older text's values and the newer's. Empty: no value
+    differs, the newer text is a copy or a rewording. The facts pages' one call to the
+    pair analysis, so that a richer analysis replaces this one line."""
+    return update_changes(older, newer)
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """A pair of the next-start plan as its review row shows it."""
+
+    pair: Deletion  # anchor: the older fact the agent keeps; deleted: the newer one
+    changes: tuple[Change, ...]
+
+    @property
+    def id(self) -> str:  # the row's DOM id
+        return f"pair-{self.pair.anchor.hex_id}-{self.pair.deleted.hex_id}"
+
+    @property
+    def is_update(self) -> bool:
+        """The texts differ in a value: the agent deletes a correction, not a copy."""
+        return bool(self.changes)
+
+
+@dataclass(frozen=True)
+class NextStartReview:
+    plan: CleanupPlan
+    rows: list[PairRow]
+
+
+def _pair_row(pair: Deletion) -> PairRow:
+    return PairRow(pair, pair_differences(pair.anchor.text, pair.deleted.text))
+
+
+def next_start_review() -> NextStartReview:
+    """The next-start plan with, for each pair, the values its two texts differ in."""
+    plan = next_start_plan()
+    return NextStartReview(plan, [_pair_row(d) for d in plan.deletions])
+
+
+def next_start_row(*, anchor_id: str, deleted_id: str) -> PairRow | None:
+    """One pair's row, None when the plan holds that pair no more."""
+    for pair in next_start_plan().deletions:
+        if pair.anchor.hex_id == anchor_id and pair.deleted.hex_id == deleted_id:
+            return _pair_row(pair)
+    return None
+
+
+PAIR_QUESTIONS = {
+    "keep-older": "Keep the older fact, archive the newer one?",
+    "keep-newer-text": "Give the older fact the newer text, archive the newer one?",
+    "delete-both": "Archive both facts?",
+}
+PAIR_DONE = {
+    "keep-older": "Kept the older fact; the newer one is archived",
+    "keep-newer-text": "The older fact has the newer text; the newer one is archived",
+    "delete-both": "Archived both facts",
+}
+
+
 def facts_lint() -> list[Finding]:
     store = facts_store()
     return lint(store.documents(), store.indexes())
@@ -223,6 +288,7 @@ def vanished_facts(*, limit: int = 200) -> list[SeenFact]:
 class Contradiction:
     pair: Deletion  # anchor: the older fact
     verdict: str  # "", both-true, contradiction
+    changes: tuple[Change, ...] = ()  # the values the two texts differ in
 
 
 def contradictions(*, include_dismissed: bool = False) -> list[Contradiction]:
@@ -240,7 +306,8 @@ def contradictions(*, include_dismissed: bool = False) -> list[Contradiction]:
         verdict = verdicts.get((key[0], key[1]), "")
         if verdict == PairVerdict.BOTH_TRUE and not include_dismissed:
             continue
-        out.append(Contradiction(pair, verdict))
+        changes = pair_differences(pair.anchor.text, pair.deleted.text)
+        out.append(Contradiction(pair, verdict, changes))
     return out
 
 

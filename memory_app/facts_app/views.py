@@ -80,7 +80,15 @@ def fact_detail(request: HttpRequest, fact_id: str) -> HttpResponse:
 @role_required(VIEWER)
 @facts_on
 def next_start(request: HttpRequest) -> HttpResponse:
-    return render(request, "facts_app/next_start.html", {"plan": selectors.next_start_plan()})
+    """The plan, pair by pair; with ``anchor_id`` and ``deleted_id`` (htmx, a
+    confirmation's Cancel) only that pair's row, as it is now."""
+    anchor_id, deleted_id = request.GET.get("anchor_id", ""), request.GET.get("deleted_id", "")
+    if getattr(request, "htmx", False) and anchor_id and deleted_id:
+        row = selectors.next_start_row(anchor_id=anchor_id, deleted_id=deleted_id)
+        context = {"row": row, "row_id": f"pair-{anchor_id}-{deleted_id}"}
+        return render(request, "facts_app/next_start.html#pair", context)
+    review = selectors.next_start_review()
+    return render(request, "facts_app/next_start.html", {"plan": review.plan, "review": review})
 
 
 @require_GET

@@ -26,6 +26,7 @@ from memory_app.facts_app.views import facts_on
 from memory_app.memory import InvalidNote
 from qqweb.actors import Actor
 from qqweb.auth import CURATOR, VIEWER, role_required
+from qqweb.messages import done_with_undo
 
 Run = Callable[[Collection[str], bool], FactAction]
 
@@ -46,10 +47,25 @@ def _done(request: HttpRequest, url: str) -> HttpResponse:
 
 
 def _write(
-    request: HttpRequest, run: Run, *, fields: dict[str, str], done_url: str, what: str
+    request: HttpRequest,
+    run: Run,
+    *,
+    fields: dict[str, str],
+    done_url: str,
+    what: str,
+    question: str = "",
+    done: str = "",
 ) -> HttpResponse:
-    """Run a write from its form; see the module docstring."""
-    context: dict[str, Any] = {"action_url": request.path, "fields": fields, "what": what}
+    """Run a write from its form; see the module docstring. A form of a next-start pair
+    (``anchor_id`` and ``deleted_id`` posted, htmx) gets its preview or error in that
+    pair's row, asking ``question``; done, the message says ``done`` (else "<what>:
+    done") and carries an Undo button."""
+    context: dict[str, Any] = {
+        "action_url": request.path,
+        "fields": fields,
+        "what": what,
+        "question": question or f"{what}?",
+    }
     status = 200
     try:
         result = run(request.POST.getlist("archive"), "preview" in request.POST)
@@ -60,14 +76,21 @@ def _write(
         status = next(code for kind, code in _ERRORS.items() if isinstance(e, kind))
     else:
         if result.applied:
-            archived = f"; archived {len(result.archived)}" if result.archived else ""
-            messages.success(request, f"{what}: done{archived}. Undo it from the audit log.")
+            more = len(result.plan.resolutions)
+            archived = f"; also archived {more} more (see the archive)" if more else ""
+            text = done or f"{what}: done"
+            done_with_undo(request, f"{text}{archived}.", event_id=result.event_id)
             if result.fact_id:
                 done_url = reverse("facts_app:fact_detail", args=[result.fact_id])
             return _done(request, done_url)
         context["plan"] = result.plan
     context["status"] = status
     htmx = getattr(request, "htmx", False)
+    anchor_id, deleted_id = request.POST.get("anchor_id", ""), request.POST.get("deleted_id", "")
+    if htmx and anchor_id and deleted_id:
+        row = selectors.next_start_row(anchor_id=anchor_id, deleted_id=deleted_id)
+        context.update(row=row, row_id=f"pair-{anchor_id}-{deleted_id}", confirming=True)
+        return render(request, "facts_app/next_start.html#pair", context)
     template = "facts_app/write.html#write-preview" if htmx else "facts_app/write.html"
     return render(request, template, context, status=200 if htmx else status)
 
@@ -95,6 +118,7 @@ def fact_new(request: HttpRequest) -> HttpResponse:
 @facts_on
 def fact_edit(request: HttpRequest, fact_id: str) -> HttpResponse:
     fields = {k: request.POST.get(k, "") for k in ("expected_content", "content")}
+    pair = {k: request.POST[k] for k in ("anchor_id", "deleted_id") if request.POST.get(k)}
     return _write(
         request,
         lambda confirm, dry: services.fact_edit(
@@ -105,9 +129,10 @@ def fact_edit(request: HttpRequest, fact_id: str) -> HttpResponse:
             confirm=confirm,
             dry_run=dry,
         ),
-        fields=fields,
+        fields={**fields, **pair},
         done_url=reverse("facts_app:fact_detail", args=[fact_id]),
         what="Edit",
+        question="Save this text for the fact?" if pair else "",
     )
 
 
@@ -158,7 +183,9 @@ def pair_resolve(request: HttpRequest) -> HttpResponse:
         ),
         fields=fields,
         done_url=reverse("facts_app:next_start"),
-        what=f"Pair: {fields['how']}",
+        what=selectors.PAIR_QUESTIONS.get(fields["how"], "Resolve the pair").rstrip("?"),
+        question=selectors.PAIR_QUESTIONS.get(fields["how"], ""),
+        done=selectors.PAIR_DONE.get(fields["how"], ""),
     )
 
 
@@ -195,19 +222,29 @@ def contradictions(request: HttpRequest) -> HttpResponse:
     return render(request, "facts_app/contradictions.html", {"rows": rows, "dismissed": dismissed})
 
 
+VERDICT_DONE = {
+    "both-true": 'Remembered: both are true (the pair is hidden under "both true")',
+    "contradiction": "Remembered: a contradiction (edit or delete one of the two to end it)",
+}
+
+
 @require_POST
 @role_required(CURATOR)
 @facts_on
 def contradiction_verdict(request: HttpRequest) -> HttpResponse:
+    verdict = request.POST.get("verdict", "")
     try:
-        services.contradiction_verdict(
+        event = services.contradiction_verdict(
             actor=Actor.from_request(request),
             a_id=request.POST.get("a_id", ""),
             b_id=request.POST.get("b_id", ""),
-            verdict=request.POST.get("verdict", ""),
+            verdict=verdict,
         )
     except (InvalidNote, FactChanged) as e:
         messages.error(request, str(e))
+    else:
+        text = VERDICT_DONE.get(verdict, "Remembered")
+        done_with_undo(request, f"{text}.", events=[event])
     return _done(request, reverse("facts_app:contradictions"))
 
 

@@ -37,6 +37,7 @@ from memory_app.facts_app.services.steps import location_of
 from memory_app.memory import InvalidNote
 from memory_app.memory.embeddings import Embedder
 from qqweb.actors import Actor
+from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_begin, audited
 
 PAIR_ACTIONS = ("keep-older", "keep-newer-text", "delete-both")
@@ -112,9 +113,10 @@ def _hashes(a: Fact, b: Fact) -> tuple[str, str]:
     return first, second
 
 
-def contradiction_verdict(*, actor: Actor, a_id: str, b_id: str, verdict: str) -> PairVerdict:
+def contradiction_verdict(*, actor: Actor, a_id: str, b_id: str, verdict: str) -> AuditEvent:
     """Remember a verdict on a 0.85-0.95 pair by its two texts (it holds until either text
-    changes). Undoable: the undo puts the previous verdict (or none) back."""
+    changes). Undoable: the undo puts the previous verdict (or none) back; the audit event
+    returned is what an Undo button undoes."""
     if verdict not in dict(PairVerdict.VERDICTS):
         raise InvalidNote("verdict", f"must be one of {', '.join(dict(PairVerdict.VERDICTS))}")
     store, facts = store_and_facts()
@@ -137,7 +139,7 @@ def contradiction_verdict(*, actor: Actor, a_id: str, b_id: str, verdict: str) -
         return {**key, "verdict": verdict}
 
     audited(event, work)
-    return PairVerdict.objects.get(**key)
+    return event
 
 
 def undo_verdict(before: dict[str, str | None], after: dict[str, str]) -> dict[str, str | None]:

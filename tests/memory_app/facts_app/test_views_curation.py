@@ -13,6 +13,7 @@ from memory_app.memory.embeddings import Embedder
 from tests.memory_app.facts.agent_simulator import SimulatedAgent
 
 from .conftest import agent_writes
+from .planted import plant
 
 OLD_PORT = "The TTS-Provider service runs on port 9000."
 NEW_PORT = "The TTS-Provider service runs on port 9100."
@@ -126,3 +127,85 @@ def test_the_vanished_page_lists_what_the_agent_removed(
     html = curator_client.get("/facts/vanished/").content.decode()
     assert f'data-fact-id="{new}" data-cause="duplicate"' in html
     assert 'data-action="restore"' in html
+
+
+def _planted_pair(store: FactsStore) -> tuple[str, str]:
+    docs = plant(store)
+    return str(docs["old_port"]["_id"]), str(docs["new_port"]["_id"])
+
+
+def test_a_resolve_asks_in_words_in_the_pairs_row_and_writes_nothing(
+    facts_store: FactsStore, curator_client: Client
+) -> None:
+    old, new = _planted_pair(facts_store)
+    fields = {"anchor_id": old, "deleted_id": new, "how": "keep-older", "preview": "1"}
+    html = curator_client.post(
+        "/facts/next-start/resolve/", fields, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert html.lstrip().startswith(f'<tr id="pair-{old}-{new}"')  # the row, swapped in place
+    assert "Keep the older fact, archive the newer one?" in html and "Confirm: pair" not in html
+    assert 'id="write-cancel"' in html and 'id="write-confirm"' in html
+    assert "The newer fact changes a value (9000 → 9100)" in html  # it may be the correction
+    assert facts_store.count() == 6
+
+
+def test_cancel_gives_back_the_row_with_its_actions(
+    facts_store: FactsStore, curator_client: Client
+) -> None:
+    old, new = _planted_pair(facts_store)
+    html = curator_client.get(
+        "/facts/next-start/", {"anchor_id": old, "deleted_id": new}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert html.lstrip().startswith(f'<tr id="pair-{old}-{new}"')
+    assert 'data-action="keep-older"' in html and 'id="write-confirm"' not in html
+    gone = curator_client.get(
+        "/facts/next-start/", {"anchor_id": new, "deleted_id": old}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert f'id="pair-{new}-{old}"' in gone and "not in the agent's next-start plan" in gone
+
+
+def test_the_message_after_a_resolve_has_an_undo_button_that_undoes_it(
+    facts_store: FactsStore, curator_client: Client
+) -> None:
+    old, new = _planted_pair(facts_store)
+    done = curator_client.post(
+        "/facts/next-start/resolve/",
+        {"anchor_id": old, "deleted_id": new, "how": "keep-older"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert done.status_code == 204 and done["HX-Redirect"] == "/facts/next-start/"
+    html = curator_client.get("/facts/next-start/").content.decode()
+    assert "Kept the older fact; the newer one is archived." in html
+    assert "audit log" not in html
+    undo = re.search(r'<form method="post" action="([^"]+)" class="inline undo-form">', html)
+    assert undo is not None and 'id="message-undo"' in html
+    curator_client.post(undo.group(1), {"next": "/facts/next-start/"})
+    assert facts_store.get(new).text == "The TTS port is 9100."
+    assert f'id="pair-{old}-{new}"' in curator_client.get("/facts/next-start/").content.decode()
+
+
+def test_the_flags_show_the_value_the_newer_fact_changes(
+    facts_store: FactsStore, viewer_client: Client
+) -> None:
+    _planted_pair(facts_store)
+    html = viewer_client.get("/facts/next-start/").content.decode()
+    assert 'data-flags="number"' in html
+    assert '<code data-side="older">9000</code> / <code data-side="newer">9100</code>' in html
+    assert "The agent will delete a correction, not a copy" in html
+
+
+def test_a_verdicts_message_has_an_undo_button(
+    facts_store: FactsStore, curator_client: Client
+) -> None:
+    docs = plant(facts_store)
+    a, b = str(docs["old_port"]["_id"]), str(docs["similar"]["_id"])
+    fields = {"a_id": a, "b_id": b, "verdict": "both-true"}
+    curator_client.post("/facts/contradictions/verdict/", fields)
+    html = curator_client.get("/facts/contradictions/").content.decode()
+    assert "Remembered: both are true" in html and 'id="message-undo"' in html
+    assert f'data-anchor-id="{a}" data-deleted-id="{b}"' not in html  # hidden now
+    undo = re.search(r'<form method="post" action="([^"]+)" class="inline undo-form">', html)
+    assert undo is not None
+    curator_client.post(undo.group(1))
+    html = curator_client.get("/facts/contradictions/").content.decode()
+    assert f'data-anchor-id="{a}" data-deleted-id="{b}"' in html
