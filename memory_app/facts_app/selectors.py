@@ -248,6 +248,11 @@ PAIR_QUESTIONS = {
     "keep-newer-text": "Give the older fact the newer text, archive the newer one?",
     "delete-both": "Archive both facts?",
 }
+PAIR_CONFIRM = {
+    "keep-older": "Yes, archive the newer",
+    "keep-newer-text": "Yes, move the text and archive the newer",
+    "delete-both": "Yes, archive both",
+}
 PAIR_DONE = {
     "keep-older": "Kept the older fact; the newer one is archived",
     "keep-newer-text": "The older fact has the newer text; the newer one is archived",

@@ -1,8 +1,10 @@
 """HTML front door of the facts writes: create, edit, delete, embed, restore, the
 next-start pair actions, contradiction verdicts and the vanished-facts scan.
 
-Every write form posts here (htmx: into ``#write-preview``). The view calls one service:
-done, it redirects with a message; "Preview" (``dry_run``) or a write that would also
+Every write form posts here (htmx: into ``#write-preview``, or, on the next-start review,
+into the pair's own row: the ``pair`` partial, asking in words, with Cancel). The view
+calls one service: done, it redirects with a message that carries an Undo button;
+"Preview" (``dry_run``) or a write that would also
 archive facts not confirmed yet renders the preview with a form that re-sends the same
 fields plus those ids. Errors render in the same place with their status (for htmx
 requests 200, so htmx swaps them in; ``data-status`` keeps the code)."""
@@ -54,17 +56,19 @@ def _write(
     done_url: str,
     what: str,
     question: str = "",
+    yes: str = "",
     done: str = "",
 ) -> HttpResponse:
     """Run a write from its form; see the module docstring. A form of a next-start pair
     (``anchor_id`` and ``deleted_id`` posted, htmx) gets its preview or error in that
-    pair's row, asking ``question``; done, the message says ``done`` (else "<what>:
-    done") and carries an Undo button."""
+    pair's row, asking ``question``, its button saying ``yes``. Done, the message says
+    ``done`` (else "<what>: done") and carries an Undo button."""
     context: dict[str, Any] = {
         "action_url": request.path,
         "fields": fields,
         "what": what,
         "question": question or f"{what}?",
+        "yes": yes or "Yes",
     }
     status = 200
     try:
@@ -133,6 +137,7 @@ def fact_edit(request: HttpRequest, fact_id: str) -> HttpResponse:
         done_url=reverse("facts_app:fact_detail", args=[fact_id]),
         what="Edit",
         question="Save this text for the fact?" if pair else "",
+        yes="Yes, save it",
     )
 
 
@@ -185,6 +190,7 @@ def pair_resolve(request: HttpRequest) -> HttpResponse:
         done_url=reverse("facts_app:next_start"),
         what=selectors.PAIR_QUESTIONS.get(fields["how"], "Resolve the pair").rstrip("?"),
         question=selectors.PAIR_QUESTIONS.get(fields["how"], ""),
+        yes=selectors.PAIR_CONFIRM.get(fields["how"], ""),
         done=selectors.PAIR_DONE.get(fields["how"], ""),
     )
 

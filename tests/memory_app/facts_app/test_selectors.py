@@ -26,9 +26,9 @@ def test_a_port_a_version_an_ip_and_an_id_are_told_with_both_values() -> None:
         "The Minecraft server IP is 192.168.1.20.", "The Minecraft server IP is 192.168.1.25."
     ) == [("id", ("192.168.1.20",), ("192.168.1.25",))]
     assert _kinds_and_values(
-        "The master's Discord id is 123456789012345456.",
-        "The master's Discord id is 123456789012345457.",
-    ) == [("number", ("123456789012345456",), ("123456789012345457",))]
+        "The master's Discord ID is 284716395028371456.",
+        "The master's Discord ID is 284716395028371457.",
+    ) == [("number", ("284716395028371456",), ("284716395028371457",))]
 
 
 def test_a_copy_or_a_rewording_has_no_flag() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from bson import ObjectId
 from django.test import Client
 
 from memory_app.facts import FactsStore
@@ -209,3 +210,35 @@ def test_a_verdicts_message_has_an_undo_button(
     curator_client.post(undo.group(1))
     html = curator_client.get("/facts/contradictions/").content.decode()
     assert f'data-anchor-id="{a}" data-deleted-id="{b}"' in html
+
+
+def test_make_distinct_checks_the_edit_in_the_pairs_row(
+    facts_store: FactsStore, agent_model: Embedder, curator_client: Client
+) -> None:
+    old = agent_writes(facts_store, agent_model, OLD_PORT, days_ago=20)
+    new = agent_writes(facts_store, agent_model, NEW_PORT, days_ago=1)
+    fields = {
+        "anchor_id": str(old),
+        "deleted_id": str(new),
+        "expected_content": NEW_PORT,
+        "content": "The TTS-Provider fallback service runs on port 9100 since May.",
+        "preview": "1",
+    }
+    html = curator_client.post(f"/facts/{new}/edit/", fields, HTTP_HX_REQUEST="true")
+    text = html.content.decode()
+    assert text.lstrip().startswith(f'<tr id="pair-{old}-{new}"')
+    assert "Save this text for the fact?" in text and 'id="write-cancel"' in text
+    assert facts_store.get(str(new)).text == NEW_PORT
+
+
+def test_a_pair_gone_meanwhile_says_so_in_its_row(
+    facts_store: FactsStore, curator_client: Client
+) -> None:
+    old, new = _planted_pair(facts_store)
+    facts_store.collection.delete_one({"_id": ObjectId(new)})  # the agent started meanwhile
+    fields = {"anchor_id": old, "deleted_id": new, "how": "keep-older", "preview": "1"}
+    html = curator_client.post(
+        "/facts/next-start/resolve/", fields, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert html.lstrip().startswith(f'<tr id="pair-{old}-{new}"')
+    assert "not in the agent's next-start plan any more" in html and 'role="alert"' in html
