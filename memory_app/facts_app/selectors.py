@@ -25,7 +25,7 @@ from memory_app.facts.rules import (
 from memory_app.facts_app.models import ArchivedFact, PairVerdict, SeenFact
 from memory_app.facts_app.stores import agent_embedding, facts_store
 from memory_app.memory import InvalidNote
-from memory_app.memory.updates import Change, update_changes
+from memory_app.memory.differences import Difference, differences
 
 EMBEDDING_FILTERS = ("ok", "missing", "invalid")
 
@@ -194,12 +194,12 @@ def next_start_plan() -> CleanupPlan:
 # --- how the two texts of a pair differ ---------------------------------------------------
 
 
-def pair_differences(older: str, newer: str) -> tuple[Change, ...]:
-    """The values in which two texts differ (port 9000 / 9100, version 2.0 / 2.5, an IP,
-    an id), each kind with the older text's values and the newer's. Empty: no value
-    differs, the newer text is a copy or a rewording. The facts pages' one call to the
-    pair analysis, so that a richer analysis replaces this one line."""
-    return update_changes(older, newer)
+def pair_differences(older: str, newer: str) -> tuple[Difference, ...]:
+    """How two texts differ (an id "port 9000" / "port 9100", a version "Gemini 2.0" /
+    "Gemini 2.5", an IP, a date, a negation ...), each kind with the older text's values
+    and the newer's. Empty: the newer text is a copy, a rewording or adds a detail. The
+    facts pages' one call to the pair analysis (:mod:`memory_app.memory.differences`)."""
+    return differences(older, newer)
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,7 @@ class PairRow:
     """A pair of the next-start plan as its review row shows it."""
 
     pair: Deletion  # anchor: the older fact the agent keeps; deleted: the newer one
-    changes: tuple[Change, ...]
+    changes: tuple[Difference, ...]
 
     @property
     def id(self) -> str:  # the row's DOM id
@@ -217,6 +217,11 @@ class PairRow:
     def is_update(self) -> bool:
         """The texts differ in a value: the agent deletes a correction, not a copy."""
         return bool(self.changes)
+
+    @property
+    def contradiction(self) -> bool:
+        """One text negates the other: the agent deletes one side of a contradiction."""
+        return any(c.contradiction for c in self.changes)
 
 
 @dataclass(frozen=True)
@@ -293,7 +298,11 @@ def vanished_facts(*, limit: int = 200) -> list[SeenFact]:
 class Contradiction:
     pair: Deletion  # anchor: the older fact
     verdict: str  # "", both-true, contradiction
-    changes: tuple[Change, ...] = ()  # the values the two texts differ in
+    changes: tuple[Difference, ...] = ()  # the values the two texts differ in
+
+    @property
+    def contradiction(self) -> bool:
+        return any(c.contradiction for c in self.changes)
 
 
 def contradictions(*, include_dismissed: bool = False) -> list[Contradiction]:

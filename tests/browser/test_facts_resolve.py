@@ -74,7 +74,7 @@ def test_the_confirmation_opens_at_the_row_and_cancel_gives_the_row_back(
 
     dialog = row.get_by_role("dialog")
     expect(dialog).to_contain_text("Keep the older fact, archive the newer one?")
-    expect(dialog).to_contain_text("The newer fact changes a value (9000 → 9100)")
+    expect(dialog).to_contain_text("The newer fact changes a value (port 9000 → port 9100)")
     expect(dialog).not_to_contain_text("Confirm: pair")
     dialog_box = dialog.bounding_box()
     assert button_box is not None and dialog_box is not None
@@ -147,8 +147,8 @@ def test_the_flags_show_the_port_and_the_version_each_with_both_values(
     sign_in(viewer)
     page.goto("/facts/next-start/")
     for older, old_value, new_value in (
-        ("The TTS-Provider service runs on port 9000.", "9000", "9100"),
-        ("Lily uses Gemini 2.0 Flash as her model.", "2.0", "2.5"),
+        ("The TTS-Provider service runs on port 9000.", "port 9000", "port 9100"),
+        ("Lily uses Gemini 2.0 Flash as her model.", "Gemini 2.0", "Gemini 2.5"),
     ):
         flags = _row(page, pairs[older]).locator("[data-role=flags]")
         expect(flags).to_contain_text("possible update")

@@ -18,17 +18,24 @@ def _kinds_and_values(older: str, newer: str) -> list[tuple[str, tuple[str, ...]
 def test_a_port_a_version_an_ip_and_an_id_are_told_with_both_values() -> None:
     assert _kinds_and_values(
         "The TTS-Provider service runs on port 9000.", "The TTS-Provider service runs on port 9100."
-    ) == [("number", ("9000",), ("9100",))]
+    ) == [("id", ("port 9000",), ("port 9100",))]
     assert _kinds_and_values(
         "Lily uses Gemini 2.0 Flash as her model.", "Lily uses Gemini 2.5 Flash as her model."
-    ) == [("number", ("2.0",), ("2.5",))]
+    ) == [("version", ("Gemini 2.0",), ("Gemini 2.5",))]
     assert _kinds_and_values(
         "The Minecraft server IP is 192.168.1.20.", "The Minecraft server IP is 192.168.1.25."
     ) == [("id", ("192.168.1.20",), ("192.168.1.25",))]
     assert _kinds_and_values(
         "The master's Discord ID is 284716395028371456.",
         "The master's Discord ID is 284716395028371457.",
-    ) == [("number", ("284716395028371456",), ("284716395028371457",))]
+    ) == [("id", ("284716395028371456",), ("284716395028371457",))]
+
+
+def test_a_negation_is_a_contradiction() -> None:
+    [change] = selectors.pair_differences(
+        "The master likes coffee.", "The master does not like coffee."
+    )
+    assert change.kind == "negation" and change.contradiction
 
 
 def test_a_copy_or_a_rewording_has_no_flag() -> None:
@@ -74,4 +81,6 @@ def test_a_possible_contradiction_carries_its_flags(facts_store: FactsStore, db:
         ]
     )
     [row] = selectors.contradictions()
-    assert [(c.kind, c.left, c.right) for c in row.changes] == [("number", ("8080",), ("8443",))]
+    assert [(c.kind, c.left, c.right) for c in row.changes] == [
+        ("id", ("port 8080",), ("port 8443",))
+    ]

@@ -12,9 +12,10 @@ from memory_app.facts import FactsStore
 from memory_app.facts_app.models import ArchivedFact
 from memory_app.memory.embeddings import Embedder
 from tests.memory_app.facts.agent_simulator import SimulatedAgent
+from tests.memory_app.facts.vectors import at_cosine, unit
 
 from .conftest import agent_writes
-from .planted import plant
+from .planted import doc, plant
 
 OLD_PORT = "The TTS-Provider service runs on port 9000."
 NEW_PORT = "The TTS-Provider service runs on port 9100."
@@ -242,3 +243,17 @@ def test_a_pair_gone_meanwhile_says_so_in_its_row(
     ).content.decode()
     assert html.lstrip().startswith(f'<tr id="pair-{old}-{new}"')
     assert "not in the agent's next-start plan any more" in html and 'role="alert"' in html
+
+
+def test_a_negated_newer_fact_is_flagged_a_contradiction(
+    facts_store: FactsStore, viewer_client: Client
+) -> None:
+    facts_store.collection.insert_many(
+        [
+            doc("The master likes coffee.", unit(0), 0),
+            doc("The master does not like coffee.", at_cosine(0.97), 10),
+        ]
+    )
+    html = viewer_client.get("/facts/next-start/").content.decode()
+    assert 'data-flags="negation" data-contradiction' in html
+    assert "the agent will delete one side of a contradiction, not a copy" in html
