@@ -1,0 +1,166 @@
+"""Every process on the machine (the gunicorn workers, the Celery workers) has its own
+vector index on the same MongoDB and the same snapshot folder:
+
+- the saved snapshots are shared: no process removes a snapshot another is writing or
+  opening, and every process's index ends holding every note MongoDB holds. The racers
+  are real OS processes (``snapshot_racer.py``), each with its own index on the same
+  folder and the same SecantusDB, writing notes and saving snapshots against each other
+  for a bounded number of rounds while the agent writes too.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+from memory_app.memory.mongo_store import utcnow_naive
+from memory_app.memory.vector_state import build_snapshot, load_snapshot
+from memory_app.memory.vectors import VectorIndex
+from memory_app.stores import notes_store
+from tests.helpers import add_note, vector
+from tests.services import ROOT
+
+pytestmark = pytest.mark.usefixtures("mongo")
+
+RACERS = 3
+ROUNDS = 30
+
+
+class Racer:
+    def __init__(self, name: str, directory: Path, log: Path) -> None:
+        args = {
+            "uri": settings.MONGODB_URI,
+            "database": settings.QQ_MONGO_DB,
+            "directory": str(directory),
+            "name": name,
+            "rounds": ROUNDS,
+        }
+        self.log = log
+        self._stderr = open(log, "wb")  # noqa: SIM115 (closed by stop())
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.memory_app.snapshot_racer", json.dumps(args)],
+            cwd=ROOT,
+            env={**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+        )
+
+    def expect(self, word: str) -> str:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline().strip()
+        assert line == word or word == "", f"racer said {line!r}:\n{self.log.read_text()}"
+        return line
+
+    def tell(self, word: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(word + "\n")
+        self.proc.stdin.flush()
+
+    def report(self) -> dict[str, Any]:
+        line = self.expect("")
+        try:
+            return dict(json.loads(line))
+        except ValueError:
+            raise AssertionError(f"racer said {line!r}:\n{self.log.read_text()}") from None
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=30)
+        self._stderr.close()
+
+
+def agent_writes(note_id: str, text: str) -> None:
+    """A note the agent writes straight to MongoDB (no qqweb process is told)."""
+    now = utcnow_naive()
+    notes_store().collection.insert_one(
+        {
+            "note_id": note_id,
+            "content": text,
+            "section": "Key Topics",
+            "embedding": vector(text),
+            "importance": 0.5,
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
+
+
+def test_processes_saving_snapshots_in_one_folder_never_fail_a_refresh_nor_miss_a_note(
+    tmp_path: Path,
+) -> None:
+    for i in range(20):
+        add_note(f"note_seed{i:08d}", f"seed note {i} about Kafka and Grafana")
+    folder = tmp_path / "vectors"
+    racers = [Racer(f"r{n}", folder, tmp_path / f"racer-{n}.log") for n in range(RACERS)]
+    try:
+        for racer in racers:
+            racer.expect("ready")
+        for racer in racers:
+            racer.tell("go")
+        for i in range(10):  # the agent writes while the racers save snapshots
+            agent_writes(f"note_agent{i:07d}", f"the agent notes fact {i}")
+        for racer in racers:
+            racer.expect("written")
+        for racer in racers:
+            racer.tell("check")
+        reports = [racer.report() for racer in racers]
+    finally:
+        for racer in racers:
+            racer.stop()
+    in_mongo = sorted(d["note_id"] for d in notes_store().collection.find({}, {"note_id": 1}))
+    assert len(in_mongo) == 20 + 10 + RACERS * ROUNDS
+    for n, report in enumerate(reports):
+        missed = sorted(set(in_mongo) - set(report["held"]))
+        unvectored = sorted(set(in_mongo) - set(report["with_vector"]))
+        unfound = sorted(set(in_mongo) - set(report["found"]))
+        failures = "\n".join(report["failures"][:3])
+        assert report["failures"] == [], f"racer r{n}: {len(report['failures'])}:\n{failures}"
+        assert report["held"] == in_mongo, f"racer r{n} misses {missed}"
+        assert report["with_vector"] == in_mongo, f"racer r{n} has no vector of {unvectored}"
+        assert report["found"] == in_mongo, f"racer r{n}'s search does not find {unfound}"
+
+
+def test_a_snapshot_removed_from_under_its_index_is_read_again_from_mongodb(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A snapshot folder taken away by something that does not take the lock (a person
+    clearing ``var/``, a process of an older release): a starting index reads every note
+    from MongoDB instead, and says nothing is wrong."""
+    add_note("note_000000000001", "Kafka streams events")
+    first = VectorIndex(notes_store(), directory=tmp_path, use_change_stream=False)
+    assert first.wait_caught_up(timeout=60)
+    first.close()
+    current = json.loads((tmp_path / "current.json").read_text())
+    shutil.rmtree(tmp_path / current["state"])
+    add_note("note_000000000002", "Grafana dashboards for metrics")
+
+    again = VectorIndex(notes_store(), directory=tmp_path, use_change_stream=False)
+    try:
+        assert again.wait_caught_up(timeout=60)
+        assert again.holds("note_000000000001") and again.holds("note_000000000002")
+    finally:
+        again.close()
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+def test_a_save_of_an_older_generation_leaves_the_newer_snapshot_current(tmp_path: Path) -> None:
+    """A process that has not yet seen a rebuild (generation 1) folds and saves its
+    generation 0: the processes that start next still open the rebuilt snapshot."""
+    note = {"note_id": "note_000000000001", "embedding": vector("Kafka"), "section": ""}
+    build_snapshot(iter([note]), 1, tmp_path, exact_below=20_000)
+    build_snapshot(iter([note]), 0, tmp_path, exact_below=20_000)
+    rebuilt = load_snapshot(tmp_path, 1)
+    assert rebuilt is not None and "note_000000000001" in rebuilt.rows
+    assert load_snapshot(tmp_path, 0) is None
