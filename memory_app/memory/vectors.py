@@ -22,9 +22,12 @@ in-memory delta of the notes changed since the segments were built:
   (:meth:`VectorIndex.notes_changed`): the writer re-reads exactly those notes into the
   delta, so a search right after sees them (an undo included, whatever its
   ``updated_at``);
-- writes by the agent arrive through a change stream where the server has one (SecantusDB
-  and replica sets do): a background thread collects the ``_id`` of every changed
-  document and the follower thread re-reads them every ``refresh_interval`` seconds;
+- writes by the agent and by the other qqweb processes arrive through a change stream
+  where the server has one (SecantusDB and replica sets do): a background thread collects
+  the ``_id`` of every changed document and, once the stream has nothing more, wakes
+  the follower thread, which re-reads them (else it does every ``refresh_interval``
+  seconds): a note one process writes is searchable in the others about ``IDLE_POLL_S``
+  (0.25 s) plus a poll and a read later (the bound: ``vector_follow.py``);
 - where there is no change stream, the follower diffs ids every ``refresh_interval``
   seconds (never more often than five times as long as the last diff took). No time
   watermark is trusted.
@@ -63,7 +66,7 @@ import numpy as np
 from . import vector_search
 from .errors import StoreUnavailable
 from .read_model import ReadModel, stamp
-from .vector_follow import VectorSource, diff, fold, needs_fold
+from .vector_follow import VectorSource, diff, fold, follow, needs_fold
 from .vector_search import IndexWarming, SearchResult
 from .vector_segments import EXACT_BELOW, normalise
 from .vector_state import Snapshot, build_snapshot, load_snapshot
@@ -125,6 +128,7 @@ class VectorIndex:
         self._drained = threading.Condition()  # told when the stream answers "nothing more"
         self._drained_asked = 0.0  # when the last such answer was asked for (monotonic)
         self._stop = threading.Event()
+        self._wake = threading.Event()  # the change stream handed over changes: step now
         self._threads: list[threading.Thread] = []
         self._refreshing = threading.Lock()  # one catch-up at a time
         self._loading = False
@@ -154,6 +158,7 @@ class VectorIndex:
     def close(self) -> None:
         """Stop the background threads (tests, shutdown)."""
         self._stop.set()
+        self._wake.set()
         for thread in self._threads:
             thread.join(timeout=5)
 
@@ -219,6 +224,8 @@ class VectorIndex:
         with self._drained:
             self._drained_asked = max(self._drained_asked, asked)
             self._drained.notify_all()
+        if self._pending_objects:  # handed over by this thread: the follower reads them now
+            self._wake.set()
 
     def _wait_ready(self) -> None:
         self.start()
@@ -243,14 +250,7 @@ class VectorIndex:
         self._stream_tried.wait(timeout=2.0)
 
     def _follow(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.refresh()
-            except StoreUnavailable as e:  # down for now: try again later
-                log.info("vector index: %s", e)
-            except Exception:  # a bug must not kill the follower: log it and go on
-                log.exception("vector index: refresh failed")
-            self._stop.wait(max(self._refresh_interval, 0.05))
+        follow(self)
 
     # --- told by the store and the change stream -------------------------------------------
 

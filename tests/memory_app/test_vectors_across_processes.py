@@ -5,8 +5,10 @@ vector index on the same MongoDB and the same snapshot folder:
   opening, and every process's index ends holding every note MongoDB holds. The racers
   are real OS processes (``snapshot_racer.py``), each with its own index on the same
   folder and the same SecantusDB, writing notes and saving snapshots against each other
-  for a bounded number of rounds while the agent writes too.
-"""
+  for a bounded number of rounds while the agent writes too;
+- a note one process writes is found by search and the text filter in the others once
+  their change stream has handed it over, without waiting for the follower's next
+  scheduled step (the bound: ``memory_app/memory/vector_follow.py``)."""
 
 from __future__ import annotations
 
@@ -16,13 +18,18 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from django.conf import settings
+from pymongo import MongoClient
 
-from memory_app.memory.mongo_store import utcnow_naive
+from memory_app.memory.mongo_store import MongoNotesStore, utcnow_naive
+from memory_app.memory.read_model import ReadModel
+from memory_app.memory.read_query import text_candidates
 from memory_app.memory.vector_state import build_snapshot, load_snapshot
 from memory_app.memory.vectors import VectorIndex
 from memory_app.stores import notes_store
@@ -130,6 +137,49 @@ def test_processes_saving_snapshots_in_one_folder_never_fail_a_refresh_nor_miss_
         assert report["held"] == in_mongo, f"racer r{n} misses {missed}"
         assert report["with_vector"] == in_mongo, f"racer r{n} has no vector of {unvectored}"
         assert report["found"] == in_mongo, f"racer r{n}'s search does not find {unfound}"
+
+
+def _text_filter(index: VectorIndex, word: str) -> set[str]:
+    """The note ids the notes list's text filter finds for ``word`` in ``index``."""
+
+    def question(model: ReadModel) -> set[str]:
+        rows = set(np.flatnonzero(text_candidates(model, word)).tolist())
+        return {note_id for note_id, row in model.rows.items() if row in rows}
+
+    return index.read(question, wait=60) or set()
+
+
+def test_a_note_written_in_one_process_is_found_in_another_as_soon_as_its_stream_has_it(
+    tmp_path: Path,
+) -> None:
+    """The other process's follower steps once an hour here: only the change stream's
+    hand-over can bring the note in before the test's patience runs out."""
+    add_note("note_000000000001", "Kafka streams events")
+    writer = notes_store()  # this process's store and index: the note is written here
+    other_client: MongoClient[dict[str, Any]] = MongoClient(settings.MONGODB_URI, tz_aware=False)
+    other_store = MongoNotesStore(
+        database=settings.QQ_MONGO_DB, collection="notes", client=other_client
+    )
+    other = other_store.vector_index = VectorIndex(
+        other_store, refresh_interval=3600, directory=tmp_path / "other"
+    )
+    try:
+        assert other.wait_caught_up(timeout=60)
+        assert other.follows_change_stream
+        text = "Grafana dashboards for metrics"
+        writer.upsert_note("note_000000000002", text, vector(text), "Key Topics")
+        assert writer.vector_index.holds("note_000000000002")  # the writer's at once
+
+        deadline = time.monotonic() + 60  # patience, not the bound: an hour without the wake
+        while not other.holds("note_000000000002"):
+            assert time.monotonic() < deadline, "the other process never read the note"
+            time.sleep(0.05)
+        hits = other.search(vector(text), limit=1).hits
+        assert hits[0][0] == "note_000000000002"
+        assert _text_filter(other, "grafana") == {"note_000000000002"}
+    finally:
+        other.close()
+        other_client.close()
 
 
 def test_a_snapshot_removed_from_under_its_index_is_read_again_from_mongodb(
