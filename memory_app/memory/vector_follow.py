@@ -130,8 +130,9 @@ def follow(index: VectorIndex) -> None:
         try:
             if full:
                 index.refresh()
-            else:
-                index._apply()
+            else:  # under the catch-up's lock: in_step's refresh waits for these reads
+                with index._refreshing:
+                    index._apply()
         except StoreUnavailable as e:  # down for now: try again later
             log.info("vector index: %s", e)
         except Exception:  # a bug must not kill the follower: log it and go on

@@ -393,10 +393,11 @@ class VectorIndex:
 
     def _apply(self, notes: set[str] | None = None) -> None:
         assert self._source is not None
-        with self._lock:
+        with self._lock:  # what the stream handed over: only under ``_refreshing``
+            objects: set[Any] = set()
             if notes is None:
                 notes, self._pending_notes = self._pending_notes, set()
-            objects, self._pending_objects = self._pending_objects, set()
+                objects, self._pending_objects = self._pending_objects, set()
         try:
             if notes:
                 found = {

@@ -18,7 +18,9 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -214,3 +216,46 @@ def test_a_save_of_an_older_generation_leaves_the_newer_snapshot_current(tmp_pat
     rebuilt = load_snapshot(tmp_path, 1)
     assert rebuilt is not None and "note_000000000001" in rebuilt.rows
     assert load_snapshot(tmp_path, 0) is None
+
+
+def test_in_step_waits_for_the_notes_the_follower_is_reading(tmp_path: Path) -> None:
+    """The change stream wakes the follower, which is reading the note another process
+    wrote (held here until the test lets it go): ``in_step``, asked meanwhile, returns
+    only once the index holds it, never as soon as it finds nothing left to read. The
+    test gives ``in_step`` two seconds to return wrongly before it lets the read go; the
+    assertion is on what the index holds when ``in_step`` returns, not on a time."""
+    add_note("note_000000000001", "Kafka streams events")
+    client: MongoClient[dict[str, Any]] = MongoClient(settings.MONGODB_URI, tz_aware=False)
+    store = MongoNotesStore(database=settings.QQ_MONGO_DB, collection="notes", client=client)
+    reading, gate = threading.Event(), threading.Event()
+    read = store.vector_rows
+
+    def held_back(**kwargs: Any) -> Iterator[dict[str, Any]]:
+        if kwargs.get("object_ids"):  # what the change stream handed over
+            reading.set()
+            assert gate.wait(timeout=60), "the test never let the read go"
+        yield from read(**kwargs)
+
+    store.vector_rows = held_back  # type: ignore[method-assign]
+    index = VectorIndex(store, refresh_interval=3600, directory=tmp_path)
+    try:
+        assert index.wait_caught_up(timeout=60)
+        assert index.follows_change_stream
+        agent_writes("note_000000000002", "Grafana dashboards for metrics")
+        assert reading.wait(timeout=60), "the follower never read the note"
+        answer: dict[str, bool] = {}
+
+        def ask() -> None:
+            answer["in_step"] = index.in_step(timeout=60)
+            answer["holds"] = index.holds("note_000000000002")
+
+        asking = threading.Thread(target=ask)
+        asking.start()
+        asking.join(timeout=2)
+        gate.set()
+        asking.join(timeout=60)
+        assert answer == {"in_step": True, "holds": True}
+    finally:
+        gate.set()
+        index.close()
+        client.close()
