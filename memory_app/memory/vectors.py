@@ -46,9 +46,10 @@ reported (the agent silently truncates; we refuse). Where the server offers
 used instead, falling back to this index when the server refuses.
 
 The index speaks to MongoDB only through the store's named methods (:class:`VectorSource`).
-Its questions (``holds``, ``dimensions``, ``search``, ``search_notes``) are answered in
-``vector_search.py``, the change stream, the diff and the fold run in ``vector_follow.py``;
-this module keeps its state, its threads and the catch-up.
+Its questions (``holds``, ``dimensions``, ``search``, ``search_notes``, every vector for
+the full dedup scan: ``rows_by_dimension``) are answered in ``vector_search.py``, the
+change stream, the diff and the fold run in ``vector_follow.py``; this module keeps its
+state, its threads and the catch-up.
 """
 
 from __future__ import annotations
@@ -493,6 +494,9 @@ class VectorIndex:
         min_score: float | None = None,
     ) -> SearchResult:
         return vector_search.search(self, query, limit=limit, section=section, min_score=min_score)
+
+    def rows_by_dimension(self) -> dict[int, tuple[list[str], np.ndarray]]:
+        return vector_search.rows_by_dimension(self)
 
     def search_notes(
         self, query: list[float], *, limit: int = 5, section: str | None = None
