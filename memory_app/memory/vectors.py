@@ -24,10 +24,9 @@ in-memory delta of the notes changed since the segments were built:
   ``updated_at``);
 - writes by the agent and by the other qqweb processes arrive through a change stream
   where the server has one (SecantusDB and replica sets do): a background thread collects
-  the ``_id`` of every changed document and, once the stream has nothing more, wakes
-  the follower thread, which re-reads them (else it does every ``refresh_interval``
-  seconds): a note one process writes is searchable in the others about ``IDLE_POLL_S``
-  (0.25 s) plus a poll and a read later (the bound: ``vector_follow.py``);
+  the ``_id`` of every changed document and wakes the follower thread, which re-reads
+  them: a note one process writes is searchable in the others as soon as their stream
+  delivers it plus one read by ``_id`` (the bound: ``vector_follow.py``);
 - where there is no change stream, the follower diffs ids every ``refresh_interval``
   seconds (never more often than five times as long as the last diff took). No time
   watermark is trusted.
@@ -225,8 +224,6 @@ class VectorIndex:
         with self._drained:
             self._drained_asked = max(self._drained_asked, asked)
             self._drained.notify_all()
-        if self._pending_objects:  # handed over by this thread: the follower reads them now
-            self._wake.set()
 
     def _wait_ready(self) -> None:
         self.start()
@@ -272,8 +269,11 @@ class VectorIndex:
                 self._pending_notes.update(note_ids)
 
     def objects_changed(self, object_ids: Iterable[Any]) -> None:
+        """The change stream handed these over: the follower reads them now (with those
+        handed over while it reads, in its next light step: ``vector_follow.follow``)."""
         with self._lock:
             self._pending_objects.update(object_ids)
+        self._wake.set()
 
     def forget_everything(self) -> None:
         """Every note was deleted (or the collection dropped): start again from nothing
