@@ -327,8 +327,10 @@ QQ_DEDUP_BLOCK_TASKS = envint("QQ_DEDUP_BLOCK_TASKS", 8)
 # started, minus this margin: the agent stamps updated_at with its own clock.
 QQ_DEDUP_CLOCK_MARGIN_S = envint("QQ_DEDUP_CLOCK_MARGIN_S", 300)
 # The incremental dedup scan takes the unchanged notes' vectors from the vector index's saved
-# snapshot (under QQ_VECTOR_DIR) and reads from MongoDB only the notes changed since it;
-# off (or with no snapshot), it reads every vector from MongoDB.
+# snapshot (under QQ_VECTOR_DIR) and reads from MongoDB only the notes changed since it; the
+# full scan takes every vector from the worker's vector index once it is in step with
+# MongoDB (its snapshot and the notes changed since); off (or with no snapshot), both read
+# every vector from MongoDB.
 QQ_DEDUP_FROM_SNAPSHOT = envbool("QQ_DEDUP_FROM_SNAPSHOT", True)
 # Entities whose "name: description" embeddings are at least this similar are proposed as
 # duplicate candidates on the graph's Duplicates page.
@@ -360,8 +362,10 @@ QQ_AUDIT_PENDING_TIMEOUT_S = envint("QQ_AUDIT_PENDING_TIMEOUT_S", 1800)
 QQ_EMBEDDER_WARM_UP = envbool("QQ_EMBEDDER_WARM_UP", True)
 # Name of a $vectorSearch index (Atlas, MongoDB 8.2+ with mongot); empty: in-process index.
 QQ_VECTOR_SEARCH_INDEX = envstr("QQ_VECTOR_SEARCH_INDEX", "")
-# The vector index's memory-mapped snapshots (one directory per database and collection),
-# and the number of notes from which it searches an HNSW graph instead of scanning them all.
+# The vector index's memory-mapped snapshots (one directory per database and collection,
+# shared by every web and worker process of the machine: a local file system, for flock),
+# and the number of notes from which it searches an inverted file of lists instead of
+# scanning them all.
 QQ_VECTOR_DIR = Path(envstr("QQ_VECTOR_DIR", str(VAR_DIR / "vectors")))
 QQ_VECTOR_EXACT_BELOW = envint("QQ_VECTOR_EXACT_BELOW", 20_000)
 # How long the Overview and the histogram wait for the read model (the vector index's

@@ -1,8 +1,9 @@
 """The vector index's questions: whether it holds a note, how many vectors of each
 dimension, the nearest notes to a query (the saved segments, minus the rows changed since,
 plus the in-memory delta), and the seed's ``search_similar`` shape with the documents
-fetched by id; and what a question gets while the index is still loading
-(:class:`IndexWarming`). :class:`~.vectors.VectorIndex` answers through these."""
+fetched by id, every vector it holds (the full dedup scan's input); and what a question
+gets while the index is still loading (:class:`IndexWarming`).
+:class:`~.vectors.VectorIndex` answers through these."""
 
 from __future__ import annotations
 
@@ -148,3 +149,33 @@ def search_notes(
         for i, s in result.hits
         if i in found
     ]
+
+
+def rows_by_dimension(index: VectorIndex) -> dict[int, tuple[list[str], np.ndarray]]:
+    """Every vector the index holds as unit float32 rows, grouped by dimension, as the
+    store's ``vectors_by_dimension`` gives them: the live rows of its memory-mapped
+    segments (the local snapshot) and its delta. What MongoDB holds as of the index's last
+    step; a caller that needs every acknowledged write first asks
+    :meth:`VectorIndex.in_step`. The segments never change, so they are copied out of the
+    lock, a block at a time (no second whole copy at 1M notes)."""
+    index._wait_ready()
+    with index._lock:
+        segments = dict(index._snapshot.segments)
+        live = {d: np.flatnonzero(~m) for d, m in index._masked.items()}
+        delta = list(index._delta.items())
+    out: dict[int, tuple[list[str], np.ndarray]] = {}
+    for dim in sorted(set(segments) | {d for _, (d, _, _) in delta}):
+        segment = segments.get(dim)
+        keep = live[dim] if segment is not None else np.zeros(0, dtype=np.int64)
+        extra = [(note_id, row) for note_id, (d, _, row) in delta if d == dim]
+        ids = [] if segment is None else segment.ids[keep].tolist()
+        rows = np.empty((len(keep) + len(extra), dim), dtype=np.float32)
+        for start in range(0, len(keep), 65_536):
+            assert segment is not None  # rows to keep come from a segment
+            part = keep[start : start + 65_536]
+            rows[start : start + len(part)] = segment.vectors[part]
+        for k, (note_id, row) in enumerate(extra):
+            ids.append(note_id)
+            rows[len(keep) + k] = row
+        out[dim] = ([str(i) for i in ids], rows)
+    return out

@@ -5,14 +5,39 @@ Layout of ``directory`` (one per database and collection)::
 
     current.json             {"generation": g, "state": "state-<id>"}
     state-<id>/d384-<id>/    a segment (vector_segments.py)
+    state-<id>/columns/      the read model's columns (read_model.py)
     state-<id>/versions.bson note_id, _id, updated_at of every note, in 10k-note documents
     building-<id>/           a snapshot being written (renamed to state-<id> when complete)
-    .lock                    flock: exclusive to switch ``current.json`` and clean up,
-                             shared to open a snapshot
+    .lock                    flock: exclusive to publish a snapshot and remove old ones,
+                             shared to open the current one
 
 A process reads ``current.json`` at start; a snapshot of another generation (a rebuild was
-asked for since) is ignored. Writing a new one never disturbs a process that maps the old
-one: unlinked files stay readable by whoever has them mapped.
+asked for since) is ignored, and a save never replaces a newer generation's snapshot.
+
+Every process on the machine (each gunicorn worker, each Celery worker) folds and saves
+snapshots in the same directory, so they are shared by one rule: **a published snapshot's
+files are only opened by path under the lock, and only removed under the exclusive
+lock**. A snapshot is written under a temporary name (``building-<id>``, which no other
+process opens, nor removes before it is an hour old) and opened there by its writer; then,
+under the exclusive lock, renamed to ``state-<id>`` and published by replacing
+``current.json`` (written to a temporary name, then ``os.replace``). A starting process
+opens the current one under the shared lock; the incremental dedup scan links its files
+under the shared lock (``dedup_base.py``). Once opened, a snapshot's files are
+memory-mapped or read whole, and an unlinked file stays readable through its mapping, so
+removing a snapshot another process has open takes nothing from it (its disk space is
+freed when the last mapping goes). Whoever publishes removes, under the same lock, every
+snapshot but the current one and its own.
+
+Why a lock rather than generation numbers with a grace period or reader leases: the
+readers already took this lock; the bug was that a writer opened its new snapshot after
+letting the lock go, and another process's save removed it in between (137 web and 82
+worker "refresh failed" errors in a short run with gunicorn's 3 workers and a Celery
+worker). A grace period only makes that rarer, and leases need expiry and cleanup of dead
+readers' leases; ``flock`` is released by the kernel when a process dies, costs
+microseconds, and the exclusive hold is a rename, a small file and the removals (the
+open, the slow part at 1M notes, comes before). It assumes a local file system
+(``flock`` over NFS is not to be trusted): the directory is per machine
+(``QQ_VECTOR_DIR``).
 """
 
 from __future__ import annotations
@@ -37,6 +62,7 @@ from .vector_segments import Segment, build_segment, open_segment
 
 Version = tuple[Any, tuple[Any, ...]]  # (_id, stamp)
 CHUNK = 4096
+BUILD_ABANDONED_S = 3600  # a ``building-*`` folder this old was left by a process that died
 
 
 @dataclass
@@ -84,6 +110,13 @@ class Snapshot:
             columns.setdefault(dim, Columns(dim)).append(note_id, section, row)
         centroids = {d: s.lists.centroids for d, s in self.segments.items() if s.lists}
         return _save(self.generation, columns, versions, model, root, exact_below, centroids)
+
+    def moved_to(self, directory: Path) -> None:
+        """Its folder was renamed (published): the paths it keeps follow."""
+        self.directory = directory
+        for segment in self.segments.values():
+            if segment.path is not None:
+                segment.path = directory / segment.path.name
 
     def retire(self) -> None:
         """Delete this snapshot's files unless it is the current one."""
@@ -225,14 +258,20 @@ def _save(
             )
         out.flush()
         os.fsync(out.fileno())
+    # opened under its temporary name, which no other process touches, before it is
+    # published: once the lock is let go another process's save may publish a newer one
+    # and remove this one (the mapped files stay readable; paths do not)
+    snapshot = _open(building, generation)
     state = root / f"state-{name}"
     with _locked(root, fcntl.LOCK_EX):
         building.rename(state)
-        tmp = root / f"current-{name}.json"
-        tmp.write_text(json.dumps({"generation": generation, "state": state.name}))
-        os.replace(tmp, root / "current.json")
+        if _current(root).get("generation", generation) <= generation:
+            tmp = root / f"current-{name}.json"
+            tmp.write_text(json.dumps({"generation": generation, "state": state.name}))
+            os.replace(tmp, root / "current.json")
         _clean(root, keep=state.name)
-    return _open(state, generation)
+    snapshot.moved_to(state)
+    return snapshot
 
 
 def load_snapshot(root: Path, generation: int) -> Snapshot | None:
@@ -270,10 +309,15 @@ def _current(root: Path) -> dict[str, Any]:
 
 
 def _clean(root: Path, keep: str) -> None:
-    """Remove old snapshots, and snapshots abandoned half-written over an hour ago."""
+    """Remove the snapshots that are neither current nor ``keep`` (the caller's, just
+    opened), and snapshots abandoned half-written over an hour ago (under the exclusive
+    lock: nobody is opening one meanwhile)."""
+    current = _current(root).get("state")
     for path in root.iterdir():
-        old_build = path.name.startswith("building-") and time.time() - path.stat().st_mtime > 3600
-        if (path.name.startswith("state-") and path.name != keep) or old_build:
+        old_build = path.name.startswith("building-") and (
+            time.time() - path.stat().st_mtime > BUILD_ABANDONED_S
+        )
+        if (path.name.startswith("state-") and path.name not in (keep, current)) or old_build:
             shutil.rmtree(path, ignore_errors=True)
 
 

@@ -22,9 +22,11 @@ in-memory delta of the notes changed since the segments were built:
   (:meth:`VectorIndex.notes_changed`): the writer re-reads exactly those notes into the
   delta, so a search right after sees them (an undo included, whatever its
   ``updated_at``);
-- writes by the agent arrive through a change stream where the server has one (SecantusDB
-  and replica sets do): a background thread collects the ``_id`` of every changed
-  document and the follower thread re-reads them every ``refresh_interval`` seconds;
+- writes by the agent and by the other qqweb processes arrive through a change stream
+  where the server has one (SecantusDB and replica sets do): a background thread collects
+  the ``_id`` of every changed document and wakes the follower thread, which re-reads
+  them: a note one process writes is searchable in the others as soon as their stream
+  delivers it plus one read by ``_id`` (the bound: ``vector_follow.py``);
 - where there is no change stream, the follower diffs ids every ``refresh_interval``
   seconds (never more often than five times as long as the last diff took). No time
   watermark is trusted.
@@ -43,9 +45,10 @@ reported (the agent silently truncates; we refuse). Where the server offers
 used instead, falling back to this index when the server refuses.
 
 The index speaks to MongoDB only through the store's named methods (:class:`VectorSource`).
-Its questions (``holds``, ``dimensions``, ``search``, ``search_notes``) are answered in
-``vector_search.py``, the change stream, the diff and the fold run in ``vector_follow.py``;
-this module keeps its state, its threads and the catch-up.
+Its questions (``holds``, ``dimensions``, ``search``, ``search_notes``, every vector for
+the full dedup scan: ``rows_by_dimension``) are answered in ``vector_search.py``, the
+change stream, the diff and the fold run in ``vector_follow.py``; this module keeps its
+state, its threads and the catch-up.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ import numpy as np
 from . import vector_search
 from .errors import StoreUnavailable
 from .read_model import ReadModel, stamp
-from .vector_follow import VectorSource, diff, fold, needs_fold
+from .vector_follow import VectorSource, diff, fold, follow, needs_fold
 from .vector_search import IndexWarming, SearchResult
 from .vector_segments import EXACT_BELOW, normalise
 from .vector_state import Snapshot, build_snapshot, load_snapshot
@@ -125,6 +128,7 @@ class VectorIndex:
         self._drained = threading.Condition()  # told when the stream answers "nothing more"
         self._drained_asked = 0.0  # when the last such answer was asked for (monotonic)
         self._stop = threading.Event()
+        self._wake = threading.Event()  # the change stream handed over changes: step now
         self._threads: list[threading.Thread] = []
         self._refreshing = threading.Lock()  # one catch-up at a time
         self._loading = False
@@ -154,6 +158,7 @@ class VectorIndex:
     def close(self) -> None:
         """Stop the background threads (tests, shutdown)."""
         self._stop.set()
+        self._wake.set()
         for thread in self._threads:
             thread.join(timeout=5)
 
@@ -243,14 +248,7 @@ class VectorIndex:
         self._stream_tried.wait(timeout=2.0)
 
     def _follow(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.refresh()
-            except StoreUnavailable as e:  # down for now: try again later
-                log.info("vector index: %s", e)
-            except Exception:  # a bug must not kill the follower: log it and go on
-                log.exception("vector index: refresh failed")
-            self._stop.wait(max(self._refresh_interval, 0.05))
+        follow(self)
 
     # --- told by the store and the change stream -------------------------------------------
 
@@ -271,8 +269,11 @@ class VectorIndex:
                 self._pending_notes.update(note_ids)
 
     def objects_changed(self, object_ids: Iterable[Any]) -> None:
+        """The change stream handed these over: the follower reads them now (with those
+        handed over while it reads, in its next light step: ``vector_follow.follow``)."""
         with self._lock:
             self._pending_objects.update(object_ids)
+        self._wake.set()
 
     def forget_everything(self) -> None:
         """Every note was deleted (or the collection dropped): start again from nothing
@@ -393,10 +394,11 @@ class VectorIndex:
 
     def _apply(self, notes: set[str] | None = None) -> None:
         assert self._source is not None
-        with self._lock:
+        with self._lock:  # what the stream handed over: only under ``_refreshing``
+            objects: set[Any] = set()
             if notes is None:
                 notes, self._pending_notes = self._pending_notes, set()
-            objects, self._pending_objects = self._pending_objects, set()
+                objects, self._pending_objects = self._pending_objects, set()
         try:
             if notes:
                 found = {
@@ -492,6 +494,9 @@ class VectorIndex:
         min_score: float | None = None,
     ) -> SearchResult:
         return vector_search.search(self, query, limit=limit, section=section, min_score=min_score)
+
+    def rows_by_dimension(self) -> dict[int, tuple[list[str], np.ndarray]]:
+        return vector_search.rows_by_dimension(self)
 
     def search_notes(
         self, query: list[float], *, limit: int = 5, section: str | None = None

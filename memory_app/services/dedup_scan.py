@@ -28,6 +28,10 @@ segments (``_prepare_on_snapshot``, ``memory.dedup_base``) and reads from MongoD
 the changed notes and those changed since the snapshot; every pair it finds is checked
 against MongoDB's current vectors (``_confirmed``), so a note deleted since the snapshot
 is never proposed. With no snapshot it reads every vector from MongoDB, as before.
+
+The full scan takes every vector from the process's vector index once it is in step with
+MongoDB (``_full_from_index``: its memory-mapped snapshot and its delta); the run's stats
+say where the vectors came from (``vectors_read_from``).
 """
 
 from __future__ import annotations
@@ -166,6 +170,27 @@ def _prepare_on_snapshot(
     return (*planned, current)
 
 
+Groups = dict[int, tuple[list[str], np.ndarray]]  # dim -> (note ids, their vectors)
+
+
+def _full_from_index() -> Groups | None:
+    """The full scan's vectors from this process's vector index once it is in step with
+    every write acknowledged before the scan (``VectorIndex.in_step``): the live rows of
+    its memory-mapped snapshot and its delta, exactly what MongoDB holds then, read from
+    local files instead of every document (40 of a full scan's 47 s at 100k notes on the
+    Rust server). None (the caller reads MongoDB) with QQ_DEDUP_FROM_SNAPSHOT off, the
+    index not open in this process yet (a worker opens it when it starts; a process that
+    has not, ``manage.py dedup_scan``, reads MongoDB rather than wait for a first load), or
+    not in step within ``INDEX_WAIT_S``."""
+    if not settings.QQ_DEDUP_FROM_SNAPSHOT:
+        return None
+    index = notes_store().vector_index
+    if index is None or not index.ready or not index.in_step(INDEX_WAIT_S):
+        return None
+    rows: Groups = index.rows_by_dimension()
+    return rows
+
+
 def _known_ids(store: MongoNotesStore) -> set[str] | None:
     """Every note id MongoDB holds, as this process's vector index knows them once it is
     in step with every write acknowledged before the scan (``VectorIndex.in_step``: the
@@ -218,10 +243,11 @@ def duplicates_find_shared(
     try:
         planned = None if since is None else _prepare_on_snapshot(queue, threshold, since)
         count: int | None
+        from_index: Groups | None = None if since is not None else _full_from_index()
         if planned is not None:
             total, notes, count, current = planned
         else:
-            groups = notes_store().vectors_by_dimension()
+            groups = notes_store().vectors_by_dimension() if from_index is None else from_index
             notes = sum(len(ids) for ids, _ in groups.values())
             changed = None if since is None else _changed_rows(groups, since)
             if changed is not None and 2 * sum(len(r) for r in changed.values()) > notes:
@@ -253,7 +279,8 @@ def duplicates_find_shared(
         pairs = queue.pairs()
         if planned is not None:
             pairs = _confirmed(pairs, threshold, current)
-        return SharedScan(pairs, total, here, notes, count, from_snapshot=planned is not None)
+        from_snapshot = planned is not None or from_index is not None
+        return SharedScan(pairs, total, here, notes, count, from_snapshot=from_snapshot)
     finally:
         queue.remove()
 

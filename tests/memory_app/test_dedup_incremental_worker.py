@@ -365,3 +365,37 @@ def test_notes_of_a_dimension_the_snapshot_lacks_are_still_compared(planted, set
     assert stats["scan"] == "incremental"
     assert stats["vectors_read_from"] == "MongoDB"
     assert ("note_888888888881", "note_888888888882") in _queued()
+
+
+def _full_scan_here() -> dict:
+    """A full scan's coordinator in this process (with this test's settings and vector
+    index); blocks shared with the worker."""
+    params = {"threshold": 0.85, "full": True}
+    return job_run(run=job_create(kind="dedup_scan", actor=Actor.job("test"), params=params))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_full_scan_takes_the_in_step_index_s_vectors_and_finds_what_mongodb_gives(
+    planted, settings
+):
+    store, vectors, twins = planted
+    assert store.vector_index.wait_caught_up(timeout=120)  # saves its snapshot
+    # since the snapshot the agent adds a near copy of note 40 and deletes a twin
+    _agent_adds_near_copy_of(store, vectors, 40, "note_eeeeeeeeeeee")
+    store.collection.delete_one({"note_id": f"note_{N - 1:012x}"})
+    expected = (twins - {(f"note_{0:012x}", f"note_{N - 1:012x}")}) | {
+        (f"note_{40:012x}", "note_eeeeeeeeeeee")
+    }
+
+    from_index = _full_scan_here()
+    assert from_index["scan"] == "full"
+    assert from_index["vectors_read_from"] == "vector index snapshot"
+    assert _queued() == expected
+
+    ReviewPair.objects.all().delete()
+    settings.QQ_DEDUP_FROM_SNAPSHOT = False
+    from_mongo = _full_scan_here()
+    assert from_mongo["vectors_read_from"] == "MongoDB"
+    assert _queued() == expected
+    assert from_index["pairs_found"] == from_mongo["pairs_found"] == len(expected)
+    assert from_index["compared"] == from_mongo["compared"]
