@@ -35,6 +35,7 @@ from memory_app.memory import (
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.listing import NotesCount
 from memory_app.memory.read_list import ListLoading
+from memory_app.selectors.plans import plans_waiting
 from qqweb.actors import Actor
 from qqweb.audit import selectors as audit_selectors
 from qqweb.audit import services as audit_services
@@ -76,6 +77,7 @@ def overview(request: HttpRequest) -> HttpResponse:
             "memory": memory,
             "graph": graph_overview(),
             "insights": insights,
+            "plans_waiting": plans_waiting(),
             "pictures_loading": insights is None and "mongodb" not in memory.errors,
             "other_sources": [s.summary() for s in memory_sources(exclude=("notes",))],
         },
