@@ -107,6 +107,14 @@ class AutoConsolidationParams(JobParams):
         "texts differ in a value, left for review (0 < threshold <= 1; default "
         "QQ_CONSOLIDATION_THRESHOLD, 0.95).",
     )
+    merge: Literal["copies", "unflagged"] = Field(
+        "copies",
+        description="copies (the default): merge only the pairs whose texts are copies of "
+        "each other apart from punctuation, case and small words; unflagged: also the "
+        "rewordings in which the pair analysis finds no difference of value. A pair whose "
+        "texts differ in a value, or contradict each other, is never merged: it is left for "
+        "review.",
+    )
     force: bool = Field(False, description="Run even with no more than QQ_MAX_WORKING_NOTES.")
     use_llm: bool = Field(
         False,

@@ -1,6 +1,7 @@
-"""Auto-consolidation merges, unattended, only the pairs the pair analysis finds no
-difference of value in: a pair whose texts differ in a port, a date, a name ... is left
-for review (queued, and listed on the run's page with the reason), however similar."""
+"""Auto-consolidation merges, unattended, only copies (the pair analysis'
+``unattended_merge``): a pair whose texts differ in a port, a date, a name ..., or
+contradict each other, is left for review (queued, and listed on the run's page with the
+reason), however similar; so is a rewording, unless the run asks for merge='unflagged'."""
 
 import math
 
@@ -20,6 +21,10 @@ pytestmark = pytest.mark.django_db
 PORT_OLD = "The API listens on port 9000."
 PORT_NEW = "The API listens on port 9100."
 DUPLICATE = "Ada prefers dark mode in the editor."
+BACKUPS = "Backups run every night."
+NO_BACKUPS = "Backups do not run every night."
+STORES = "Lumen stores its notes in MongoDB."
+KEEPS = "Lumen keeps its notes in MongoDB."
 
 
 def _plant_pairs():
@@ -57,7 +62,7 @@ def test_a_pair_whose_port_changed_is_left_for_review_and_a_true_duplicate_is_me
     assert store.count() == 3
     [left] = run.stats["left"]
     assert {left["note_id"], left["other_id"]} == {"note_00000000port1", "note_00000000port2"}
-    assert "possible update" in left["reason"] and "9000 / 9100" in left["reason"]
+    assert left["reason"] == "possible update: the texts differ in an id (port 9000 / port 9100)"
     queued = ReviewPair.objects.get()
     assert (queued.note_a, queued.note_b, queued.status) == (
         "note_00000000port1",
@@ -67,7 +72,7 @@ def test_a_pair_whose_port_changed_is_left_for_review_and_a_true_duplicate_is_me
     page = admin_client_.get(reverse("memory_app:maintenance_run", args=[run.pk])).content.decode()
     table = page.split('id="run-left"')[1].split("</table>")[0]
     assert "Left for review" in table and "1 pair not merged, and why" in table
-    assert "note_00000000port1" in table and "9000 / 9100" in table
+    assert "note_00000000port1" in table and "port 9000 / port 9100" in table
     assert "note_00000000dark1" not in table
 
 
@@ -81,7 +86,7 @@ def test_the_preview_plans_only_the_duplicate_and_applying_it_queues_the_flagged
     ]
     assert notes_store().count() == 4 and not ReviewPair.objects.exists()
     page = admin_client_.get(reverse("memory_app:maintenance_run", args=[dry.pk])).content.decode()
-    assert "9000 / 9100" in page.split('id="run-left"')[1]
+    assert "port 9000 / port 9100" in page.split('id="run-left"')[1]
     applied = job_apply_plan(actor=ADA, run_id=dry.pk)
     job_run(run=applied)
     applied.refresh_from_db()
@@ -105,3 +110,21 @@ def test_the_default_threshold_is_095_whatever_the_review_queues_is(stores, sett
     assert run.params["threshold"] == 0.95
     assert run.stats["pairs_found"] == 0 and run.stats["merged"] == 0
     assert notes_store().count() == 2
+
+
+def test_a_contradiction_and_a_rewording_are_left_and_unflagged_merges_the_rewording(stores):
+    backups = vector(BACKUPS)
+    plant("note_000000000bak1", 0.6, 20, embedding=backups, content=BACKUPS)
+    plant("note_000000000bak2", 0.6, 2, embedding=backups, content=NO_BACKUPS)
+    lumen = vector(STORES)
+    plant("note_0000000lumen1", 0.6, 20, embedding=lumen, content=STORES)
+    plant("note_0000000lumen2", 0.5, 2, embedding=lumen, content=KEEPS)
+    run = _run()
+    assert run.stats["merged"] == 0 and notes_store().count() == 4
+    reasons = {row["note_id"]: row["reason"] for row in run.stats["left"]}
+    assert reasons["note_000000000bak1"].startswith("contradiction: the texts differ in a negation")
+    assert reasons["note_0000000lumen1"].startswith("not a copy: the texts are worded differently")
+    rewordings = _run(merge="unflagged")
+    assert rewordings.stats["merged"] == 1 and rewordings.stats["left_for_review"] == 1
+    assert notes_store().get_full_note("note_000000000bak2")["content"] == NO_BACKUPS
+    assert notes_store().count() == 3

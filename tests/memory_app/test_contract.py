@@ -225,7 +225,7 @@ def test_a_merge_without_a_primary_keeps_the_higher_importance_note(curator_clie
         run = job_create(  # at the review queue's threshold (the job's own is 0.95)
             kind="auto_consolidation",
             actor=Actor("user", "ada-admin"),
-            params={"force": True, "threshold": 0.85},
+            params={"force": True, "threshold": 0.85, "merge": "unflagged"},
         )
         job_run(run=run)
 

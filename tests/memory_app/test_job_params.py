@@ -124,7 +124,12 @@ def test_what_is_left_out_takes_the_setting_of_the_time(admin_client_, stores, s
         "promotion_scan": {},
         "archive_purge": {"days": 30},
         "reembed": {"scope": "missing"},
-        "auto_consolidation": {"threshold": 0.97, "force": False, "use_llm": False},
+        "auto_consolidation": {
+            "threshold": 0.97,
+            "merge": "copies",
+            "force": False,
+            "use_llm": False,
+        },
         "vector_index_rebuild": {},
         "graph_orphan_scan": {},
         "graph_reembed": {},

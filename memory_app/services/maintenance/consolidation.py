@@ -1,24 +1,26 @@
 """Auto-consolidation: the agent's merge of near-duplicate pairs, safe to run unattended.
 
 Only the pairs at or above the threshold (QQ_CONSOLIDATION_THRESHOLD, 0.95 by default) are
-considered, and a pair whose texts differ in a value (the pair analysis of
-``memory_app.memory.updates``: a date, number, version, id or name, a negation) is never
-merged: it is left for review (queued in the review queue, where a curator sees both
-values side by side) and listed on the run's page with the reason. The dry run's plan is
+considered, and of those only the copies are merged (``PairJudgment.unattended_merge`` of
+``memory_app.memory.differences``: no difference found, the same content words in the
+same order; ``merge="unflagged"`` also merges rewordings with no difference found). A pair
+whose texts differ in a value (a date, number, version, id or name) or contradict each
+other is never merged: it is left for review (queued in the review queue, where a curator
+sees both values side by side) and listed on the run's page with the reason, as is a
+rewording under the default. The dry run's plan is
 made of the other pairs only; applying it merges exactly those, each only if neither note
 changed since the plan."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
 
 from memory_app.job_params import AutoConsolidationParams
 from memory_app.memory import DimensionMismatch, InvalidNote, NoteNotFound
+from memory_app.memory.differences import PairJudgment, pair_judgment
 from memory_app.memory.errors import StaleWrite
-from memory_app.memory.updates import Change, update_changes
 from memory_app.models import MaintenanceRun
 from memory_app.services.notes import pair_merge
 from memory_app.services.review import duplicates_scan
@@ -29,22 +31,37 @@ from .common import Progress, _actor, _batch
 from .plans import TEXT, _when
 
 LEFT_LISTED = 500  # pairs left for review listed on the run (all are counted and queued)
-CONTRADICTION_KINDS = frozenset({"negation", "contradiction", "polarity"})
 
 Pair = tuple[str, str, float]
 
 
-def pair_reason(changes: Sequence[Change]) -> str:
-    """Why a pair is not merged, in words: "possible update: a number (9000 / 9100)"."""
-    kinds = "contradiction" if any(c.kind in CONTRADICTION_KINDS for c in changes) else None
-    values = ", ".join(f"a {c.kind} ({', '.join(c.left)} / {', '.join(c.right)})" for c in changes)
-    return f"{kinds or 'possible update'}: the texts differ in {values}"
+NOT_A_COPY = (
+    "not a copy: the texts are worded differently (a rewording or an added detail waits "
+    "for review; merge='unflagged' merges those too)"
+)
 
 
-def pairs_split(pairs: list[Pair]) -> tuple[list[Pair], list[dict[str, Any]], dict[str, Any]]:
-    """``(mergeable, left, docs)``: the pairs whose texts the pair analysis finds no
-    difference of value in, the others as rows left for review (ids, similarity, reason),
-    and the notes as they are now. A pair with a note gone since the search is dropped."""
+def pair_reason(judgment: PairJudgment) -> str:
+    """Why a pair is not merged, in words: "possible update: the texts differ in a number
+    (9000 / 9100)", "contradiction: ...", or that it is not a copy."""
+    if not judgment.flagged:
+        return NOT_A_COPY
+    values = ", ".join(
+        f"{'an' if d.kind[0] in 'aeiou' else 'a'} {d.kind} "
+        f"({', '.join(d.left)} / {', '.join(d.right)})"
+        for d in judgment.differences
+    )
+    return f"{judgment.verdict}: the texts differ in {values}"
+
+
+def pairs_split(
+    pairs: list[Pair], merge: str = "copies"
+) -> tuple[list[Pair], list[dict[str, Any]], dict[str, Any]]:
+    """``(mergeable, left, docs)``: the pairs merged unattended (``copies``: the pair
+    analysis' ``unattended_merge``, copies apart from punctuation, case and small words;
+    ``unflagged``: any pair it finds no difference in), the others as rows left for review
+    (ids, similarity, reason), and the notes as they are now. A pair with a note gone
+    since the search is dropped."""
     ids = sorted({i for a, b, _ in pairs for i in (a, b)})
     docs: dict[str, dict[str, Any]] = {}
     for start in range(0, len(ids), 1000):
@@ -54,14 +71,14 @@ def pairs_split(pairs: list[Pair]) -> tuple[list[Pair], list[dict[str, Any]], di
     for a, b, similarity in pairs:
         if a not in docs or b not in docs:
             continue
-        changes = update_changes(str(docs[a].get("content", "")), str(docs[b].get("content", "")))
-        if changes:
+        judgment = pair_judgment(str(docs[a].get("content", "")), str(docs[b].get("content", "")))
+        if judgment.flagged or (merge == "copies" and not judgment.unattended_merge):
             left.append(
                 {
                     "note_id": a,
                     "other_id": b,
                     "similarity": round(similarity, 4),
-                    "reason": pair_reason(changes),
+                    "reason": pair_reason(judgment),
                 }
             )
         else:
@@ -122,7 +139,7 @@ def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str,
             f"{settings.QQ_MAX_WORKING_NOTES} (QQ_MAX_WORKING_NOTES)"
         }
     found = dedup.find_similar_ids(params.threshold)
-    mergeable, left, docs = pairs_split(found)
+    mergeable, left, docs = pairs_split(found, params.merge)
     stats: dict[str, Any] = {"of_notes": dedup.store.count(), "pairs_found": len(found)}
     if run.dry_run:
         run.plan = consolidation_plan(mergeable, docs)
