@@ -77,9 +77,10 @@ JOBS: dict[str, Job] = {
         Job(
             "auto_consolidation",
             "Auto-consolidation",
-            "The agent's own merge of every pair above the threshold (QQ_CONSOLIDATION_"
-            "THRESHOLD, 0.95), except the pairs whose texts differ in a value: those are left "
-            "for review (off by default; runs above QQ_MAX_WORKING_NOTES).",
+            "The agent's merge of near-duplicates, only the copies above the threshold "
+            "(QQ_CONSOLIDATION_THRESHOLD, 0.95): a pair whose texts differ in a value, "
+            "contradict each other or are worded differently is left for review (off by "
+            "default; runs above QQ_MAX_WORKING_NOTES).",
             auto_consolidation_job,
             apply=consolidation_apply,
             params=AutoConsolidationParams,
