@@ -90,6 +90,22 @@ class NoteEditForm(forms.Form):
     content = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), max_length=20_000)
     section = forms.ChoiceField(choices=[(s, s) for s in SECTIONS])
     importance = forms.FloatField(min_value=0, max_value=1)
+    # What the form was loaded with: a field submitted unchanged is not written, so a
+    # "Save my version" after a stale edit writes only what the curator changed.
+    base_content = forms.CharField(widget=forms.HiddenInput, required=False, strip=False)
+    base_section = forms.CharField(widget=forms.HiddenInput, required=False)
+    base_importance = forms.FloatField(widget=forms.HiddenInput, required=False)
+
+    def base(self) -> dict[str, object] | None:
+        """The loaded values, when the form carried them (an older form did not)."""
+        data = self.cleaned_data
+        if data.get("base_section") in (None, "") or data.get("base_importance") is None:
+            return None
+        return {
+            "content": data.get("base_content") or "",
+            "section": data["base_section"],
+            "importance": data["base_importance"],
+        }
 
 
 class NoteCreateForm(forms.Form):

@@ -34,6 +34,10 @@ def _dedup_threshold() -> float:
     return float(settings.QQ_DEDUP_THRESHOLD)
 
 
+def _consolidation_threshold() -> float:
+    return float(settings.QQ_CONSOLIDATION_THRESHOLD)
+
+
 def _retention_days() -> int:
     return int(settings.QQ_ARCHIVE_RETENTION_DAYS)
 
@@ -98,9 +102,18 @@ class ReembedParams(JobParams):
 
 class AutoConsolidationParams(JobParams):
     threshold: Threshold = Field(
-        default_factory=_dedup_threshold,
-        description="Merge the pairs at or above this cosine similarity "
-        "(0 < threshold <= 1; default QQ_DEDUP_THRESHOLD).",
+        default_factory=_consolidation_threshold,
+        description="Merge the pairs at or above this cosine similarity, except those whose "
+        "texts differ in a value, left for review (0 < threshold <= 1; default "
+        "QQ_CONSOLIDATION_THRESHOLD, 0.95).",
+    )
+    merge: Literal["copies", "unflagged"] = Field(
+        "copies",
+        description="copies (the default): merge only the pairs whose texts are copies of "
+        "each other apart from punctuation, case and small words; unflagged: also the "
+        "rewordings in which the pair analysis finds no difference of value. A pair whose "
+        "texts differ in a value, or contradict each other, is never merged: it is left for "
+        "review.",
     )
     force: bool = Field(False, description="Run even with no more than QQ_MAX_WORKING_NOTES.")
     use_llm: bool = Field(

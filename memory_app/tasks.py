@@ -12,10 +12,9 @@ from django.conf import settings
 from memory_app.memory import StoreUnavailable
 from memory_app.models import MaintenanceRun
 from memory_app.services.dedup_scan import dedup_blocks_work
-from memory_app.services.maintenance import job_create, job_run
+from memory_app.services.maintenance import job_run, scheduled_plan_settle, scheduled_run_create
 from memory_app.services.runs import run_failed, runs_reap
 from memory_app.stores import vector_index_warm_up
-from qqweb.actors import Actor
 from qqweb.clients import embedder_warm_up
 
 logger = logging.getLogger(__name__)
@@ -48,11 +47,25 @@ def dedup_block_task(run_id: int) -> int:
 
 
 @shared_task(name="memory_app.scheduled_job")
-def scheduled_job_task(kind: str) -> int:
-    """What beat starts: a run of ``kind`` by the scheduler, handed to ``run_job``."""
-    run = job_create(kind=kind, actor=Actor.job("schedule"))
-    run_job_task.delay(run.pk)
+def scheduled_job_task(kind: str, apply: bool = False) -> int:
+    """What beat starts: a run of ``kind`` by the scheduler, handed to ``run_job``; a
+    destructive job's is a dry run whose plan waits for review, then
+    ``scheduled_plan`` applies it when the schedule is opted in (``apply``) and the plan
+    is within QQ_SCHEDULE_MAX_SHARE."""
+    run = scheduled_run_create(kind=kind)
+    follow_up = scheduled_plan_task.si(run.pk, apply) if run.dry_run and apply else None
+    run_job_task.apply_async((run.pk,), link=follow_up)
     return run.pk
+
+
+@shared_task(name="memory_app.scheduled_plan")
+def scheduled_plan_task(run_id: int, apply: bool) -> int | None:
+    """After a scheduled dry run: apply its plan if the schedule may, else leave it waiting."""
+    applying = scheduled_plan_settle(run_id=run_id, apply=apply)
+    if applying is None:
+        return None
+    run_job_task.delay(applying.pk)
+    return applying.pk
 
 
 @shared_task(name="memory_app.reap_runs")

@@ -35,6 +35,8 @@ from memory_app.memory import (
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.listing import NotesCount
 from memory_app.memory.read_list import ListLoading
+from memory_app.selectors.edits import stale_edit
+from memory_app.selectors.plans import plans_waiting
 from qqweb.actors import Actor
 from qqweb.audit import selectors as audit_selectors
 from qqweb.audit import services as audit_services
@@ -76,6 +78,7 @@ def overview(request: HttpRequest) -> HttpResponse:
             "memory": memory,
             "graph": graph_overview(),
             "insights": insights,
+            "plans_waiting": plans_waiting(),
             "pictures_loading": insights is None and "mongodb" not in memory.errors,
             "other_sources": [s.summary() for s in memory_sources(exclude=("notes",))],
         },
@@ -199,6 +202,9 @@ def note_detail(request: HttpRequest, note_id: str) -> HttpResponse:
                     "content": detail.note.content,
                     "section": detail.note.section,
                     "importance": detail.note.importance,
+                    "base_content": detail.note.content,
+                    "base_section": detail.note.section,
+                    "base_importance": detail.note.importance,
                 }
             ),
             "promote_form": PromoteForm(initial={"category": detail.suggested_category}),
@@ -228,25 +234,12 @@ def note_edit(request: HttpRequest, note_id: str) -> HttpResponse:
                 content=data["content"],
                 section=data["section"],
                 importance=data["importance"],
+                base=form.base(),
             )
     except StaleWrite as e:
-        current = e.current or {}
-        diff_current, diff_mine = selectors.word_diff(
-            str(current.get("content", "")), data["content"]
-        )
-        return render(
-            request,
-            "memory_app/stale_edit.html",
-            {
-                "error": e,
-                "mine": data,
-                "current": e.current,
-                "note_id": note_id,
-                "diff_current": diff_current,
-                "diff_mine": diff_mine,
-            },
-            status=409,
-        )
+        stale = stale_edit(current=e.current, mine=data, base=form.base())
+        context = {"error": e, "stale": stale, "note_id": note_id}
+        return render(request, "memory_app/stale_edit.html", context, status=409)
     except (InvalidNote, NoteNotFound, DimensionMismatch) as e:
         messages.error(request, f"Not saved: {e}")
         return redirect(url)

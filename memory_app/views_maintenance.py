@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
@@ -18,6 +19,7 @@ from memory_app.selectors.maintenance import (
     maintenance_overview,
     run_detail,
 )
+from memory_app.selectors.plans import plan_expired, plans_waiting
 from memory_app.services.maintenance import JOBS, job_of, schedule_update
 from memory_app.services.runs import run_cancel
 from qqweb.actors import Actor
@@ -29,6 +31,8 @@ def _context(request: HttpRequest, bound: JobForm | None = None) -> dict[str, An
     """The page's data, each job row with its form (``bound``, with its errors, for its job)."""
     context = {
         **maintenance_overview(jobs=JOBS.values()),
+        "plans_waiting": plans_waiting(),
+        "schedule_max_share": f"{100 * settings.QQ_SCHEDULE_MAX_SHARE:g}%",
         "is_admin": has_role(request.user, ADMIN),
     }
     context["jobs"] = [
@@ -82,8 +86,10 @@ def maintenance_start(request: HttpRequest, kind: str) -> HttpResponse:
 def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
     """A run: its progress (polled while it is open), its plan, what became of it."""
     run = get_object_or_404(MaintenanceRun, pk=run_id)
+    detail = run_detail(run=run, has_plan_job=job_of(run.kind).apply is not None)
     context = {
-        "d": run_detail(run=run, has_plan_job=job_of(run.kind).apply is not None),
+        "d": detail,
+        "expired": plan_expired(run=run) if detail.can_apply else 0,
         "decay_comparison": decay_agent_comparison(run=run) if run.kind == "decay" else None,
         "is_admin": has_role(request.user, ADMIN),
         "no_worker": waits_for_worker(run),
@@ -127,11 +133,13 @@ def maintenance_run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
 def maintenance_schedule(request: HttpRequest, task_id: int) -> HttpResponse:
     try:
         schedule_update(
+            actor=Actor.from_request(request),
             task_id=task_id,
             minute=request.POST.get("minute", "").strip(),
             hour=request.POST.get("hour", "").strip(),
             day_of_week=request.POST.get("day_of_week", "").strip(),
             enabled=request.POST.get("enabled") == "on",
+            apply=request.POST.get("apply") == "on",
         )
         messages.success(request, "Schedule saved.")
     except InvalidNote as e:

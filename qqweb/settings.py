@@ -336,6 +336,14 @@ QQ_DEDUP_FROM_SNAPSHOT = envbool("QQ_DEDUP_FROM_SNAPSHOT", True)
 # duplicate candidates on the graph's Duplicates page.
 QQ_GRAPH_DUPLICATE_THRESHOLD = envfloat("QQ_GRAPH_DUPLICATE_THRESHOLD", 0.9)
 QQ_MAX_WORKING_NOTES = envint("QQ_MAX_WORKING_NOTES", 100)
+# Auto-consolidation merges, unattended, only the pairs at least this similar (and never a
+# pair whose texts differ in a value: memory_app/memory/updates.py); the review queue's
+# QQ_DEDUP_THRESHOLD is lower because a curator judges each pair there.
+QQ_CONSOLIDATION_THRESHOLD = envfloat("QQ_CONSOLIDATION_THRESHOLD", 0.95)
+# A scheduled decay, archival, purge or auto-consolidation keeps its plan for a curator to
+# apply; a schedule an admin opts into applying on its own still stops and waits when its
+# plan would change more than this share of the notes (of the archive's lines: a purge).
+QQ_SCHEDULE_MAX_SHARE = envfloat("QQ_SCHEDULE_MAX_SHARE", 0.05)
 QQ_ARCHIVE_RETENTION_DAYS = envint("QQ_ARCHIVE_RETENTION_DAYS", 90)
 QQ_CITE_THRESHOLD = envfloat("QQ_CITE_THRESHOLD", 0.3)
 # Days a note brought back by a restore or an undo is kept from the archival pass.

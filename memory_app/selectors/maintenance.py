@@ -5,6 +5,7 @@ caller passes it in, so reads do not depend on writes."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -25,6 +26,17 @@ class JobInfo(Protocol):
 
     @property
     def description(self) -> str: ...
+
+    @property
+    def apply(self) -> object: ...  # a destructive job's plan apply, else None
+
+
+@dataclass(frozen=True)
+class ScheduleRow:
+    task: PeriodicTask
+    kind: str
+    plans: bool  # a destructive job's schedule: its runs plan, and wait unless ``apply``
+    apply: bool  # opted into applying its plans on its own (up to QQ_SCHEDULE_MAX_SHARE)
 
 
 @dataclass
@@ -80,16 +92,22 @@ def decay_agent_comparison(*, run: MaintenanceRun | None = None) -> DecayCompari
 
 
 def maintenance_overview(*, jobs: Iterable[JobInfo], history: int = 30) -> dict[str, Any]:
+    jobs = list(jobs)
+    planned = {job.kind for job in jobs if job.apply is not None}
     runs = list(MaintenanceRun.objects.defer("plan")[:history])
     rows = [
         JobRow(job, MaintenanceRun.objects.defer("plan").filter(kind=job.kind).first())
         for job in jobs
     ]
-    schedules = list(
+    schedules = []
+    for task in (
         PeriodicTask.objects.filter(task="memory_app.scheduled_job")
         .select_related("crontab")
         .order_by("name")
-    )
+    ):
+        kwargs = _kwargs(task.kwargs)
+        kind = str(kwargs.get("kind", ""))
+        schedules.append(ScheduleRow(task, kind, kind in planned, bool(kwargs.get("apply"))))
     return {
         "jobs": rows,
         "runs": runs,
@@ -97,6 +115,14 @@ def maintenance_overview(*, jobs: Iterable[JobInfo], history: int = 30) -> dict[
         "active": [r for r in runs if r.status in (MaintenanceRun.QUEUED, MaintenanceRun.RUNNING)],
         "decay_comparison": decay_agent_comparison(),
     }
+
+
+def _kwargs(text: str | None) -> dict[str, Any]:
+    try:
+        kwargs = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return kwargs if isinstance(kwargs, dict) else {}
 
 
 # --- one run: its plan, what became of it -----------------------------------------------------
@@ -139,12 +165,38 @@ def _sample_rows(stats: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _decay_directions(plan: list[dict[str, Any]]) -> tuple[int, int]:
+    """(lowered, raised) importances of a decay plan: the pass starts again from the
+    undecayed importance, so a note the agent's compounding decay or its reads left below
+    its effective value is raised (0.375 -> 0.708)."""
+    lower = higher = 0
+    for item in plan:
+        guard = item.get("guard") or {}
+        new, old = guard.get("new"), guard.get("expected")
+        if isinstance(new, int | float) and isinstance(old, int | float):
+            lower += new < old
+            higher += new > old
+    return lower, higher
+
+
 def plan_summary(run: MaintenanceRun) -> str:
+    """What the plan does, in words: "Archive 347 of 501 notes (69%)"; a decay that raises
+    some importances says so ("Change the stored importance of 493 of 503 notes (98%):
+    480 lower, 13 higher")."""
     if run.plan is None or run.kind not in _PLAN_VERBS:
         return ""
     verb, what, whole_key = _PLAN_VERBS[run.kind]
     count = len(run.plan)
     whole = int((run.stats or {}).get(whole_key) or 0)
+    if run.kind == "decay":
+        lower, higher = _decay_directions(run.plan)
+        if higher:
+            share = f" of {whole}" if whole else ""
+            percent = f" ({round(100 * count / whole)}%)" if whole else ""
+            return (
+                f"Change the stored importance of {count}{share} {what}{percent}: "
+                f"{lower} lower, {higher} higher"
+            )
     if run.kind == "auto_consolidation":
         share = (
             f" ({2 * count} of {whole} notes, {round(100 * 2 * count / whole)}%)" if whole else ""

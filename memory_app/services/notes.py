@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -12,6 +13,7 @@ from memory_app.memory.archive import ArchivedNote, ArchiveManager, new_note_id
 from memory_app.memory.constants import SECTIONS
 from memory_app.memory.documents import utcnow_naive
 from memory_app.memory.domain import Note
+from memory_app.memory.edits import changed_fields
 from memory_app.memory.embeddings import embed_keeping_dimension
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.grace import KEEP_UNTIL_FIELD, with_grace
@@ -42,12 +44,24 @@ def note_edit(
     section: str | None = None,
     importance: float | None = None,
     batch_id: uuid.UUID | None = None,
+    base: Mapping[str, Any] | None = None,
 ) -> Note:
     """Change content, section or importance of a note loaded at ``expected_updated_at``.
     An edit on a stale copy raises :class:`StaleWrite` (with the current version). A new
     content is re-embedded, only in the dimension of the note's vector (or the collection's
     for a note with none): EmbeddingDimensionConflict otherwise. The update is a
-    compare-and-set on ``updated_at``."""
+    compare-and-set on ``updated_at``.
+
+    ``base``: the values the form was loaded with. A field submitted as it was loaded is
+    not the curator's change and is not written: "Save my version" after a stale edit
+    (``expected_updated_at`` then the version the curator was shown) writes only what the
+    curator changed over the current note, never the other fields' older values."""
+    if base is not None:
+        mine = {"content": content, "section": section, "importance": importance}
+        kept = changed_fields(base, {k: v for k, v in mine.items() if v is not None})
+        content = content if "content" in kept else None
+        section = section if "section" in kept else None
+        importance = importance if "importance" in kept else None
     store = notes_store()
     note = store.note(note_id)
     if note is None:

@@ -1,6 +1,8 @@
 """Editing a note in the browser, and an edit made on a stale copy."""
 
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
@@ -44,3 +46,69 @@ def test_a_stale_edit_is_refused_with_a_diff_and_can_be_applied_on_top(
     expect(page.get_by_role("status")).to_contain_text("Saved.")
     note = notes_store().note("note_00000000edt2")
     assert note is not None and note.content == "Lumen deploys on Thursdays after review"
+
+
+SHOTS = Path(tempfile.gettempdir()) / "qqweb-browser-shots"
+
+
+def _two_tabs(page: Page, page_watch: PageWatch, note_id: str) -> Page:
+    """Tab B opens the note first; ``page`` is tab A. Returns tab B."""
+    tab_b = page.context.new_page()
+    page_watch.listen(tab_b)
+    tab_b.goto(f"/notes/{note_id}/")
+    page.goto(f"/notes/{note_id}/")
+    return tab_b
+
+
+def test_save_my_version_writes_only_the_text_over_another_tabs_importance(
+    page: Page, page_watch: PageWatch, sign_in: Any, curator: Any
+) -> None:
+    add_note("note_00000000edt3", "Lumen deploys on Fridays", importance=0.6)
+    sign_in(curator)
+    tab_b = _two_tabs(page, page_watch, "note_00000000edt3")
+    page.get_by_role("spinbutton", name="Importance").fill("0.7")  # tab A
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("status")).to_contain_text("Saved.")
+
+    page_watch.expect(409, "/notes/note_00000000edt3/edit/")
+    tab_b.get_by_label("Content").fill("Lumen deploys on Thursdays")  # tab B: the text only
+    tab_b.get_by_role("button", name="Save", exact=True).click()
+    expect(tab_b.locator("#save-mine-fields")).to_have_text(
+        "Saving writes your text; it keeps the store's importance (0.7), changed since you "
+        "opened the form."
+    )
+    SHOTS.mkdir(exist_ok=True)
+    tab_b.screenshot(path=str(SHOTS / "stale-edit-merge.png"), full_page=True)
+    tab_b.get_by_role("button", name="Save my version over this one").click()
+    expect(tab_b.get_by_role("status")).to_contain_text("Saved.")
+    expect(tab_b.get_by_role("spinbutton", name="Importance")).to_have_value("0.7")
+    note = notes_store().note("note_00000000edt3")
+    assert note is not None
+    assert (note.content, note.importance) == ("Lumen deploys on Thursdays", 0.7)
+
+
+def test_a_text_both_tabs_changed_is_shown_as_a_conflict_to_pick(
+    page: Page, page_watch: PageWatch, sign_in: Any, curator: Any
+) -> None:
+    add_note("note_00000000edt4", "Lumen deploys on Fridays", importance=0.6)
+    sign_in(curator)
+    tab_b = _two_tabs(page, page_watch, "note_00000000edt4")
+    page.get_by_label("Content").fill("Lumen deploys every day")  # tab A
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("status")).to_contain_text("Saved.")
+
+    page_watch.expect(409, "/notes/note_00000000edt4/edit/")
+    tab_b.get_by_label("Content").fill("Lumen deploys on Thursdays")  # tab B: text and
+    tab_b.get_by_role("spinbutton", name="Importance").fill("0.9")  # importance
+    tab_b.get_by_role("button", name="Save", exact=True).click()
+    conflict = tab_b.get_by_role("group", name="The text")
+    expect(conflict).to_contain_text("Yours: Lumen deploys on Thursdays")
+    expect(conflict).to_contain_text("The store's: Lumen deploys every day")
+    SHOTS.mkdir(exist_ok=True)
+    tab_b.screenshot(path=str(SHOTS / "stale-edit-conflict.png"), full_page=True)
+    conflict.get_by_label("The store's").check()
+    tab_b.get_by_role("button", name="Save my version over this one").click()
+    expect(tab_b.get_by_role("status")).to_contain_text("Saved.")
+    note = notes_store().note("note_00000000edt4")
+    assert note is not None
+    assert (note.content, note.importance) == ("Lumen deploys every day", 0.9)

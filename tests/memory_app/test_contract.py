@@ -222,8 +222,10 @@ def test_a_merge_without_a_primary_keeps_the_higher_importance_note(curator_clie
         )
         assert response.status_code == 200 and response.json()["primary"] == "note_0000000000b2"
     else:
-        run = job_create(
-            kind="auto_consolidation", actor=Actor("user", "ada-admin"), params={"force": True}
+        run = job_create(  # at the review queue's threshold (the job's own is 0.95)
+            kind="auto_consolidation",
+            actor=Actor("user", "ada-admin"),
+            params={"force": True, "threshold": 0.85, "merge": "unflagged"},
         )
         job_run(run=run)
 

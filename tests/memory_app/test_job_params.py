@@ -116,6 +116,7 @@ def test_what_is_left_out_takes_the_setting_of_the_time(admin_client_, stores, s
     settings.QQ_ARCHIVE_THRESHOLD = 0.07
     settings.QQ_DEDUP_THRESHOLD = 0.91
     settings.QQ_ARCHIVE_RETENTION_DAYS = 30
+    settings.QQ_CONSOLIDATION_THRESHOLD = 0.97
     assert {kind: job_create(kind=kind, actor=ADA).params for kind in JOBS} == {
         "decay": {},
         "dedup_scan": {"threshold": 0.91, "full": False},
@@ -123,7 +124,12 @@ def test_what_is_left_out_takes_the_setting_of_the_time(admin_client_, stores, s
         "promotion_scan": {},
         "archive_purge": {"days": 30},
         "reembed": {"scope": "missing"},
-        "auto_consolidation": {"threshold": 0.91, "force": False, "use_llm": False},
+        "auto_consolidation": {
+            "threshold": 0.97,
+            "merge": "copies",
+            "force": False,
+            "use_llm": False,
+        },
         "vector_index_rebuild": {},
         "graph_orphan_scan": {},
         "graph_reembed": {},

@@ -130,7 +130,7 @@ def test_auto_consolidation_can_ask_the_llm_for_each_merged_text(settings, llm_u
     run = job_create(
         kind="auto_consolidation",
         actor=Actor("user", "ada"),
-        params={"force": True, "use_llm": True},
+        params={"force": True, "use_llm": True, "threshold": 0.85, "merge": "unflagged"},
     )
     assert job_run(run=run)["merged"] == 1
     assert notes_store().get_full_note("note_0000000000a1")["content"] == (

@@ -165,8 +165,9 @@ def test_an_unknown_job_is_refused():
 
 
 def test_auto_consolidation_waits_for_the_note_limit_then_merges_and_undoes(memory, settings):
-    # other words, but the same vector as a1: a near-duplicate
-    plant("note_0000000000a4", 0.5, 10, embedding=memory["note_0000000000a1"]["embedding"])
+    # the same text and vector as a1: a near-duplicate
+    a1 = memory["note_0000000000a1"]
+    plant("note_0000000000a4", 0.5, 10, embedding=a1["embedding"], content=a1["content"])
     assert "not more than 100" in run("auto_consolidation").stats["skipped"]
     before, file_before = snapshot(), archive_text()
     job = run("auto_consolidation", force=True)

@@ -48,8 +48,8 @@ def test_each_job_runs_in_the_worker(celery_worker, settings, admin_client_, job
     notes_store().clear_all()
     a1 = plant("note_0000000000a1", 0.9, 10)
     plant("note_0000000000a2", 0.03, 300, embedding=[])
-    # other words, but the same vector as a1: one near-duplicate pair
-    plant("note_0000000000a3", 0.8, 12, embedding=a1["embedding"])
+    # the same text and vector as a1: one near-duplicate pair
+    plant("note_0000000000a3", 0.8, 12, embedding=a1["embedding"], content=a1["content"])
     response = admin_client_.post(
         f"/api/maintenance/{job}", json.dumps({"params": params}), content_type="application/json"
     )

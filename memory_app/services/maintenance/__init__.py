@@ -7,13 +7,24 @@ task, the maintenance page, the API and the management commands all start jobs t
 :func:`job_run`, which holds the job's lock while it runs.
 """
 
-from . import graph_jobs, notes_jobs
+from . import graph_jobs, notes_jobs, schedules
 from .common import Job, JobBusy, Progress, RunCancelled
 from .registry import JOBS, UNDO_KIND, job_of
 from .runner import job_apply_plan, job_create, job_run, job_undo_create
-from .schedules import DEFAULT_SCHEDULES, schedule_update, schedules_ensure
+from .schedules import (
+    DEFAULT_SCHEDULES,
+    schedule_kwargs,
+    schedule_update,
+    scheduled_plan_settle,
+    scheduled_run_create,
+    schedules_ensure,
+)
 
-UNDO_HANDLERS = {**notes_jobs.UNDO_HANDLERS, **graph_jobs.UNDO_HANDLERS}
+UNDO_HANDLERS = {
+    **notes_jobs.UNDO_HANDLERS,
+    **graph_jobs.UNDO_HANDLERS,
+    **schedules.UNDO_HANDLERS,
+}
 
 __all__ = [
     "DEFAULT_SCHEDULES",
@@ -29,6 +40,9 @@ __all__ = [
     "job_of",
     "job_run",
     "job_undo_create",
+    "schedule_kwargs",
     "schedule_update",
+    "scheduled_plan_settle",
+    "scheduled_run_create",
     "schedules_ensure",
 ]

@@ -1,21 +1,18 @@
 """The jobs over the notes: decay, archival, promotion scan, purge, dedup scan,
-re-embed, auto-consolidation and the vector index rebuild."""
+re-embed and the vector index rebuild (auto-consolidation: consolidation.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
-
 from memory_app.job_params import (
     ArchivalParams,
     ArchivePurgeParams,
-    AutoConsolidationParams,
     DedupScanParams,
     ReembedParams,
 )
-from memory_app.memory import DimensionMismatch, InvalidNote, NoteNotFound
+from memory_app.memory import NoteNotFound
 from memory_app.memory.documents import utcnow_naive
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.importance import BASE_FIELD, DECAYED_FIELD
@@ -25,14 +22,14 @@ from memory_app.models import MaintenanceRun
 from memory_app.selectors import promotion_candidates
 from memory_app.services.archive import archive_purge
 from memory_app.services.dedup_scan import clock_margin, duplicates_find_shared, last_complete_scan
-from memory_app.services.notes import note_archive, pair_merge
+from memory_app.services.notes import note_archive
 from memory_app.services.review import duplicates_scan
-from memory_app.stores import archive_manager, deduplicator, notes_store
+from memory_app.stores import archive_manager, notes_store
 from qqweb.audit.services import audit_begin, audited
 from qqweb.clients import embedder
 
 from .common import BATCH, Progress, _actor, _batch
-from .plans import archival_plan, consolidation_plan, decay_plan_items, purge_plan
+from .plans import archival_plan, decay_plan_items, purge_plan
 
 # --- decay ---------------------------------------------------------------------------------
 
@@ -256,51 +253,6 @@ def _undo_notes_reembed(before: dict[str, Any], after: dict[str, Any]) -> dict[s
 
 
 # --- consolidation, index, graph --------------------------------------------------------------
-
-
-def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
-    """The agent's behaviour, for those who want it (not scheduled by default): merge every
-    pair above the threshold with the simple merge, each merge audited and undoable. Runs
-    only when there are more than QQ_MAX_WORKING_NOTES notes, unless ``force``."""
-    dedup = deduplicator()
-    params = AutoConsolidationParams.model_validate(run.params)
-    threshold = params.threshold
-    if not params.force and not dedup.should_consolidate():
-        return {
-            "skipped": f"{dedup.store.count()} notes, not more than "
-            f"{settings.QQ_MAX_WORKING_NOTES} (QQ_MAX_WORKING_NOTES)"
-        }
-
-    def merge(a: str, b: str, similarity: float) -> bool:
-        pair_merge(
-            actor=_actor(run),
-            note_a_id=a,
-            note_b_id=b,
-            similarity=similarity,
-            use_llm=params.use_llm,
-            batch_id=_batch(run),
-        )
-        return True
-
-    if run.dry_run:
-        run.plan = consolidation_plan(dedup.find_similar_ids(threshold))
-    report = dedup.consolidation_walk(
-        merge,
-        threshold=threshold,
-        dry_run=run.dry_run,
-        tolerate=(NoteNotFound, StaleWrite, InvalidNote, DimensionMismatch),
-        progress=progress,
-    )
-    progress(report.pairs_found, report.pairs_found)
-    return {
-        "of_notes": dedup.store.count(),
-        "pairs_found": report.pairs_found,
-        "would_merge": len(run.plan) if run.dry_run and run.plan is not None else None,
-        "merged": report.consolidated,
-        "failed": len(report.errors),
-        "errors": report.errors[:10],
-        "sample": [[a, b, round(s, 3)] for a, b, s in report.sample],
-    }
 
 
 def vector_index_rebuild_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Plans of the destructive jobs (archival pass, archive purge, decay, auto-consolidation).
+"""Plans of the destructive jobs (archival pass, archive purge, decay; auto-consolidation's
+are in consolidation.py).
 
 A dry run of one of them keeps its plan on the run (``MaintenanceRun.plan``): one item per
 note it would change, each ``{"note_id", "text", "before", "after", "guard"}``, where
@@ -13,14 +14,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from memory_app.memory import DimensionMismatch, InvalidNote, NoteNotFound
+from memory_app.memory import NoteNotFound
 from memory_app.memory.documents import utcnow_naive
 from memory_app.memory.errors import StaleWrite
 from memory_app.memory.importance import BASE_FIELD, DECAYED_FIELD, DecayWrite
 from memory_app.memory.mongo.scans import DecayBatch
 from memory_app.models import MaintenanceRun
 from memory_app.services.archive import archive_purge
-from memory_app.services.notes import note_archive, pair_merge
+from memory_app.services.notes import note_archive
 from memory_app.stores import notes_store
 from qqweb.audit.services import audit_begin, audited
 from qqweb.audit.snapshots import from_json, to_json
@@ -176,68 +177,3 @@ def purge_apply(
         "changed_since_plan": len(result.get("kept", [])),
         "gone": 0,
     }
-
-
-# --- auto-consolidation ---------------------------------------------------------------------
-
-
-def consolidation_plan(pairs: list[tuple[str, str, float]]) -> list[dict[str, Any]]:
-    """The pairs the pass would merge: most similar first, each note merged at most once
-    (the agent's greedy walk), with both notes' ``updated_at`` as they are now."""
-    chosen: list[tuple[str, str, float]] = []
-    touched: set[str] = set()
-    for a, b, similarity in pairs:
-        if a not in touched and b not in touched:
-            chosen.append((a, b, similarity))
-            touched.update((a, b))
-    docs: dict[str, dict[str, Any]] = {}
-    ids = sorted(touched)
-    for start in range(0, len(ids), 1000):
-        docs.update(notes_store().notes_by_ids(ids[start : start + 1000]))
-    return [
-        {
-            "note_id": a,
-            "other_id": b,
-            "text": _text(docs.get(a)),
-            "other_text": _text(docs.get(b)),
-            "before": f"two notes, similarity {similarity:.3f}",
-            "after": "merged into one",
-            "guard": {
-                "similarity": similarity,
-                "updated_at": {i: to_json(docs.get(i, {}).get("updated_at")) for i in (a, b)},
-            },
-        }
-        for a, b, similarity in chosen
-        if a in docs and b in docs
-    ]
-
-
-def consolidation_apply(
-    run: MaintenanceRun, items: list[dict[str, Any]], progress: Progress
-) -> dict[str, Any]:
-    use_llm = bool(run.params.get("use_llm"))
-    stats = _apply_stats(items, "merged")
-    stats["errors"] = []
-    for index, item in enumerate(items, start=1):
-        guard = item["guard"]
-        try:
-            pair_merge(
-                actor=_actor(run),
-                note_a_id=item["note_id"],
-                note_b_id=item["other_id"],
-                similarity=guard["similarity"],
-                use_llm=use_llm,
-                batch_id=_batch(run),
-                expected_updated_at={i: _when(v) for i, v in guard["updated_at"].items()},
-            )
-            stats["merged"] += 1
-        except StaleWrite:
-            stats["changed_since_plan"] += 1
-        except NoteNotFound:
-            stats["gone"] += 1
-        except (InvalidNote, DimensionMismatch) as e:
-            stats["errors"].append(f"{item['note_id']} + {item['other_id']}: {e}")
-        if index % 20 == 0 or index == len(items):
-            progress(index, len(items))
-    stats["errors"] = stats["errors"][:10]
-    return stats

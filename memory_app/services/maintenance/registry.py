@@ -11,10 +11,10 @@ from memory_app.job_params import (
 )
 
 from .common import Job
+from .consolidation import auto_consolidation_job, consolidation_apply
 from .graph_jobs import graph_orphan_scan_job, graph_reembed_job
 from .notes_jobs import (
     archival_job,
-    auto_consolidation_job,
     decay_job,
     dedup_scan_job,
     promotion_scan_job,
@@ -22,7 +22,7 @@ from .notes_jobs import (
     reembed_job,
     vector_index_rebuild_job,
 )
-from .plans import archival_apply, consolidation_apply, decay_apply, purge_apply
+from .plans import archival_apply, decay_apply, purge_apply
 from .undo import undo_run_job
 
 JOBS: dict[str, Job] = {
@@ -77,8 +77,10 @@ JOBS: dict[str, Job] = {
         Job(
             "auto_consolidation",
             "Auto-consolidation",
-            "The agent's own merge of every pair above the threshold (off by default; runs "
-            "above QQ_MAX_WORKING_NOTES).",
+            "The agent's merge of near-duplicates, only the copies above the threshold "
+            "(QQ_CONSOLIDATION_THRESHOLD, 0.95): a pair whose texts differ in a value, "
+            "contradict each other or are worded differently is left for review (off by "
+            "default; runs above QQ_MAX_WORKING_NOTES).",
             auto_consolidation_job,
             apply=consolidation_apply,
             params=AutoConsolidationParams,

@@ -14,6 +14,7 @@ from memory_app.job_params import (
 )
 from memory_app.memory import InvalidNote, StoreUnavailable
 from memory_app.models import JobLock, MaintenanceRun
+from memory_app.selectors.plans import SCHEDULE_ACTOR, plan_changed_count
 from memory_app.services.runs import (
     run_cancel_requested,
     run_failed,
@@ -65,6 +66,14 @@ def job_apply_plan(*, actor: Actor, run_id: int) -> MaintenanceRun:
     ).first()
     if applied is not None:
         raise InvalidNote("run", f"this plan is applied by run {applied.pk} already")
+    if plan_run.started_by == SCHEDULE_ACTOR:
+        changed = plan_changed_count(plan_run)
+        if changed:
+            raise InvalidNote(
+                "run",
+                f"this scheduled plan expired: {changed} of its notes changed since it was "
+                "made; preview the job again",
+            )
     return MaintenanceRun.objects.create(
         kind=plan_run.kind,
         started_by=actor.label,

@@ -40,6 +40,7 @@ def test_every_undoable_action_is_registered_at_startup():
         "promotion.reject",
         "relationship.delete",
         "relationship.edit",
+        "schedule.update",
         "working.edit",
         "working.remove",
     }
@@ -65,6 +66,7 @@ def test_undo_needs_the_role_its_action_needed():
         "note.restore",
         "notes.decay",
         "notes.reembed",
+        "schedule.update",
     }
     for action in undoable_actions():
         expected = "admin" if action in admin_actions else "curator"
