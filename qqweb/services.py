@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -77,13 +78,23 @@ def api_token_revoke(*, token_id: int) -> ApiToken:
     return token
 
 
+# ``last_used_at`` is written at most this often per token: a request that only reads must
+# not wait for SQLite's one writer (a dedup scan writing its pairs) to stamp its token.
+LAST_USED_EVERY = timedelta(minutes=1)
+
+
 def api_token_authenticate(raw: str) -> ApiToken | None:
-    """The active token with this key (and its user), recording when it was last used."""
+    """The active token with this key (and its user). When it was last used is recorded
+    at most once a :data:`LAST_USED_EVERY` (so the page says "last used" to the minute),
+    never on every request."""
     token = (
         ApiToken.objects.select_related("user")
         .filter(key_hash=hash_token(raw), revoked_at__isnull=True, user__is_active=True)
         .first()
     )
     if token is not None:
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+        now = timezone.now()
+        if token.last_used_at is None or now - token.last_used_at >= LAST_USED_EVERY:
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+            token.last_used_at = now
     return token
