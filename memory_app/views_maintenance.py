@@ -18,7 +18,7 @@ from memory_app.selectors.maintenance import (
     maintenance_overview,
     run_detail,
 )
-from memory_app.services.maintenance import JOBS, job_of, schedule_update
+from memory_app.services.maintenance import JOBS, plan_job, schedule_update
 from memory_app.services.runs import run_cancel
 from qqweb.actors import Actor
 from qqweb.auth import ADMIN, VIEWER, has_role, role_required
@@ -83,7 +83,7 @@ def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
     """A run: its progress (polled while it is open), its plan, what became of it."""
     run = get_object_or_404(MaintenanceRun, pk=run_id)
     context = {
-        "d": run_detail(run=run, has_plan_job=job_of(run.kind).apply is not None),
+        "d": run_detail(run=run, has_plan_job=plan_job(run.kind) is not None),
         "decay_comparison": decay_agent_comparison(run=run) if run.kind == "decay" else None,
         "is_admin": has_role(request.user, ADMIN),
         "no_worker": waits_for_worker(run),

@@ -64,6 +64,7 @@ from memory_app.memory import (
     StoreUnavailable,
 )
 from memory_app.memory.errors import StaleWrite
+from memory_app.services.maintenance import NoPlanToApply
 from qqweb.api_types import errors
 from qqweb.audit.errors import UndoRefused
 from qqweb.auth import VIEWER, require_role, user_role
@@ -251,6 +252,11 @@ def _note_not_found(request: HttpRequest, exc: NoteNotFound) -> HttpResponse:
 @api.exception_handler(InvalidNote)
 def _invalid_note(request: HttpRequest, exc: InvalidNote) -> HttpResponse:
     return _error(request, 400, "invalid", exc.message, field=exc.field)
+
+
+@api.exception_handler(NoPlanToApply)
+def _no_plan(request: HttpRequest, exc: NoPlanToApply) -> HttpResponse:
+    return _error(request, 409, "no_plan", exc.message, field=exc.field)
 
 
 @api.exception_handler(StaleWrite)

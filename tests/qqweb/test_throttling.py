@@ -62,8 +62,7 @@ def test_guessing_tokens_is_answered_429_but_a_good_token_from_that_address_stil
     settings.QQ_API_TOKEN_FAILURE_RATE = "3/m"
     _, raw = api_token_create(user=viewer, name="script")
     guesses = [
-        Client(HTTP_AUTHORIZATION="Bearer qq_guessing").get("/api/me").status_code
-        for _ in range(4)
+        Client(HTTP_AUTHORIZATION="Bearer qq_guessing").get("/api/me").status_code for _ in range(4)
     ]
     assert guesses == [401, 401, 401, 429]
     assert Client(HTTP_AUTHORIZATION=f"Bearer {raw}").get("/api/me").status_code == 200
@@ -92,9 +91,7 @@ def test_a_stranger_behind_the_same_address_cannot_lock_out_a_valid_token(viewer
     assert answers[-1].json()["via"] == "token"
 
 
-def test_a_stranger_varying_its_tokens_is_refused_and_the_valid_token_still_works(
-    viewer, settings
-):
+def test_a_stranger_varying_its_tokens_is_refused_and_the_valid_token_still_works(viewer, settings):
     """Varying the bogus tokens does not escape the limit: the address's failures count
     too (ten times one token's budget); the valid token from that address still works."""
     settings.QQ_API_TOKEN_FAILURE_RATE = "2/m"
