@@ -8,10 +8,11 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from qqweb.auth import ADMIN, ROLES, has_role
+from qqweb.auth import ADMIN, ROLES, has_role, token_manageable
 from qqweb.models import ApiToken, hash_token
 
 
@@ -70,8 +71,12 @@ def api_token_create(*, user: Any, name: str, created_by: Any = None) -> tuple[A
     return token, raw
 
 
-def api_token_revoke(*, token_id: int) -> ApiToken:
-    token = ApiToken.objects.get(pk=token_id)
+def api_token_revoke(*, token_id: int, actor: Any = None) -> ApiToken:
+    """Revoke a token (``actor``: who asks; None for the server's shell). Refused
+    (PermissionDenied) for a token ``actor`` may not manage (:func:`token_manageable`)."""
+    token = ApiToken.objects.select_related("user").get(pk=token_id)
+    if not token_manageable(actor=actor, owner=token.user):
+        raise PermissionDenied("this token belongs to an admin: only that admin or a superuser")
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
