@@ -49,6 +49,7 @@ def facts_list(request: HttpRequest) -> HttpResponse:
         "legacy": request.GET.get("legacy", "") == "1",
         "next_start": request.GET.get("next_start", "") == "1",
     }
+
     def listed(cursor: str | None) -> Any:
         return selectors.facts_list(
             text=filters["q"],
