@@ -29,5 +29,6 @@ EXPOSE 8000
 # Each worker loads the embedding model in the background when it starts (a request that
 # needs it before then gets a 503 with Retry-After); the longer timeout is for the slow
 # requests that remain (a bulk action over thousands of notes, a large merge preview).
-CMD ["gunicorn", "qqweb.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", \
-     "--timeout", "120", "--graceful-timeout", "30"]
+# qqweb/gunicorn.conf.py: the longest request line gunicorn takes (8,190 bytes, not 4,094).
+CMD ["gunicorn", "-c", "qqweb/gunicorn.conf.py", "qqweb.wsgi:application", \
+     "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "120", "--graceful-timeout", "30"]

@@ -20,7 +20,7 @@ from memory_app.selectors.maintenance import (
     run_detail,
 )
 from memory_app.selectors.plans import plan_expired, plans_waiting
-from memory_app.services.maintenance import JOBS, job_of, schedule_update
+from memory_app.services.maintenance import JOBS, plan_job, schedule_update
 from memory_app.services.runs import run_cancel
 from qqweb.actors import Actor
 from qqweb.auth import ADMIN, VIEWER, has_role, role_required
@@ -86,7 +86,7 @@ def maintenance_start(request: HttpRequest, kind: str) -> HttpResponse:
 def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
     """A run: its progress (polled while it is open), its plan, what became of it."""
     run = get_object_or_404(MaintenanceRun, pk=run_id)
-    detail = run_detail(run=run, has_plan_job=job_of(run.kind).apply is not None)
+    detail = run_detail(run=run, has_plan_job=plan_job(run.kind) is not None)
     context = {
         "d": detail,
         "expired": plan_expired(run=run) if detail.can_apply else 0,

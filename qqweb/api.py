@@ -10,6 +10,7 @@ never Django's HTML page; a path under ``/api/`` that is no route answers the sa
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import asdict
 from functools import wraps
@@ -21,7 +22,7 @@ from django.core.exceptions import PermissionDenied, RequestDataTooBig, Suspicio
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.http.response import HttpResponseBase
-from django_ratelimit.core import get_usage, is_ratelimited
+from django_ratelimit.core import _split_rate, get_usage, is_ratelimited
 from django_ratelimit.exceptions import Ratelimited
 from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -63,12 +64,13 @@ from memory_app.memory import (
     StoreUnavailable,
 )
 from memory_app.memory.errors import StaleWrite
+from memory_app.services.maintenance import NoPlanToApply
 from qqweb.api_types import errors
 from qqweb.audit.errors import UndoRefused
 from qqweb.auth import VIEWER, require_role, user_role
 from qqweb.backup.api import router as backup_router
 from qqweb.health_api import router as health_router
-from qqweb.models import ApiToken
+from qqweb.models import TOKEN_PREFIX, ApiToken
 from qqweb.security import client_key
 from qqweb.services import api_token_authenticate
 from qqweb.sources import memory_sources
@@ -78,15 +80,18 @@ logger = logging.getLogger(__name__)
 
 class BearerTokenAuth(HttpBearer):
     """``Authorization: Bearer qq_...``. Rate limited (django-ratelimit): each token to
-    ``QQ_API_TOKEN_RATE`` requests, each address to ``QQ_API_TOKEN_FAILURE_RATE`` unknown
-    or revoked tokens; past either, 429."""
+    ``QQ_API_TOKEN_RATE`` requests; unknown or revoked tokens to
+    ``QQ_API_TOKEN_FAILURE_RATE`` per address and presented token (its first characters);
+    past either, 429. A valid token is looked up first and never counts against, or is
+    refused by, the failures of others behind the same address."""
 
     def authenticate(self, request: HttpRequest, token: str) -> Any:
-        if _failures_limited(request, count=False):
-            raise Ratelimited("too many requests with unknown or revoked tokens: wait a minute")
         api_token = api_token_authenticate(token)
         if api_token is None:
-            _failures_limited(request, count=True)
+            if _failures_limited(request, token):
+                raise Ratelimited(
+                    "too many requests with this unknown or revoked token: wait a minute"
+                )
             return None
         if is_ratelimited(
             request,
@@ -100,17 +105,30 @@ class BearerTokenAuth(HttpBearer):
         return api_token
 
 
-def _failures_limited(request: HttpRequest, *, count: bool) -> bool:
-    """Has this address used up its failed tokens (checked before a token is looked up)?
-    ``count``: record one more failure."""
-    usage = get_usage(
-        request,
-        group="qqweb-api-token-failures",
-        key=client_key,
-        rate=settings.QQ_API_TOKEN_FAILURE_RATE,
-        increment=count,
+FAILURE_KEY_CHARS = len(TOKEN_PREFIX) + 7  # as ApiToken.key_prefix: "qq_" and 7 more
+ADDRESS_FAILURE_FACTOR = 10  # an address, whatever tokens it presents: 10x one token's
+
+
+def _failures_limited(request: HttpRequest, presented: str) -> bool:
+    """Count one more unknown or revoked token; has it used up its budget? Budgets:
+    ``QQ_API_TOKEN_FAILURE_RATE`` for this address with this token start (``presented``'s
+    first characters, hashed into the key), ten times that for the address whatever it
+    presents (a stranger who varies its tokens). Another client behind the same address
+    with a bad token of its own is told 401 until the address's budget is spent; a valid
+    token never gets here."""
+    count, seconds = _split_rate(settings.QQ_API_TOKEN_FAILURE_RATE)
+    start = hashlib.sha256(presented[:FAILURE_KEY_CHARS].encode()).hexdigest()[:16]
+    budgets = (
+        ((count, seconds), lambda group, request: f"{client_key(group, request)}/{start}"),
+        ((count * ADDRESS_FAILURE_FACTOR, seconds), client_key),
     )
-    return usage is not None and usage["count"] >= usage["limit"]
+    spent = False
+    for rate, key in budgets:
+        usage = get_usage(
+            request, group="qqweb-api-token-failures", key=key, rate=rate, increment=True
+        )
+        spent = spent or (usage is not None and usage["count"] > usage["limit"])
+    return spent
 
 
 class SessionAuth(NinjaSessionAuth):
@@ -234,6 +252,11 @@ def _note_not_found(request: HttpRequest, exc: NoteNotFound) -> HttpResponse:
 @api.exception_handler(InvalidNote)
 def _invalid_note(request: HttpRequest, exc: InvalidNote) -> HttpResponse:
     return _error(request, 400, "invalid", exc.message, field=exc.field)
+
+
+@api.exception_handler(NoPlanToApply)
+def _no_plan(request: HttpRequest, exc: NoPlanToApply) -> HttpResponse:
+    return _error(request, 409, "no_plan", exc.message, field=exc.field)
 
 
 @api.exception_handler(StaleWrite)

@@ -49,6 +49,15 @@ def has_role(user: Any, role: str) -> bool:
     return role_at_least(user_role(user), role)
 
 
+def token_manageable(*, actor: Any, owner: Any) -> bool:
+    """May ``actor`` see and revoke the tokens of ``owner``? A superuser: anyone's. Another
+    admin: its own, and those of the users it manages (neither an admin nor a superuser),
+    so no admin can cut off the superuser's or another admin's scripts."""
+    if actor is None or actor.is_superuser or actor.pk == owner.pk:
+        return True
+    return not owner.is_superuser and not has_role(owner, ADMIN)
+
+
 def require_role(request: HttpRequest, role: str) -> None:
     """For API functions: raise PermissionDenied (mapped to 403 JSON once in qqweb.api)."""
     if not has_role(request.user, role):

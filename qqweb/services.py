@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from qqweb.auth import ADMIN, ROLES, has_role
+from qqweb.auth import ADMIN, ROLES, has_role, token_manageable
 from qqweb.models import ApiToken, hash_token
 
 
@@ -69,21 +71,35 @@ def api_token_create(*, user: Any, name: str, created_by: Any = None) -> tuple[A
     return token, raw
 
 
-def api_token_revoke(*, token_id: int) -> ApiToken:
-    token = ApiToken.objects.get(pk=token_id)
+def api_token_revoke(*, token_id: int, actor: Any = None) -> ApiToken:
+    """Revoke a token (``actor``: who asks; None for the server's shell). Refused
+    (PermissionDenied) for a token ``actor`` may not manage (:func:`token_manageable`)."""
+    token = ApiToken.objects.select_related("user").get(pk=token_id)
+    if not token_manageable(actor=actor, owner=token.user):
+        raise PermissionDenied("this token belongs to an admin: only that admin or a superuser")
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
     return token
 
 
+# ``last_used_at`` is written at most this often per token: a request that only reads must
+# not wait for SQLite's one writer (a dedup scan writing its pairs) to stamp its token.
+LAST_USED_EVERY = timedelta(minutes=1)
+
+
 def api_token_authenticate(raw: str) -> ApiToken | None:
-    """The active token with this key (and its user), recording when it was last used."""
+    """The active token with this key (and its user). When it was last used is recorded
+    at most once a :data:`LAST_USED_EVERY` (so the page says "last used" to the minute),
+    never on every request."""
     token = (
         ApiToken.objects.select_related("user")
         .filter(key_hash=hash_token(raw), revoked_at__isnull=True, user__is_active=True)
         .first()
     )
     if token is not None:
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+        now = timezone.now()
+        if token.last_used_at is None or now - token.last_used_at >= LAST_USED_EVERY:
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+            token.last_used_at = now
     return token

@@ -223,9 +223,11 @@ AXES_CLIENT_IP_CALLABLE = "qqweb.security.client_ip"
 AXES_VERBOSE = False
 
 # API token rate limits (django-ratelimit, counted in the default cache): a token may make
-# QQ_API_TOKEN_RATE requests, and an address QQ_API_TOKEN_FAILURE_RATE unknown or revoked
-# tokens, before it is answered 429. The counts need a cache every process shares:
-# QQ_CACHE_URL (redis://...) in production; without it each process counts alone.
+# QQ_API_TOKEN_RATE requests, and an address QQ_API_TOKEN_FAILURE_RATE requests with the
+# same unknown or revoked token (ten times that with any), before it is answered 429. A
+# valid token is checked first and is never refused for others' failures. The counts need
+# a cache every process shares: QQ_CACHE_URL (redis://...) in production; without it each
+# process counts alone.
 QQ_API_TOKEN_RATE = envstr("QQ_API_TOKEN_RATE", "600/m")
 QQ_API_TOKEN_FAILURE_RATE = envstr("QQ_API_TOKEN_FAILURE_RATE", "20/m")
 QQ_CACHE_URL = envstr("QQ_CACHE_URL", "")

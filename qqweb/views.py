@@ -14,6 +14,7 @@ from qqweb.forms import ApiTokenCreateForm
 from qqweb.health import forget_cached_health, stores_health
 from qqweb.liveness import liveness
 from qqweb.models import ApiToken
+from qqweb.selectors import api_tokens_for
 from qqweb.services import api_token_create, api_token_revoke
 
 
@@ -71,7 +72,7 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
             request, f"Token “{token.name}” created. Copy it now: it is not shown again."
         )
         form = ApiTokenCreateForm(initial={"user": request.user.pk}, creator=request.user)
-    tokens = ApiToken.objects.select_related("user").all()
+    tokens = api_tokens_for(actor=request.user)
     return render(
         request, "qqweb/api_tokens.html", {"form": form, "tokens": tokens, "new_key": new_key}
     )
@@ -81,7 +82,7 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
 @role_required(ADMIN)
 def api_token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
     try:
-        token = api_token_revoke(token_id=token_id)
+        token = api_token_revoke(token_id=token_id, actor=request.user)
     except ApiToken.DoesNotExist as e:
         raise Http404(f"there is no token {token_id}") from e
     messages.success(request, f"Token “{token.name}” revoked.")

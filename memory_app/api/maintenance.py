@@ -77,8 +77,11 @@ def maintenance_run_plan(
 def maintenance_run_apply(request: HttpRequest, run_id: int) -> Status:
     """Apply exactly the plan of dry run ``run_id`` in the worker: the planned notes by id,
     each only if unchanged since the plan (the others are counted in
-    ``stats.changed_since_plan``); 400 when there is no plan or it was applied already."""
+    ``stats.changed_since_plan``); 404 when there is no such run, 409 when its kind keeps
+    no plan (an export, a scan), 400 when it is not a finished dry run or its plan was
+    applied already."""
     require_role(request, ADMIN)
+    _run(run_id)
     return Status(202, plan_apply_start(actor=Actor.from_request(request), run_id=run_id))
 
 

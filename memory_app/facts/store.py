@@ -119,7 +119,7 @@ def _cursor_filter(cursor: str) -> tuple[dict[str, Any], bool]:
             )
         if kind == "x":
             return {"_id": {"$lt": ObjectId(rest[0])}}, False
-    except (ValueError, IndexError, InvalidId):
+    except (ValueError, IndexError, InvalidId, OverflowError):  # Overflow: no such date
         pass
     raise InvalidNote("cursor", "not a cursor this list gave")
 

@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from memory_app.facts import FactNotFound, FactsConfigError
@@ -49,20 +49,25 @@ def facts_list(request: HttpRequest) -> HttpResponse:
         "legacy": request.GET.get("legacy", "") == "1",
         "next_start": request.GET.get("next_start", "") == "1",
     }
-    try:
-        listing = selectors.facts_list(
+
+    def listed(cursor: str | None) -> Any:
+        return selectors.facts_list(
             text=filters["q"],
             embedding=filters["embedding"],
             legacy=filters["legacy"],
             next_start=filters["next_start"],
-            cursor=request.GET.get("cursor") or None,
+            cursor=cursor,
         )
-    except InvalidNote:  # a cursor this list did not give
-        return redirect("facts_app:facts")
+
+    error, status = "", 200
+    try:
+        listing = listed(request.GET.get("cursor") or None)
+    except InvalidNote as e:  # a cursor this list did not give: the first page, and why
+        listing, error, status = listed(None), str(e), 400
     kept = {k: v for k, v in request.GET.items() if k != "cursor"}
     next_query = urlencode({**kept, "cursor": listing.next_cursor}) if listing.next_cursor else ""
-    context = {"listing": listing, "filters": filters, "next_query": next_query}
-    return render_page(request, "facts_app/facts.html", "facts-table", context)
+    context = {"listing": listing, "filters": filters, "next_query": next_query, "error": error}
+    return render_page(request, "facts_app/facts.html", "facts-table", context, status)
 
 
 @require_GET

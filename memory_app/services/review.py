@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -76,10 +78,9 @@ def duplicates_scan(
             changed.append(pair)
             stats["reopened"] += 1
         else:
-            if pair.status == ReviewPair.SKIPPED:
-                pair.status = ReviewPair.PENDING
-            pair.similarity = round(similarity, 4)
-            changed.append(pair)
+            if pair.status == ReviewPair.SKIPPED or pair.similarity != round(similarity, 4):
+                pair.status, pair.similarity = ReviewPair.PENDING, round(similarity, 4)
+                changed.append(pair)  # a pair queued as it was is not written again
             stats["already_queued"] += 1
         if progress and (index % 200 == 0 or index == len(rows)):
             progress(index, len(rows))
@@ -87,24 +88,38 @@ def duplicates_scan(
     return stats
 
 
-SCAN_WRITE_BATCH = 500
+SCAN_WRITE_BATCH = 250
+# After each batch the scan lets go of the database this long: SQLite's busy handler has a
+# waiting writer retry at least every 0.1 s, so each one gets its turn between two batches
+# instead of waiting out the busy timeout behind back-to-back transactions.
+SCAN_WRITE_PAUSE_S = 0.1
 
 
 def _write_in_batches(new: list[ReviewPair], changed: list[ReviewPair]) -> None:
-    """The scan's rows, a few hundred per short transaction: never one write per pair,
-    never one long transaction that holds the database (SQLite has one writer) while
-    people curate."""
-    for start in range(0, len(new), SCAN_WRITE_BATCH):
+    """The scan's rows, a few hundred per short transaction, a pause after each: never
+    one write per pair, never one long transaction nor a train of them holding the
+    database (SQLite has one writer) while people curate or scripts call the API."""
+    batches: list[Callable[[], Any]] = [
+        partial(
+            ReviewPair.objects.bulk_create,
+            new[start : start + SCAN_WRITE_BATCH],
+            ignore_conflicts=True,
+        )
+        for start in range(0, len(new), SCAN_WRITE_BATCH)
+    ]
+    batches += [
+        partial(
+            ReviewPair.objects.bulk_update,
+            changed[start : start + SCAN_WRITE_BATCH],
+            ["status", "hash_a", "hash_b", "similarity"],
+        )
+        for start in range(0, len(changed), SCAN_WRITE_BATCH)
+    ]
+    for index, write in enumerate(batches):
+        if index:
+            time.sleep(SCAN_WRITE_PAUSE_S)
         with transaction.atomic():
-            ReviewPair.objects.bulk_create(
-                new[start : start + SCAN_WRITE_BATCH], ignore_conflicts=True
-            )
-    for start in range(0, len(changed), SCAN_WRITE_BATCH):
-        with transaction.atomic():
-            ReviewPair.objects.bulk_update(
-                changed[start : start + SCAN_WRITE_BATCH],
-                ["status", "hash_a", "hash_b", "similarity"],
-            )
+            write()
 
 
 def review_verdict(

@@ -187,3 +187,16 @@ def test_a_bug_in_a_curation_query_is_a_500_not_a_refusal_message(curator, graph
     )
     assert response.status_code == 500
     assert graph_dump() == before
+
+
+@pytest.mark.parametrize("page", ["graph_app:duplicates", "graph_app:orphans"])
+def test_a_closed_port_gives_the_duplicates_page_the_outage_page_like_the_others(
+    page, viewer_client, stores, settings
+):
+    settings.NEO4J_URI = f"bolt://127.0.0.1:{free_port()}"
+    response = viewer_client.get(reverse(page))
+    assert response.status_code == 503
+    shown = response.content.decode()
+    assert 'id="store-down"' in shown
+    assert "The knowledge graph (Neo4j) is not reachable</strong>" in shown
+    assert "No candidates" not in shown

@@ -4,7 +4,7 @@ limited (django-ratelimit), and so are guesses of tokens."""
 import pytest
 from django.test import Client
 
-from qqweb.services import api_token_create
+from qqweb.services import api_token_create, api_token_revoke
 
 pytestmark = pytest.mark.django_db
 
@@ -56,17 +56,64 @@ def test_a_token_past_its_rate_is_answered_429(viewer, settings):
     assert Client(HTTP_AUTHORIZATION=f"Bearer {other}").get("/api/me").status_code == 200
 
 
-def test_guessing_tokens_is_answered_429_then_even_a_good_token_waits(viewer, settings):
+def test_guessing_tokens_is_answered_429_but_a_good_token_from_that_address_still_works(
+    viewer, settings
+):
     settings.QQ_API_TOKEN_FAILURE_RATE = "3/m"
     _, raw = api_token_create(user=viewer, name="script")
     guesses = [
-        Client(HTTP_AUTHORIZATION=f"Bearer qq_guess{i}").get("/api/me").status_code
-        for i in range(4)
+        Client(HTTP_AUTHORIZATION="Bearer qq_guessing").get("/api/me").status_code for _ in range(4)
     ]
     assert guesses == [401, 401, 401, 429]
-    assert Client(HTTP_AUTHORIZATION=f"Bearer {raw}").get("/api/me").status_code == 429
-    elsewhere = Client(HTTP_AUTHORIZATION=f"Bearer {raw}", REMOTE_ADDR="10.0.0.9")
-    assert elsewhere.get("/api/me").status_code == 200
+    assert Client(HTTP_AUTHORIZATION=f"Bearer {raw}").get("/api/me").status_code == 200
+
+
+def test_a_stranger_behind_the_same_address_cannot_lock_out_a_valid_token(viewer, settings):
+    """Two clients behind one proxy (one address): one sends twenty bogus tokens a minute,
+    even ones that start like the valid token; the other's valid token keeps answering
+    200, and the stranger alone is told 429."""
+    settings.QQ_API_TOKEN_FAILURE_RATE = "20/m"
+    _, raw = api_token_create(user=viewer, name="nightly script")
+    stranger = Client(REMOTE_ADDR="10.0.0.7")
+    script = Client(REMOTE_ADDR="10.0.0.7", HTTP_AUTHORIZATION=f"Bearer {raw}")
+    bogus = [
+        stranger.get("/api/me", HTTP_AUTHORIZATION="Bearer qq_bogus-token").status_code
+        for _ in range(25)
+    ]
+    same_start = [
+        stranger.get("/api/me", HTTP_AUTHORIZATION=f"Bearer {raw[:10]}x{i}").status_code
+        for i in range(25)
+    ]
+    assert bogus[:20] == [401] * 20 and set(bogus[20:]) == {429}
+    assert set(same_start[20:]) == {429}
+    answers = [script.get("/api/me") for _ in range(5)]
+    assert [a.status_code for a in answers] == [200] * 5
+    assert answers[-1].json()["via"] == "token"
+
+
+def test_a_stranger_varying_its_tokens_is_refused_and_the_valid_token_still_works(viewer, settings):
+    """Varying the bogus tokens does not escape the limit: the address's failures count
+    too (ten times one token's budget); the valid token from that address still works."""
+    settings.QQ_API_TOKEN_FAILURE_RATE = "2/m"
+    _, raw = api_token_create(user=viewer, name="script")
+    answers = [
+        Client().get("/api/me", HTTP_AUTHORIZATION=f"Bearer qq_{i:07d}x").status_code
+        for i in range(22)
+    ]
+    assert answers[:20] == [401] * 20 and answers[20:] == [429, 429]
+    assert Client(HTTP_AUTHORIZATION=f"Bearer {raw}").get("/api/me").status_code == 200
+
+
+def test_another_clients_revoked_token_is_told_401_not_the_strangers_429(viewer, settings):
+    """The failures count per presented token (its first characters) and address: a
+    script with a revoked token behind the same address still learns its token is no
+    good (401), not that someone else was refused."""
+    settings.QQ_API_TOKEN_FAILURE_RATE = "3/m"
+    token, raw = api_token_create(user=viewer, name="old script")
+    api_token_revoke(token_id=token.pk)
+    for _ in range(5):
+        Client().get("/api/me", HTTP_AUTHORIZATION="Bearer qq_strangerxx")
+    assert Client(HTTP_AUTHORIZATION=f"Bearer {raw}").get("/api/me").status_code == 401
 
 
 def test_a_client_address_that_is_no_address_is_counted_not_a_500(viewer, settings):

@@ -18,9 +18,10 @@ from ..documents import utcnow_naive
 from ..embeddings import embed_keeping_dimension, require_dimension
 from ..errors import InvalidNote, MemoryLibraryError, NoteNotFound
 from ..importance import ARCHIVE_THRESHOLD
-from .entries import ArchivedNote, local_naive_iso, new_note_id, reason_kind
+from .entries import ArchivedNote, local_naive_iso, new_note_id
 from .file import ArchiveFile, ArchiveLine
 from .restore import ArchiveLineGone, RestoreConflict, is_restore_of, restored_document
+from .stats import archive_stats_cache
 
 if TYPE_CHECKING:
     from ..embeddings import Embedder
@@ -323,18 +324,9 @@ class ArchiveManager:
         return result
 
     def get_archive_stats(self) -> dict[str, Any]:
-        """``{total, by_reason, oldest, newest}`` as in the seed, plus restored / unreadable."""
-        read = self.read()
-        reasons = Counter(reason_kind(note.reason) for note in read.notes)
-        stamps = [note.archived_at for note in read.notes if note.archived_at]
-        return {
-            "total": len(read.notes),
-            "by_reason": dict(reasons),
-            "oldest": min(stamps) if stamps else None,
-            "newest": max(stamps) if stamps else None,
-            "restored": sum(1 for note in read.notes if note.restored),
-            "unreadable_lines": len(read.bad_lines),
-        }
+        """``{total, by_reason, oldest, newest}`` as in the seed, plus restored / unreadable;
+        kept per file (:mod:`.stats`): the file is read again only when it changed."""
+        return archive_stats_cache(self.archive_file, self.lock_file).stats()
 
 
 _RESTORE_KEYS = ("restored", "restored_at")

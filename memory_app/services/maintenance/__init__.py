@@ -8,8 +8,8 @@ task, the maintenance page, the API and the management commands all start jobs t
 """
 
 from . import graph_jobs, notes_jobs, schedules
-from .common import Job, JobBusy, Progress, RunCancelled
-from .registry import JOBS, UNDO_KIND, job_of
+from .common import Job, JobBusy, NoPlanToApply, Progress, RunCancelled
+from .registry import JOBS, RUN_KINDS, UNDO_KIND, job_of, plan_job
 from .runner import job_apply_plan, job_create, job_run, job_undo_create
 from .schedules import (
     DEFAULT_SCHEDULES,
@@ -29,10 +29,12 @@ UNDO_HANDLERS = {
 __all__ = [
     "DEFAULT_SCHEDULES",
     "JOBS",
+    "RUN_KINDS",
     "UNDO_HANDLERS",
     "UNDO_KIND",
     "Job",
     "JobBusy",
+    "NoPlanToApply",
     "Progress",
     "RunCancelled",
     "job_apply_plan",
@@ -40,6 +42,7 @@ __all__ = [
     "job_of",
     "job_run",
     "job_undo_create",
+    "plan_job",
     "schedule_kwargs",
     "schedule_update",
     "scheduled_plan_settle",

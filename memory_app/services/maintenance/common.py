@@ -26,6 +26,18 @@ class JobBusy(InvalidNote):
         super().__init__("job", f"{kind} is running already (run {run_id}); wait for it")
 
 
+class NoPlanToApply(InvalidNote):
+    """Asked to apply the plan of a run whose kind keeps none (409): only the dry run of a
+    destructive job has a plan."""
+
+    def __init__(self, run_id: int, what: str, planners: list[str]) -> None:
+        super().__init__(
+            "run",
+            f"run {run_id} ({what}) has no plan to apply: only the dry run of a "
+            f"destructive job has one ({', '.join(planners)})",
+        )
+
+
 class RunCancelled(Exception):
     """Raised by a run's progress callback at a batch boundary once the run was asked to
     stop (:func:`memory_app.services.runs.run_cancel`)."""

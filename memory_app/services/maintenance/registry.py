@@ -9,6 +9,7 @@ from memory_app.job_params import (
     DedupScanParams,
     ReembedParams,
 )
+from memory_app.memory import InvalidNote
 
 from .common import Job
 from .consolidation import auto_consolidation_job, consolidation_apply
@@ -120,5 +121,34 @@ HIDDEN_JOBS: dict[str, Job] = {
 }
 
 
+# Runs that other parts of qqweb record as MaintenanceRuns (qqweb.backup: its exports and
+# imports, run by its own task): each has a run page and can be cancelled; none has a plan
+# to apply or work here.
+RECORDED_KINDS: dict[str, str] = {"export": "Export", "import": "Import"}
+
+# Every kind a MaintenanceRun may have.
+RUN_KINDS: tuple[str, ...] = (*JOBS, *HIDDEN_JOBS, *RECORDED_KINDS)
+
+
 def job_of(kind: str) -> Job:
-    return JOBS.get(kind) or HIDDEN_JOBS[kind]
+    """The job that runs runs of ``kind``; refused (InvalidNote) for a kind recorded by
+    another part of qqweb (an export, an import), or unknown."""
+    job = JOBS.get(kind) or HIDDEN_JOBS.get(kind)
+    if job is None:
+        raise InvalidNote("run", f"{kind!r} runs are not run by the maintenance jobs")
+    return job
+
+
+def kind_title(kind: str) -> str:
+    job = JOBS.get(kind) or HIDDEN_JOBS.get(kind)
+    return job.title if job is not None else RECORDED_KINDS.get(kind, kind)
+
+
+def plan_job(kind: str) -> Job | None:
+    """The destructive job whose dry runs of ``kind`` keep a plan to apply, or None."""
+    job = JOBS.get(kind)
+    return job if job is not None and job.apply is not None else None
+
+
+def planning_kinds() -> list[str]:
+    return [kind for kind in JOBS if plan_job(kind) is not None]

@@ -26,8 +26,8 @@ from memory_app.services.runs import (
 from qqweb.actors import Actor
 from qqweb.audit.models import AuditEvent
 
-from .common import LOCK_TTL, JobBusy, RunCancelled
-from .registry import JOBS, UNDO_KIND, job_of
+from .common import LOCK_TTL, JobBusy, NoPlanToApply, RunCancelled
+from .registry import JOBS, UNDO_KIND, job_of, kind_title, plan_job, planning_kinds
 
 # --- running a job ---------------------------------------------------------------------------
 
@@ -57,8 +57,8 @@ def job_apply_plan(*, actor: Actor, run_id: int) -> MaintenanceRun:
     plan_run = MaintenanceRun.objects.filter(pk=run_id).first()
     if plan_run is None:
         raise InvalidNote("run", f"there is no run {run_id}")
-    if job_of(plan_run.kind).apply is None:
-        raise InvalidNote("run", f"{plan_run.kind} has no plan to apply: start a run")
+    if plan_job(plan_run.kind) is None:
+        raise NoPlanToApply(plan_run.pk, kind_title(plan_run.kind), planning_kinds())
     if not plan_run.dry_run or plan_run.status != MaintenanceRun.DONE or plan_run.plan is None:
         raise InvalidNote("run", f"run {plan_run.pk} is not a finished dry run with a plan")
     applied = plan_run.applications.exclude(

@@ -79,3 +79,20 @@ def test_a_uri_without_a_database_is_a_clear_error(
 
 def test_it_needs_a_login(facts_store: FactsStore, client: Client) -> None:
     assert client.get("/api/facts").status_code == 401
+
+
+OUT_OF_RANGE_CURSORS = [
+    "d.99999999999999999999999.000000000000000000000000",  # past any date
+    "d.-62135596800001.000000000000000000000000",  # a millisecond before year 1
+    "d.999999999999999.000000000000000000000000",  # past year 9999
+]
+
+
+def test_a_cursor_past_the_dates_python_holds_is_a_400_naming_the_cursor(
+    facts_store: FactsStore, viewer_client: Client
+) -> None:
+    plant(facts_store)
+    for cursor in OUT_OF_RANGE_CURSORS:
+        response = viewer_client.get("/api/facts", {"cursor": cursor})
+        assert response.status_code == 400, cursor
+        assert response.json()["error"]["field"] == "cursor"

@@ -130,3 +130,14 @@ def test_a_store_that_is_down_gives_the_banner_page(
     response = viewer_client.get("/facts/next-start/")
     assert response.status_code == 503
     assert "The facts store is unavailable" in response.content.decode()
+
+
+def test_a_cursor_past_the_dates_python_holds_is_a_400_naming_the_cursor(
+    facts_store: FactsStore, viewer_client: Client
+) -> None:
+    plant(facts_store)
+    for cursor in ("d.99999999999999999999999.000000000000000000000000", "d.-62135596800001.0"):
+        page = viewer_client.get("/facts/", {"cursor": cursor})
+        assert page.status_code == 400, cursor
+        assert "cursor: not a cursor this list gave" in page.content.decode()
+        assert "likes tea" in page.content.decode()  # the first page, under the message
