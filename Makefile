@@ -3,7 +3,7 @@ SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 PY := .venv/bin/python
 
-.PHONY: install dev test test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-graph bench-judgment neo4j clean
+.PHONY: install dev test test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-graph bench-judgment bench-judgment-train neo4j clean
 
 install: $(PY)
 $(PY): pyproject.toml uv.lock
@@ -88,6 +88,13 @@ JUDGMENT_MIRROR ?= /work/.mirror
 bench-judgment: install
 	$(PY) bench/judgment_data.py --mirror $(JUDGMENT_MIRROR)
 	$(PY) bench/judgment.py --markdown
+
+# The learned pair model (memory_app/memory/pair_model.py): fitted on the train split of the
+# pairs above (their vectors cached by bench-judgment), model and threshold chosen by
+# cross-validation on train; writes memory_app/memory/pair_model.npz (~20 KB). A few minutes.
+bench-judgment-train: install
+	$(PY) bench/judgment_data.py --mirror $(JUDGMENT_MIRROR)
+	$(PY) bench/judgment_train.py
 
 # SecantusDB's Rust server, for the list benchmark (built once, ~5 min, kept in var/cargo).
 # Its crate asks for Rust 1.98; it builds and runs with the 1.95 toolchain here.

@@ -23,6 +23,12 @@ new) and read by ``memory_app.memory.differences``. At a threshold ``t``:
   different-fact pairs it would merge are those above that threshold with no flag; the
   count without that rule (every pair above) is printed beside it.
 
+The targets are given three times: for the rules' flags, for the learned pair model's
+(memory_app/memory/pair_model.py, a pair flagged when its probability of a different fact is
+at least the threshold stored with its weights) and for both together; the model's AUC and
+its trade-off at a few thresholds follow. The model and its threshold come from
+bench/judgment_train.py, on train only.
+
 Figures are per split; the rules were tuned on train, dev is what is reported. Results
 go to stdout and, with ``--markdown``, to bench/results/judgment.md.
 
@@ -39,6 +45,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,6 +68,7 @@ from judgment_data import Pair, read  # noqa: E402
 from memory_app.job_params import AutoConsolidationParams  # noqa: E402
 from memory_app.memory.differences import Difference, pair_judgment  # noqa: E402
 from memory_app.memory.embeddings import SentenceTransformerEmbedder  # noqa: E402
+from memory_app.memory.pair_model import pair_features, pair_model  # noqa: E402
 
 CACHE = ROOT / "var" / "judgment" / "embeddings.npz"
 DIFFERENT = ("different", "contradiction")
@@ -108,6 +116,7 @@ class Judged:
     cosine: float
     found: tuple[Difference, ...]
     unattended: bool  # pair_judgment(...).unattended_merge
+    learned: float = 0.0  # memory.pair_model's probability of a different fact
 
     @property
     def flagged(self) -> bool:
@@ -181,58 +190,114 @@ def auto_figures(rows: list[Judged], t: float) -> dict[str, str]:
     }
 
 
-def targets(rows: list[Judged], t: float, auto_t: float) -> list[str]:
-    """Issue 24's four targets on ``rows``, each with its figure and whether it is met."""
+Flagger = Callable[["Judged"], bool]
+
+
+def flaggers(threshold: float) -> dict[str, Flagger]:
+    """Who flags a pair: the rules, the learned model at ``threshold``, either."""
+    return {
+        "rules": lambda r: r.flagged,
+        f"learned model (p >= {threshold:.2f})": lambda r: r.learned >= threshold,
+        "rules + learned": lambda r: r.flagged or r.learned >= threshold,
+    }
+
+
+def targets(rows: list[Judged], t: float, auto_t: float, threshold: float) -> list[str]:
+    """Issue 24's four targets on ``rows``, each with its figure and whether it is met, for
+    the rules' flags, the learned model's and both together."""
     judged = [r for r in rows if r.pair.label != "detail"]
     diff_q = [r for r in judged if r.pair.label in DIFFERENT and r.cosine >= t]
     neg = [r for r in judged if r.pair.negation]
     dup_q = [r for r in judged if r.pair.label == "dup" and r.cosine >= t]
     auto = [r for r in judged if r.pair.label in DIFFERENT and r.cosine >= auto_t]
-    merged = [r for r in auto if not r.flagged]
-    copies = [r for r in auto if r.unattended]
-    rows_out = [
+    n_diff = sum(r.pair.label in DIFFERENT for r in judged)
+    at_most_10 = (lambda x, n: x <= 0.10 * n, "at most 10%")
+    rows_out: list[tuple[str, tuple[Callable[[int, int], bool], str], Callable]] = [
         (
             f"different-fact pairs reaching the queue (>= {t}) without a flag",
-            "at most 10%",
-            sum(not r.flagged for r in diff_q),
-            len(diff_q),
-            lambda x, n: x <= 0.10 * n,
+            at_most_10,
+            lambda f: (sum(not f(r) for r in diff_q), len(diff_q)),
         ),
         (
             "negation contradictions flagged (at any similarity)",
-            "at least 90%",
-            sum(r.flagged for r in neg),
-            len(neg),
-            lambda x, n: x >= 0.90 * n,
+            (lambda x, n: x >= 0.90 * n, "at least 90%"),
+            lambda f: (sum(f(r) for r in neg), len(neg)),
         ),
         (
             f"true duplicates in the queue (>= {t}) falsely flagged",
-            "at most 10%",
-            sum(r.flagged for r in dup_q),
-            len(dup_q),
-            lambda x, n: x <= 0.10 * n,
+            at_most_10,
+            lambda f: (sum(f(r) for r in dup_q), len(dup_q)),
         ),
         (
             f"different-fact pairs auto-consolidation merges at {auto_t} (flagged pairs never)",
-            "none",
-            len(merged),
-            sum(r.pair.label in DIFFERENT for r in judged),
-            lambda x, n: x == 0,
+            (lambda x, n: x == 0, "none"),
+            lambda f: (sum(not f(r) for r in auto), n_diff),
         ),
         (
             "the same, auto-consolidation merging only copies (no flag, same words in order)",
-            "none",
-            len(copies),
-            sum(r.pair.label in DIFFERENT for r in judged),
-            lambda x, n: x == 0,
+            (lambda x, n: x == 0, "none"),
+            lambda f: (sum(r.unattended and not f(r) for r in auto), n_diff),
         ),
     ]
-    out = ["| target | goal | figure | met |", "| --- | --- | --- | --- |"]
-    for name, goal, part, whole, ok in rows_out:
-        out.append(
-            f"| {name} | {goal} | {_share(part, whole)} | {'yes' if ok(part, whole) else 'no'} |"
-        )
+    who = flaggers(threshold)
+    out = [
+        "| target | goal | " + " | ".join(f"{name} | met" for name in who) + " |",
+        "| --- | --- |" + " --- | --- |" * len(who),
+    ]
+    for name, (ok, goal), count in rows_out:
+        cells = []
+        for f in who.values():
+            part, whole = count(f)
+            cells.append(f"{_share(part, whole)} | {'yes' if ok(part, whole) else 'no'}")
+        out.append(f"| {name} | {goal} | " + " | ".join(cells) + " |")
     return out
+
+
+def _flag(r: Judged, threshold: float, rules: bool) -> bool:
+    return (rules and r.flagged) or r.learned >= threshold
+
+
+def learned_curve(rows: list[Judged], t: float, chosen: float) -> list[str]:
+    """In the queue, at a few thresholds of the learned model: different-fact pairs left
+    unflagged and duplicates falsely flagged, by the model alone and with the rules."""
+    diff_q = [r for r in rows if r.pair.label in DIFFERENT and r.cosine >= t]
+    dup_q = [r for r in rows if r.pair.label == "dup" and r.cosine >= t]
+    out = [
+        "| threshold | model alone: different facts unflagged | duplicates flagged "
+        "| rules + model: different facts unflagged | duplicates flagged |",
+        "| ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for th in sorted({0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, round(chosen, 2)}):
+        cells = []
+        for rules in (False, True):
+            cells += [
+                _share(sum(not _flag(r, th, rules) for r in diff_q), len(diff_q)),
+                _share(sum(_flag(r, th, rules) for r in dup_q), len(dup_q)),
+            ]
+        mark = " (chosen)" if abs(th - chosen) < 1e-9 else ""
+        out.append(f"| {th:.2f}{mark} | " + " | ".join(cells) + " |")
+    return out
+
+
+def learned_auc(rows: list[Judged], t: float) -> str:
+    """AUC of the model's probability (and of 1 - cosine) between different facts and
+    duplicates in the queue that the rules leave unflagged."""
+    q = [r for r in rows if r.cosine >= t and not r.flagged and r.pair.label != "detail"]
+    pos = [r for r in q if r.pair.label in DIFFERENT]
+    neg = [r for r in q if r.pair.label == "dup"]
+
+    def auc(score: Callable[[Judged], float]) -> float:
+        a, b = np.array([score(r) for r in pos]), np.array([score(r) for r in neg])
+        if not len(a) or not len(b):
+            return float("nan")
+        above = (a[:, None] > b[None, :]).sum() + 0.5 * (a[:, None] == b[None, :]).sum()
+        return float(above / (len(a) * len(b)))
+
+    return (
+        f"AUC among the {len(q)} queue pairs the rules leave unflagged ({len(pos)} different "
+        f"facts, {len(neg)} duplicates): model {auc(lambda r: r.learned):.3f}, "
+        f"1 - cosine {auc(lambda r: -r.cosine):.3f}"
+    )
 
 
 def kind_table(rows: list[Judged], t: float) -> list[str]:
@@ -297,11 +362,21 @@ def main() -> None:
     vectors = embed_all([t for p in pairs for t in (p.left, p.right)], model)
     started = time.perf_counter()
     judged = []
+    learned_s = 0.0
+    learned = pair_model()
     for p in pairs:
         judgment = pair_judgment(p.left, p.right)
-        cosine = float(vectors[p.left] @ vectors[p.right])
-        judged.append(Judged(p, cosine, judgment.differences, judgment.unattended_merge))
-    rules_ms = 1000 * (time.perf_counter() - started) / max(1, len(pairs))
+        u, v = vectors[p.left], vectors[p.right]
+        cosine = float(u @ v)
+        tick = time.perf_counter()
+        row = pair_features(u, v, p.left, p.right, judgment.differences)
+        probability = float(learned.probabilities(row)[0])
+        learned_s += time.perf_counter() - tick
+        judged.append(
+            Judged(p, cosine, judgment.differences, judgment.unattended_merge, probability)
+        )
+    rules_ms = 1000 * (time.perf_counter() - started - learned_s) / max(1, len(pairs))
+    learned_ms = 1000 * learned_s / max(1, len(pairs))
     queue_t = float(settings.QQ_DEDUP_THRESHOLD)
     auto_ts = sorted({float(AutoConsolidationParams().threshold), 0.95})
     info = machine()
@@ -310,13 +385,26 @@ def main() -> None:
         "",
         f"Run {info['date']}, commit {info['commit']}, load average {info['load']}; "
         f"model {model} (numpy engine); {len(pairs)} pairs; "
-        f"the rules take {rules_ms:.2f} ms a pair.",
+        f"the rules take {rules_ms:.2f} ms a pair, the learned model {learned_ms:.2f} ms more.",
         f"Queue threshold QQ_DEDUP_THRESHOLD = {queue_t}; "
         f"auto-consolidation at {', '.join(map(str, auto_ts))}.",
     ]
     reported = "dev" if "dev" in args.splits.split(",") else args.splits.split(",")[0]
     out += ["", f"## Targets on {reported} (all corpora)", ""]
-    out += targets([r for r in judged if r.pair.split == reported], queue_t, max(auto_ts))
+    dev = [r for r in judged if r.pair.split == reported]
+    out += targets(dev, queue_t, max(auto_ts), learned.threshold)
+    out += [
+        "",
+        f"## The learned pair model on {reported}",
+        "",
+        f"memory_app/memory/pair_model.npz: {learned.about}.",
+        "",
+        f"On {reported}: {learned_auc(dev, queue_t)}.",
+        "",
+        f"In the queue (>= {queue_t}), by threshold of the model's probability:",
+        "",
+    ]
+    out += learned_curve(dev, queue_t, learned.threshold)
     for split in args.splits.split(","):
         rows = [r for r in judged if r.pair.split == split]
         labels = Counter(f"{r.pair.corpus} {r.pair.label}" for r in rows)
