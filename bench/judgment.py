@@ -310,7 +310,7 @@ def kind_table(rows: list[Judged], t: float) -> list[str]:
     queued = [r for r in rows if r.cosine >= t]
     kinds = sorted({d.kind for r in queued for d in r.found})
     for kind in kinds:
-        counts = Counter()
+        counts: Counter[str] = Counter()
         for r in queued:
             ks = {d.kind for d in r.found}
             if kind not in ks:
@@ -378,7 +378,7 @@ def main() -> None:
     rules_ms = 1000 * (time.perf_counter() - started - learned_s) / max(1, len(pairs))
     learned_ms = 1000 * learned_s / max(1, len(pairs))
     queue_t = float(settings.QQ_DEDUP_THRESHOLD)
-    auto_ts = sorted({float(AutoConsolidationParams().threshold), 0.95})
+    auto_ts = sorted({float(AutoConsolidationParams.model_validate({}).threshold), 0.95})
     info = machine()
     out = [
         "# Judgment benchmark",
