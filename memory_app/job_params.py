@@ -18,12 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from pydantic import ValidationError as PydanticValidationError
 
 from memory_app.memory import InvalidNote
+from qqweb.api_types import NoBool
 
 MAX_DAYS = 36_500  # a hundred years: today minus that many days is still a date
 
 
-Threshold = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
-Days = Annotated[int, Field(ge=0, le=MAX_DAYS)]
+Threshold = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False), NoBool]
+Days = Annotated[int, Field(ge=0, le=MAX_DAYS), NoBool]
 
 
 def _archive_threshold() -> float:

@@ -95,9 +95,7 @@ class NoteCreateIn(Schema):
     section: str | None = Field(
         None, max_length=64, description="one of the five sections, or null"
     )
-    importance: float | None = Field(
-        None, ge=0, le=1, description="null: the agent's own score of the text"
-    )
+    importance: Fraction | None = Field(None, description="null: the agent's own score of the text")
 
 
 class NotePatchIn(Schema):

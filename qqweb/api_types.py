@@ -6,6 +6,9 @@ and ninja refuses a value outside them with a 422 naming the field.
   a store (Neo4j takes 64-bit integers, MongoDB too, Python dates end in year 9999).
 - Floats are finite (``Fraction``, ``Similarity``): ``NaN`` and ``Infinity`` are refused,
   as JSON has no such numbers and a comparison with NaN is never true.
+- Numbers are numbers: ``true`` and ``false`` are refused where a number is asked
+  (pydantic's lax mode would read them as 1 and 0), and a string such as ``"0.5"`` is
+  still read, as query parameters arrive as strings.
 - Strings have a maximum length (``Cursor``, ``ShortText``, ``SearchText``).
 - Dates the API answers carry their offset (``UtcDateTime``, RFC 3339): MongoDB gives back
   naive UTC datetimes, which are UTC and are said to be.
@@ -14,10 +17,10 @@ and ninja refuses a value outside them with a 422 naming the field.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from ninja import Schema
-from pydantic import AfterValidator, ConfigDict, Field
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
 
 MAX_OFFSET = 100_000
 MAX_CURSOR_LENGTH = 512
@@ -25,10 +28,22 @@ MAX_SHORT_TEXT = 300  # names, labels, ids, filters
 MAX_SEARCH_TEXT = 500  # text filters matched against content
 
 
-Limit200 = Annotated[int, Field(ge=1, le=200, description="How many to answer, 1 to 200.")]
-Limit1000 = Annotated[int, Field(ge=1, le=1000, description="How many to answer, 1 to 1000.")]
+def not_a_boolean(value: Any) -> Any:
+    """Refuse ``true`` / ``false`` where a number is asked (before pydantic's lax mode
+    reads them as 1 and 0)."""
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true or false")
+    return value
+
+
+NoBool = BeforeValidator(not_a_boolean)
+
+Limit200 = Annotated[int, Field(ge=1, le=200, description="How many to answer, 1 to 200."), NoBool]
+Limit1000 = Annotated[
+    int, Field(ge=1, le=1000, description="How many to answer, 1 to 1000."), NoBool
+]
 Offset = Annotated[
-    int, Field(ge=0, le=MAX_OFFSET, description=f"How many to skip, 0 to {MAX_OFFSET}.")
+    int, Field(ge=0, le=MAX_OFFSET, description=f"How many to skip, 0 to {MAX_OFFSET}."), NoBool
 ]
 Cursor = Annotated[
     str,
@@ -39,8 +54,8 @@ Cursor = Annotated[
 ]
 ShortText = Annotated[str, Field(max_length=MAX_SHORT_TEXT)]
 SearchText = Annotated[str, Field(max_length=MAX_SEARCH_TEXT)]
-Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
-Similarity = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False), NoBool]
+Similarity = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False), NoBool]
 
 
 def _with_offset(value: datetime) -> datetime:

@@ -171,3 +171,30 @@ def test_bulk_archive_of_ids_reports_missing_ones(curator_client, notes):
 def test_bulk_with_an_unknown_action_is_refused(curator_client, notes):
     response = post(curator_client, "/api/notes/bulk", {"action": "delete", "note_ids": []})
     assert response.status_code == 400 and response.json()["error"]["field"] == "action"
+
+
+@pytest.mark.parametrize(
+    ("url", "body"),
+    [
+        ("/api/notes", {"content": "Lumen ships on Fridays", "importance": False}),
+        ("/api/notes/note_0000000000a1", {"importance": True}),
+    ],
+)
+def test_true_or_false_for_an_importance_is_a_422_that_writes_nothing(
+    curator_client, notes, url, body
+):
+    before = notes_store().count()
+    if url == "/api/notes":
+        response = post(curator_client, url, body)
+    else:
+        note = curator_client.get(url).json()
+        response = patch(curator_client, url, {**body, "expected_updated_at": note["updated_at"]})
+    assert response.status_code == 422
+    assert "importance" in json.dumps(response.json())
+    assert notes_store().count() == before
+    assert notes_store().get_full_note("note_0000000000a1")["importance"] == 0.9
+
+
+def test_a_number_in_a_query_string_is_still_read(viewer_client, notes):
+    items = viewer_client.get("/api/notes?min_importance=0.5").json()["items"]
+    assert [n["note_id"] for n in items] == ["note_0000000000a1"]
