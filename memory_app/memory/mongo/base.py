@@ -22,7 +22,7 @@ from pymongo.errors import (
 from ..constants import DEFAULT_COLLECTION, DEFAULT_DATABASE
 from ..errors import MemoryLibraryError, StoreError, StoreUnavailable
 from .layout_guard import LayoutGuardedCollection
-from .outages import check_reachable, record_unreachable
+from .outages import check_reachable, record_reachable, record_unreachable
 
 # Server error codes that mean "not reachable now, try again later" rather than "this
 # request is wrong": shutdown, step-down, network, time limits.
@@ -48,15 +48,19 @@ def guarded(client: MongoClient[dict[str, Any]]) -> Iterator[None]:
     """Around a use of ``client``: fail at once while its server is known to be down,
     classify driver errors, and remember an unreachable server."""
     check_reachable(id(client), "mongodb")
+    started = time.monotonic()
     try:
         yield
     except ConnectionFailure as e:
         error = classify(e)
         reason = error.message if isinstance(error, StoreUnavailable) else str(e)
-        record_unreachable(id(client), reason, client.options.server_selection_timeout)
+        record_unreachable(
+            id(client), reason, client.options.server_selection_timeout, started=started
+        )
         raise error from e
     except PyMongoError as e:
         raise classify(e) from e
+    record_reachable(id(client))
 
 
 class ChangeListener(Protocol):
