@@ -15,7 +15,6 @@ from pathlib import Path
 import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = BASE_DIR / "var"
 
 
 def envstr(name: str, default: str) -> str:
@@ -41,6 +40,13 @@ def envfloat(name: str, default: float) -> float:
 
 def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in envstr(name, default).split(",") if item.strip()]
+
+
+# Local state (SQLite databases, the memory directory, the vector index, logs, `make dev`'s
+# stores): QQ_VAR_DIR, default var/ in the repository. scripts/dev.sh keeps its data there.
+VAR_DIR = Path(envstr("QQ_VAR_DIR", "") or BASE_DIR / "var").resolve()
+# scripts/dev.sh says here what it is still starting (qqweb/dev_startup.py).
+DEV_STARTING_FILE = VAR_DIR / "dev-starting.json"
 
 
 def broker_transport_options(broker_url: str, visibility_timeout: int) -> dict[str, int]:
