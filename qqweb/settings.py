@@ -253,9 +253,28 @@ SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001", "django_ratelimit.E003"]
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "django.server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        }
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        "django.server": {"class": "logging.StreamHandler", "formatter": "django.server"},
+    },
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
-    "loggers": {"neo4j": {"level": "WARNING"}, "pymongo": {"level": "WARNING"}},
+    "loggers": {
+        # Django's own console handler (on with DEBUG) goes: its records reach the root's,
+        # which printed them a second time ("Watching for file changes" twice in `make dev`).
+        # Configuring "django" resets its children, so runserver's request log is set
+        # again as Django has it (its own handler and format, not propagated).
+        "django": {"handlers": [], "level": "INFO"},
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+        "neo4j": {"level": "WARNING"},
+        "pymongo": {"level": "WARNING"},
+    },
 }
 
 # --- Stores (names and defaults of the qq agent) -----------------------------------------
