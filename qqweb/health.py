@@ -103,7 +103,7 @@ def _run_check(name: str) -> StoreStatus:
         message = getattr(e, "message", None) or str(e) or type(e).__name__
         starting = graph_starting() if name == "neo4j" else None
         if starting is not None:
-            return StoreStatus(name, False, None, str(starting), STARTING_HINT, starting=True)
+            return StoreStatus(name, False, None, f"{starting}.", STARTING_HINT, starting=True)
         return StoreStatus(name, False, None, message[:300], HINTS[name])
     latency = round((time.perf_counter() - started) * 1000, 2)
     return StoreStatus(name, True, latency, detail, "")

@@ -59,7 +59,7 @@ stop_groups() {  # GROUP...: TERM each process group, wait up to 60 s, then KILL
     left=0
     for group in "$@"; do kill -0 -- "-$group" 2>/dev/null && left=1; done
     ((left)) || return 0
-    sleep 0.5
+    sleep 0.5 || true  # a second Ctrl-C ends the sleep, not the stopping
   done
   for group in "$@"; do kill -KILL -- "-$group" 2>/dev/null || true; done
 }
@@ -119,6 +119,19 @@ graph_starting() {  # what the pages should say the graph is doing ("": nothing 
   fi
 }
 
+while_running() {  # PID WHAT: say "WHAT (N s)…" every 15 s while PID runs; its status
+  local began next=15
+  began="$(now)"
+  while kill -0 "$1" 2>/dev/null; do
+    sleep 1
+    if (($(now) - began >= next)); then
+      say "$2 ($(($(now) - began)) s)…"
+      next=$((next + 15))
+    fi
+  done
+  wait "$1"
+}
+
 graph_demo() {  # the demo graph, into an empty graph only; waits for Neo4j to answer
   "$PY" manage.py seed_demo --only graph --wait-for-graph 600 2>&1 | prefixed \
     || say "Demo graph: not loaded (see above)"
@@ -133,7 +146,8 @@ neo4j_up() {
   if scripts/neo4j.sh needs-build; then
     graph_starting "building its launcher with Maven (first run only)"
     say "Neo4j: building its launcher with Maven (first run only, about 30 s; log: $var/log/neo4j-build.log)…"
-    if ! nice -n 10 scripts/neo4j.sh build >"$var/log/neo4j-build.log" 2>&1; then
+    nice -n 10 scripts/neo4j.sh build >"$var/log/neo4j-build.log" 2>&1 &
+    if ! while_running $! "Neo4j: still building its launcher"; then
       graph_starting ""
       say "Neo4j: the build failed, so the graph is off; the end of $var/log/neo4j-build.log:"
       tail -20 "$var/log/neo4j-build.log" >&2
@@ -164,7 +178,7 @@ neo4j_up() {
       next=$((next + 15))
     fi
   done
-  say "Neo4j: ready on bolt://127.0.0.1:$neo4j_port after $(($(now) - began)) s; loading the demo graph…"
+  say "Neo4j: ready on bolt://127.0.0.1:$neo4j_port after $(($(now) - began)) s"
   graph_starting "loading the demo graph"
   wait "$demo" || true
   graph_starting ""
