@@ -12,8 +12,11 @@ $(PY): pyproject.toml uv.lock
 	$(PY) -m compileall -q qqweb memory_app graph_app
 	@touch $(PY)
 
+# `set -m`: scripts/dev.sh runs in its own process group, in the terminal's foreground, so
+# Ctrl-C reaches it and not make (make would report "Error 130" and exit 130 whatever
+# the script did); the script stops what it started and exits 0.
 dev: install
-	scripts/dev.sh
+	@set -m; scripts/dev.sh; exit $$?
 
 test: install
 	scripts/neo4j.sh build

@@ -237,10 +237,15 @@ def _aliases(name: str) -> list[str]:
     return aliases
 
 
+def entity_texts(graph: DemoGraph) -> list[str]:
+    """What the agent embeds for each entity: ``"name: description"``."""
+    return [f"{e['name']}: {e['props']['description']}" for e in graph.entities]
+
+
 def write_demo_graph(store: Any, graph: DemoGraph, embed: Any) -> dict[str, int]:
     """Write the demo graph through the store (MERGE on (label, name): re-running adds
     nothing). ``embed`` maps a list of texts to vectors."""
-    texts = [f"{e['name']}: {e['props']['description']}" for e in graph.entities]
+    texts = entity_texts(graph)
     vectors = embed(texts) if texts else []
     by_label: dict[str, list[dict[str, Any]]] = {}
     for entity, vector in zip(graph.entities, vectors, strict=True):

@@ -2,11 +2,16 @@
 
 Each store is seeded only when it is empty (or after ``reset``), so a second run of
 ``make dev`` keeps whatever is there. Notes get real embeddings from the configured
-embedder, except the few planted with an empty one.
+embedder (``make dev`` passes one answering from the committed vectors,
+``memory_app.demo_vectors``), except the few planted with an empty one. ``parts`` picks
+what is seeded: ``make dev`` seeds the memory before the web server starts and the graph
+once Neo4j answers.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -29,11 +34,32 @@ class DemoSeedReport:
     skipped: list[str] = field(default_factory=list)
 
 
+PARTS = ("memory", "graph")  # memory: notes, archive.jsonl, core.md, notes.md
+
+
 def demo_seed(
-    *, embedder: Embedder, reset: bool = False, now: datetime | None = None, seed: int = 7
+    *,
+    embedder: Embedder,
+    reset: bool = False,
+    now: datetime | None = None,
+    seed: int = 7,
+    parts: Collection[str] = PARTS,
+    graph_wait_s: float = 0.0,
 ) -> DemoSeedReport:
+    """``graph_wait_s``: how long to wait for Neo4j to answer (``make dev`` starts this
+    while Neo4j starts, so Django's start overlaps the JVM's)."""
     now = now or utcnow_naive()
     report = DemoSeedReport()
+    if "memory" in parts:
+        _seed_memory(report, embedder=embedder, reset=reset, now=now, seed=seed)
+    if "graph" in parts:
+        _seed_graph(report, embedder=embedder, reset=reset, now=now, wait_s=graph_wait_s)
+    return report
+
+
+def _seed_memory(
+    report: DemoSeedReport, *, embedder: Embedder, reset: bool, now: datetime, seed: int
+) -> None:
     demo = build_demo_memory(now=now, seed=seed)
 
     store = notes_store()
@@ -75,8 +101,21 @@ def demo_seed(
     else:
         report.skipped.append("notes.md")
 
+
+def _seed_graph(
+    report: DemoSeedReport, *, embedder: Embedder, reset: bool, now: datetime, wait_s: float
+) -> None:
     try:
         graph = graph_store()
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                graph.ping()
+                break
+            except GraphUnavailable:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(1)
         if reset:
             graph.delete_everything()
         if graph.count_entities() == 0:
@@ -85,4 +124,3 @@ def demo_seed(
             report.skipped.append("graph")
     except GraphUnavailable as e:
         report.skipped.append(f"graph ({e.message})")
-    return report

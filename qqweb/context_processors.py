@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from memory_app.facts_app.stores import facts_enabled
 from qqweb.auth import ADMIN, CURATOR, has_role, user_role
+from qqweb.dev_startup import graph_starting
 from qqweb.health import cached_stores_health
 
 NAV = (
@@ -54,4 +55,5 @@ def navigation(request: HttpRequest) -> dict[str, Any]:
         "can_curate": has_role(request.user, CURATOR),
         "store_statuses": statuses,
         "stores_down": [s for s in statuses if not s.up],
+        "graph_starting": graph_starting(),
     }

@@ -21,6 +21,7 @@ from kombu import Connection
 from graph_app.stores import graph_store
 from memory_app.facts_app.stores import facts_enabled, facts_store
 from memory_app.stores import notes_store
+from qqweb.dev_startup import graph_starting
 
 HINTS = {
     "mongodb": "Check MONGODB_URI; `make dev` starts SecantusDB on localhost:27017.",
@@ -30,6 +31,7 @@ HINTS = {
     "broker": "Check CELERY_BROKER_URL; maintenance jobs cannot run until it answers.",
     "facts": "Check QQ_FACTS_MONGO_URI (the facts agent's MONGO_URI, with its database).",
 }
+STARTING_HINT = "`make dev` is starting it; the graph pages work once it answers."
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class StoreStatus:
     latency_ms: float | None
     detail: str
     hint: str
+    starting: bool = False  # down because `make dev` is still starting it (detail: what)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -98,6 +101,9 @@ def _run_check(name: str) -> StoreStatus:
     except Exception as e:
         # A health check reports every failure as "down"; it never raises.
         message = getattr(e, "message", None) or str(e) or type(e).__name__
+        starting = graph_starting() if name == "neo4j" else None
+        if starting is not None:
+            return StoreStatus(name, False, None, f"{starting}.", STARTING_HINT, starting=True)
         return StoreStatus(name, False, None, message[:300], HINTS[name])
     latency = round((time.perf_counter() - started) * 1000, 2)
     return StoreStatus(name, True, latency, detail, "")

@@ -15,7 +15,6 @@ from pathlib import Path
 import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = BASE_DIR / "var"
 
 
 def envstr(name: str, default: str) -> str:
@@ -41,6 +40,13 @@ def envfloat(name: str, default: float) -> float:
 
 def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in envstr(name, default).split(",") if item.strip()]
+
+
+# Local state (SQLite databases, the memory directory, the vector index, logs, `make dev`'s
+# stores): QQ_VAR_DIR, default var/ in the repository. scripts/dev.sh keeps its data there.
+VAR_DIR = Path(envstr("QQ_VAR_DIR", "") or BASE_DIR / "var").resolve()
+# scripts/dev.sh says here what it is still starting (qqweb/dev_startup.py).
+DEV_STARTING_FILE = VAR_DIR / "dev-starting.json"
 
 
 def broker_transport_options(broker_url: str, visibility_timeout: int) -> dict[str, int]:
@@ -247,9 +253,28 @@ SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001", "django_ratelimit.E003"]
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "django.server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        }
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        "django.server": {"class": "logging.StreamHandler", "formatter": "django.server"},
+    },
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
-    "loggers": {"neo4j": {"level": "WARNING"}, "pymongo": {"level": "WARNING"}},
+    "loggers": {
+        # Django's own console handler (on with DEBUG) goes: its records reach the root's,
+        # which printed them a second time ("Watching for file changes" twice in `make dev`).
+        # Configuring "django" resets its children, so runserver's request log is set
+        # again as Django has it (its own handler and format, not propagated).
+        "django": {"handlers": [], "level": "INFO"},
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+        "neo4j": {"level": "WARNING"},
+        "pymongo": {"level": "WARNING"},
+    },
 }
 
 # --- Stores (names and defaults of the qq agent) -----------------------------------------

@@ -2,6 +2,7 @@
 # Neo4j Community 5.26 (from Maven Central) with Bolt on 127.0.0.1, for dev and tests.
 #
 #   scripts/neo4j.sh build              fetch the artifacts (~/.m2) and compile the launcher
+#   scripts/neo4j.sh needs-build        exit 0 when `build` has something to do
 #   scripts/neo4j.sh run [HOME] [PORT]  run in the foreground (Ctrl-C stops it cleanly)
 #   scripts/neo4j.sh start [HOME] [PORT]  run in the background, wait until Bolt answers
 #   scripts/neo4j.sh stop [HOME]        stop a background one
@@ -20,13 +21,23 @@ need_tools() {
   command -v mvn >/dev/null || { echo "neo4j.sh: no 'mvn' on PATH: install Maven" >&2; exit 3; }
 }
 
+needs_build() {
+  local jar="$project/target/neo4j-launcher-1.0.jar"
+  [[ ! -f "$jar" || "$project/pom.xml" -nt "$jar" || \
+     "$project/src/main/java/qqweb/Neo4jLauncher.java" -nt "$jar" ]]
+}
+
 build() {
   need_tools
-  local jar="$project/target/neo4j-launcher-1.0.jar"
-  if [[ ! -f "$jar" || "$project/pom.xml" -nt "$jar" || \
-        "$project/src/main/java/qqweb/Neo4jLauncher.java" -nt "$jar" ]]; then
+  if needs_build; then
     echo "Building the Neo4j launcher (first time: downloads Neo4j from Maven Central)…" >&2
-    mvn -q -B -f "$project/pom.xml" package -DskipTests >&2
+    # Quiet and colourless: batch mode, no download progress, no colour. Debian's Maven
+    # 3.8 still writes colour resets (ESC[0m) on exit whatever the flags, so escape
+    # sequences are taken out of what it prints (only errors, with -q).
+    local status=0
+    mvn -q -B --no-transfer-progress -Dstyle.color=never -f "$project/pom.xml" package \
+      -DskipTests 2>&1 | sed -u $'s/\x1b\\[[0-9;]*[A-Za-z]//g' >&2 || status=$?
+    return "$status"
   fi
 }
 
@@ -34,6 +45,7 @@ classpath() { echo "$project/target/classes:$project/target/lib/*"; }
 
 case "$cmd" in
   build) build ;;
+  needs-build) needs_build ;;
   run)
     build
     mkdir -p "$home"
@@ -66,5 +78,5 @@ case "$cmd" in
       rm -f "$home/launcher.pid"
     fi
     ;;
-  *) echo "usage: $0 build|run|start|stop [HOME] [PORT]" >&2; exit 2 ;;
+  *) echo "usage: $0 build|needs-build|run|start|stop [HOME] [PORT]" >&2; exit 2 ;;
 esac

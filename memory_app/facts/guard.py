@@ -20,7 +20,9 @@ and the "deleted at the next start" review lists them.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from memory_app.memory.differences import Difference, differences
 
 from .domain import EmbeddingState, Fact
 from .rules import AddVerdict, CleanupPlan, Deletion, add_check, cleanup_plan
@@ -32,6 +34,16 @@ class Resolution:
     archive: Fact  # what qqweb archives now
     keeps_written: bool  # archived so that the written fact survives (its partner)
 
+    @property
+    def changes(self) -> tuple[Difference, ...]:
+        """How the pair's newer text differs from the older (kept) one: a pair that
+        differs in a value is a correction, not a copy."""
+        return differences(self.pair.anchor.text, self.pair.deleted.text)
+
+    @property
+    def contradiction(self) -> bool:
+        return any(c.contradiction for c in self.changes)
+
 
 @dataclass(frozen=True)
 class WritePlan:
@@ -39,6 +51,14 @@ class WritePlan:
     resolutions: list[Resolution]  # archived in the same step, shown first
     remaining: CleanupPlan  # what the agent's next start still deletes afterwards
     before: CleanupPlan
+    # How the written text differs from the fact that makes the agent refuse it (``add``):
+    # "the agent would not save this" about a text that changes a port is a correction the
+    # agent would lose, not a copy.
+    add_changes: tuple[Difference, ...] = field(default=())
+
+    @property
+    def add_contradiction(self) -> bool:
+        return any(c.contradiction for c in self.add_changes)
 
     @property
     def archive_ids(self) -> list[str]:
@@ -78,10 +98,13 @@ def write_plan(
     before_plan = cleanup_plan(before)
     planned = before_plan.deleted_ids
     add = None
+    add_changes: tuple[Difference, ...] = ()
     for fact in after:
         if fact.hex_id in written and fact.embedding is EmbeddingState.OK:
             others = [f for f in before if f.hex_id not in written and f.hex_id in kept]
             add = add_check(fact.content_embedding, others)
+            if add.refused and add.best is not None:
+                add_changes = differences(add.best.text, fact.text)
             break
     archived: dict[str, Resolution] = {}
     while True:
@@ -89,6 +112,6 @@ def write_plan(
         plan = cleanup_plan(state)
         found = [r for d in plan.deletions if (r := _resolution(d, written, planned))]
         if not found:
-            return WritePlan(add, list(archived.values()), plan, before_plan)
+            return WritePlan(add, list(archived.values()), plan, before_plan, add_changes)
         for resolution in found:
             archived.setdefault(resolution.archive.hex_id, resolution)

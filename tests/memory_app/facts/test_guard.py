@@ -71,3 +71,29 @@ def test_keep_newer_text_is_refused_for_a_third_fact_it_keeps() -> None:
     taken = replace(older, content="newer", content_embedding=newer.content_embedding)
     plan = write_plan([older, newer, third], [taken, third], {older.hex_id})
     assert plan.add is not None and plan.add.refused and plan.add.best == third
+
+
+def test_a_text_the_agent_would_refuse_says_which_value_it_changes() -> None:
+    old = replace(fact("old", unit(0), 0), content="The Minecraft server listens on port 9000")
+    new = replace(
+        fact("new", at_cosine(0.97), 5), content="The Minecraft server listens on port 9100"
+    )
+    plan = write_plan([old], [old, new], {new.hex_id})
+    assert plan.add is not None and plan.add.refused
+    [change] = plan.add_changes
+    assert (change.kind, change.left, change.right) == ("id", ("port 9000",), ("port 9100",))
+    assert not plan.add_contradiction
+    assert [(c.left, c.right) for c in plan.resolutions[0].changes] == [
+        (("port 9000",), ("port 9100",))
+    ]
+
+
+def test_a_copy_the_agent_would_refuse_shows_no_change_and_a_negation_a_contradiction() -> None:
+    old = replace(fact("old", unit(0), 0), content="Dana prefers dark mode in the editor")
+    copy = replace(fact("copy", at_cosine(0.99), 5), content="Dana prefers dark mode in the editor")
+    assert write_plan([old], [old, copy], {copy.hex_id}).add_changes == ()
+    negated = replace(
+        fact("neg", at_cosine(0.96), 5), content="Dana does not prefer dark mode in the editor"
+    )
+    plan = write_plan([old], [old, negated], {negated.hex_id})
+    assert plan.add_contradiction and plan.resolutions[0].contradiction

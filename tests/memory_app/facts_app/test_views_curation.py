@@ -257,3 +257,18 @@ def test_a_negated_newer_fact_is_flagged_a_contradiction(
     html = viewer_client.get("/facts/next-start/").content.decode()
     assert 'data-flags="negation" data-contradiction' in html
     assert "the agent will delete one side of a contradiction, not a copy" in html
+
+
+def test_a_new_fact_the_agent_would_refuse_says_it_changes_a_value(
+    facts_store: FactsStore, agent_model: Embedder, curator_client: Client
+) -> None:
+    """The create hazard check reads the pair as the review does: a new port is a
+    correction of the old fact, not a copy of it."""
+    agent_writes(facts_store, agent_model, OLD_PORT, days_ago=20)
+    page = curator_client.post("/facts/new/", {"content": NEW_PORT})
+    html = page.content.decode()
+    assert page.status_code == 200 and "would not save this text" in html
+    assert 'data-flags="id"' in html
+    assert '<code data-side="older">port 9000</code>' in html
+    assert '<code data-side="newer">port 9100</code>' in html
+    assert facts_store.count() == 1

@@ -4,6 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from memory_app.demo_vectors import demo_embedder
 from memory_app.facts import AGENT_MODEL, DIMENSION
 from memory_app.facts_app.demo import facts_demo_seed
 from memory_app.facts_app.stores import FactsOff
@@ -26,7 +27,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        model = embedder()
+        model = demo_embedder(embedder())  # the committed vectors where they apply
         name = model.model_name.rsplit("/", 1)[-1]
         if not options["any_model"] and (name != AGENT_MODEL or model.dimension != DIMENSION):
             raise CommandError(
@@ -43,7 +44,6 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"Facts demo: {report.facts} facts, {report.legacy_facts} legacy facts without "
-                f"a vector, {report.turns} legacy conversation turns (embedded with "
-                f"{model.model_name})."
+                f"a vector, {report.turns} legacy conversation turns ({model.summary()})."
             )
         )
