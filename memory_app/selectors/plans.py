@@ -12,6 +12,13 @@ notes no longer are. Only the notes changed since the plan was made
 (``note_ids_changed_since``, less the clock margin the agent's own clock needs) are read,
 so the check costs the recent changes, not the plan's size. A purge plan is of archive
 lines: it does not expire (its apply keeps the lines restored since, and counts them).
+
+The Overview and the Maintenance page ask on every render; what they show of a plan (its
+summary, which walks the plan, and how many of its notes changed, which reads the notes
+changed since it) is kept in the cache for ``WAITING_CACHE_S``, so a page costs one query
+on qqweb's own table and the memory is read at most once a minute however often the pages
+are opened. Their "A plan expired" may therefore come up to a minute after the change;
+the run's own page and the apply check at once.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 
 from memory_app.memory import StoreUnavailable
 from memory_app.models import MaintenanceRun
@@ -30,6 +38,7 @@ from qqweb.audit.snapshots import from_json
 
 SCHEDULE_ACTOR = "job:schedule"  # Actor.job("schedule").label: who starts scheduled runs
 PLANNED_KINDS = ("decay", "archival", "archive_purge", "auto_consolidation")
+WAITING_CACHE_S = 60  # how long the pages' summary and changed count of a plan are kept
 
 
 @dataclass(frozen=True)
@@ -85,9 +94,27 @@ def _latest_scheduled(kind: str) -> MaintenanceRun | None:
     return (
         MaintenanceRun.objects.filter(kind=kind, dry_run=True, started_by=SCHEDULE_ACTOR)
         .exclude(status__in=MaintenanceRun.OPEN)
+        .defer("plan")
         .order_by("-created_at", "-pk")
         .first()
     )
+
+
+def _summary_and_changed(run: MaintenanceRun) -> tuple[str, int]:
+    """The plan's summary and how many of its notes changed, kept ``WAITING_CACHE_S``
+    (module docstring); the plan itself is loaded only when they are not."""
+    key = f"qqweb-plan-waiting:{run.pk}:{run.created_at.timestamp()}"
+    kept = cache.get(key)
+    if kept is not None:
+        return str(kept[0]), int(kept[1])
+    run.refresh_from_db(fields=["plan"])
+    summary = plan_summary(run)
+    try:
+        changed = plan_changed_count(run)
+    except StoreUnavailable:  # the page still says a plan waits; applying checks again
+        return summary, 0
+    cache.set(key, (summary, changed), WAITING_CACHE_S)
+    return summary, changed
 
 
 def plans_waiting() -> list[WaitingPlan]:
@@ -104,11 +131,8 @@ def plans_waiting() -> list[WaitingPlan]:
         if applied:
             continue
         reason = str((run.stats or {}).get("waits") or "")
-        try:
-            changed = plan_changed_count(run)
-        except StoreUnavailable:  # the page still says a plan waits; applying checks again
-            changed = 0
-        waiting.append(WaitingPlan(run, plan_summary(run), changed, reason))
+        summary, changed = _summary_and_changed(run)
+        waiting.append(WaitingPlan(run, summary, changed, reason))
     return waiting
 
 
