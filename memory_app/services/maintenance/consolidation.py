@@ -28,7 +28,7 @@ from memory_app.stores import deduplicator, notes_store
 from qqweb.audit.snapshots import to_json
 
 from .common import Progress, _actor, _batch
-from .plans import TEXT, _when
+from .plans import TEXT, _apply_stats, _when
 
 LEFT_LISTED = 500  # pairs left for review listed on the run (all are counted and queued)
 
@@ -163,13 +163,8 @@ def _merge_all(
     run: MaintenanceRun, items: list[dict[str, Any]], progress: Progress
 ) -> dict[str, Any]:
     use_llm = bool(run.params.get("use_llm"))
-    stats: dict[str, Any] = {
-        "planned": len(items),
-        "merged": 0,
-        "changed_since_plan": 0,
-        "gone": 0,
-        "errors": [],
-    }
+    stats = _apply_stats(items, "merged")
+    stats["errors"] = []
     for index, item in enumerate(items, start=1):
         guard = item["guard"]
         try:
