@@ -45,12 +45,14 @@ def duplicates_scan(
         "already_queued": 0,
         "kept_rejected": 0,
         "reopened": 0,
+        "judged_meanwhile": 0,
     }
     ids = {i for a, b, _ in rows for i in (a, b)}
     texts = {i: str(d.get("content", "")) for i, d in notes_store().notes_by_ids(ids).items()}
     existing = {
         (p.note_a, p.note_b): p for p in ReviewPair.objects.filter(note_a__in=ids, note_b__in=ids)
     }
+    read_as = {p.pk: p.status for p in existing.values()}  # what each pair was when read
     new: list[ReviewPair] = []
     changed: list[ReviewPair] = []
     for index, (x, y, similarity) in enumerate(rows, start=1):
@@ -84,42 +86,68 @@ def duplicates_scan(
             stats["already_queued"] += 1
         if progress and (index % 200 == 0 or index == len(rows)):
             progress(index, len(rows))
-    _write_in_batches(new, changed)
+    stats["judged_meanwhile"] = _write_in_batches(new, changed, read_as)
     return stats
 
 
-SCAN_WRITE_BATCH = 250
+SCAN_WRITE_BATCH = 100
 # After each batch the scan lets go of the database this long: SQLite's busy handler has a
 # waiting writer retry at least every 0.1 s, so each one gets its turn between two batches
-# instead of waiting out the busy timeout behind back-to-back transactions.
-SCAN_WRITE_PAUSE_S = 0.1
+# instead of waiting out the busy timeout behind back-to-back transactions. 0.1 s was
+# exactly the retry interval: on a loaded machine (load 8 on 2 cores) a waiting writer
+# sometimes woke just after the pause ended, again and again, and a promotion waited out
+# a 1 s busy timeout; 0.25 s leaves every waiter two retries per pause (a 16,000-pair
+# rescan: 160 batches of 100, 40 s of pauses in a background job). 100 a batch rather
+# than 250: Django builds each batch's UPDATE inside the transaction, so the lock is held
+# for that Python work too, and on a starved CPU 250 rows held it past a second.
+SCAN_WRITE_PAUSE_S = 0.25
 
 
-def _write_in_batches(new: list[ReviewPair], changed: list[ReviewPair]) -> None:
+def _write_in_batches(
+    new: list[ReviewPair], changed: list[ReviewPair], read_as: dict[int, str]
+) -> int:
     """The scan's rows, a few hundred per short transaction, a pause after each: never
     one write per pair, never one long transaction nor a train of them holding the
-    database (SQLite has one writer) while people curate or scripts call the API."""
-    batches: list[Callable[[], Any]] = [
-        partial(
-            ReviewPair.objects.bulk_create,
-            new[start : start + SCAN_WRITE_BATCH],
-            ignore_conflicts=True,
-        )
+    database (SQLite has one writer) while people curate or scripts call the API.
+
+    A curator may judge a pair while the scan runs (a rescan of 16k pairs takes minutes):
+    each batch of updates first reads its pairs' status again, in the same transaction
+    (``IMMEDIATE`` on SQLite, ``select_for_update`` elsewhere: nobody writes between the
+    read and the write), and leaves out every pair whose status is no longer the one the
+    scan read, so a verdict given meanwhile is never put back in the queue. How many were
+    left out is returned (the run's ``judged_meanwhile``)."""
+    batches: list[Callable[[], int]] = [
+        partial(_create, new[start : start + SCAN_WRITE_BATCH])
         for start in range(0, len(new), SCAN_WRITE_BATCH)
     ]
     batches += [
-        partial(
-            ReviewPair.objects.bulk_update,
-            changed[start : start + SCAN_WRITE_BATCH],
-            ["status", "hash_a", "hash_b", "similarity"],
-        )
+        partial(_update_unjudged, changed[start : start + SCAN_WRITE_BATCH], read_as)
         for start in range(0, len(changed), SCAN_WRITE_BATCH)
     ]
+    skipped = 0
     for index, write in enumerate(batches):
         if index:
             time.sleep(SCAN_WRITE_PAUSE_S)
         with transaction.atomic():
-            write()
+            skipped += write()
+    return skipped
+
+
+def _create(pairs: list[ReviewPair]) -> int:
+    ReviewPair.objects.bulk_create(pairs, ignore_conflicts=True)
+    return 0
+
+
+def _update_unjudged(pairs: list[ReviewPair], read_as: dict[int, str]) -> int:
+    """Write ``pairs`` whose status is still what the scan read; how many were not."""
+    now = dict(
+        ReviewPair.objects.select_for_update()
+        .filter(pk__in=[p.pk for p in pairs])
+        .values_list("pk", "status")
+    )
+    keep = [p for p in pairs if now.get(p.pk) == read_as.get(p.pk)]
+    ReviewPair.objects.bulk_update(keep, ["status", "hash_a", "hash_b", "similarity"])
+    return len(pairs) - len(keep)
 
 
 def review_verdict(

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from memory_app.models import MaintenanceRun, ReviewPair
 from memory_app.selectors import review_calibration, word_diff
-from memory_app.services import duplicates_scan, run_create
+from memory_app.services import duplicates_scan, review_verdict, run_create
 from memory_app.stores import notes_store
 from qqweb.actors import Actor
 from qqweb.audit.models import AuditEvent
@@ -57,6 +57,7 @@ def test_a_scan_queues_each_pair_once(twins):
         "already_queued": 1,
         "kept_rejected": 0,
         "reopened": 0,
+        "judged_meanwhile": 0,
     }
     pair = ReviewPair.objects.get()
     assert (pair.note_a, pair.note_b, pair.status) == (
@@ -117,6 +118,26 @@ def test_not_a_duplicate_is_remembered_until_a_text_changes(curator_client, twin
     add("note_0000000000a2", "Lumen uses MongoDB for vector search in production now")
     assert scan()["reopened"] == 1
     assert ReviewPair.objects.get().status == "pending"
+
+
+def test_a_verdict_given_while_a_rescan_runs_is_not_put_back_in_the_queue(twins):
+    scan()
+    pair = ReviewPair.objects.get()
+    cora = Actor("user", "cora-curator", role="curator")
+
+    def curator_judges_meanwhile(done, total):  # the scan has read the queue, not written
+        if done == total:
+            review_verdict(actor=cora, pair_id=pair.pk, verdict="not_duplicate")
+
+    stats = duplicates_scan(
+        run=run_create(kind="dedup_scan", actor=ADA, params={"threshold": 0.85}),
+        threshold=0.85,
+        rows=[(pair.note_a, pair.note_b, 0.9123)],  # a new similarity: the pair is rewritten
+        progress=curator_judges_meanwhile,
+    )
+    assert stats["judged_meanwhile"] == 1
+    pair.refresh_from_db()
+    assert (pair.status, pair.decided_by) == ("rejected", "user:cora-curator")
 
 
 def test_a_rejection_can_be_undone(curator_client, twins):

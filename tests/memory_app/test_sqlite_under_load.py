@@ -112,7 +112,7 @@ def test_a_rescan_that_finds_the_queue_as_it_is_writes_no_pair(mongo, memory_dir
 # outlast SQLite's busy timeout, which is cut from 20 s to BUSY_TIMEOUT_S here so that a
 # few thousand pairs (not the 16,000 of the report) show it in seconds.
 SCAN_NOTES = 90  # 4,005 pairs
-BUSY_TIMEOUT_S = 1
+BUSY_TIMEOUT_S = 2
 
 
 def test_token_requests_during_a_rescan_of_thousands_of_queued_pairs_never_answer_500(
