@@ -203,6 +203,10 @@ class ArchiveOut(Schema):
     restored: int
     by_reason: list[CountOut]
     unreadable_lines: list[dict[str, Any]]
+    unreadable: int = Field(description="every unreadable line (the first 100 are listed)")
+    older: int | None = Field(
+        description="send as `before` for the next, older lines; null: the start of the file"
+    )
 
 
 class RestoreIn(Schema):

@@ -27,7 +27,13 @@ from qqweb.pages import render_page
 def archive(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")[:500]
     include_restored = request.GET.get("include_restored") == "on"
-    view = selectors.archive_browse(query=query, include_restored=include_restored)
+    before = request.GET.get("before", "")
+    if before and not (before.isascii() and before.isdigit()):
+        error = "before: must be a place in the archive file (a whole number, 0 or more)"
+        return render(request, "memory_app/not_found.html", {"error": error}, status=400)
+    view = selectors.archive_browse(
+        query=query, include_restored=include_restored, before=int(before) if before else None
+    )
     return render_page(
         request,
         "memory_app/archive.html",
@@ -36,6 +42,7 @@ def archive(request: HttpRequest) -> HttpResponse:
             "view": view,
             "q": query,
             "include_restored": include_restored,
+            "before": before,
             "is_admin": has_role(request.user, ADMIN),
         },
     )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.http import HttpRequest
+from pydantic import Field
 
 from memory_app import selectors, services
 from memory_app.api.common import _counts, router
@@ -17,8 +18,12 @@ from memory_app.schemas import (
     RestoreIn,
 )
 from qqweb.actors import Actor
-from qqweb.api_types import Limit1000, SearchText, errors
+from qqweb.api_types import Limit1000, NoBool, SearchText, errors
 from qqweb.auth import ADMIN, VIEWER, require_role
+
+ArchiveOffset = Annotated[
+    int, Field(ge=0, le=2**53, description="where to go on from: a page's `older`"), NoBool
+]
 
 
 @router.get("/archive", response={200: ArchiveOut, **errors(503)}, tags=["archive"])
@@ -27,10 +32,16 @@ def archive_list(
     q: SearchText = "",
     include_restored: bool = False,
     limit: Limit1000 = 100,
+    before: ArchiveOffset | None = None,
 ) -> dict[str, Any]:
-    """archive.jsonl newest first, searched by content or id; unreadable lines listed."""
+    """archive.jsonl newest first, searched by content or id; unreadable lines listed. A
+    page reads the file back from its end (or from ``before``, the previous page's
+    ``older``) at most 2 MB a request: a search that finds fewer than ``limit`` lines
+    there answers what it found and ``older``, where to go on."""
     require_role(request, VIEWER)
-    view = selectors.archive_browse(query=q, include_restored=include_restored, limit=limit)
+    view = selectors.archive_browse(
+        query=q, include_restored=include_restored, limit=limit, before=before
+    )
     return {
         "items": [vars(n) for n in view.entries],
         "total": view.total,
@@ -39,6 +50,8 @@ def archive_list(
         "unreadable_lines": [
             {"line": b.number, "error": b.error, "raw": b.raw[:500]} for b in view.bad_lines
         ],
+        "unreadable": view.unreadable,
+        "older": view.older,
     }
 
 

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
 
 from memory_app.memory import InvalidNote, NoteNotFound
-from memory_app.memory.archive import ArchivedNote, ArchiveLine, new_note_id, reason_kind
+from memory_app.memory.archive import ArchivedNote, ArchiveLine, new_note_id
 from memory_app.memory.archive.entries import parse_local
 from memory_app.memory.documents import effective_importance, utcnow_naive
 from memory_app.memory.grace import keep_until
 from memory_app.selectors.notes import source_summary
 from memory_app.stores import archive_manager, notes_store
+
+# A page of the archive reads about this many bytes of the file back from where it starts
+# and parses lines only until the page is full: a page of the newest lines reads 512 KB
+# (about 1,500 lines of 340 bytes; 100 are shown), a search 2 MB (about 6,000 lines) and,
+# when it found fewer than a page there, says how far back it looked and offers the rest.
+PAGE_READ_BYTES = 512 * 1024
+SEARCH_READ_BYTES = 2 * 1024 * 1024
 
 
 @dataclass
@@ -26,33 +32,54 @@ class ArchiveView:
     by_month: list[tuple[str, int]]
     bad_lines: list[ArchiveLine]
     restored: int
+    unreadable: int = 0  # every unreadable line (``bad_lines`` lists the first of them)
+    older: int | None = None  # where the next page starts (a byte offset); None: no more
+    searched_back_to: str = ""  # archived_at of the oldest line this page read
 
 
 def archive_browse(
-    *, query: str = "", include_restored: bool = False, limit: int = 100
+    *,
+    query: str = "",
+    include_restored: bool = False,
+    limit: int = 100,
+    before: int | None = None,
 ) -> ArchiveView:
-    """archive.jsonl newest first, searched by content or id, with its stats and the lines
-    that could not be read."""
-    read = archive_manager().read()
-    notes = read.notes
-    reasons: Counter[str] = Counter(reason_kind(n.reason) for n in notes)
-    sections: Counter[str] = Counter(n.section or "(no section)" for n in notes)
-    months: Counter[str] = Counter(n.archived_at[:7] for n in notes if n.archived_at)
+    """archive.jsonl newest first (from byte ``before``, where the previous page ended),
+    searched by content or id, with its statistics and the lines that could not be read.
+    The statistics come from the per-file cache (:mod:`memory_app.memory.archive.stats`);
+    the lines from reading back from the page's start, at most ``SEARCH_READ_BYTES`` a
+    request, so neither depends on the archive's size. A search that finds fewer than
+    ``limit`` lines in that stretch says how far back it looked and offers ``older``."""
+    manager = archive_manager()
+    summary = manager.summary()
+    limit = max(1, min(limit, 1000))
     needle = query.strip().lower()
-    shown = [
-        n
-        for n in reversed(notes)
-        if (include_restored or not n.restored)
-        and (not needle or needle in n.content.lower() or needle == n.note_id.lower())
-    ]
+    shown: list[ArchivedNote] = []
+    oldest = ""
+    lines, start = manager.newest_lines(before, SEARCH_READ_BYTES if needle else PAGE_READ_BYTES)
+    older: int | None = start if start > 0 else None
+    for offset, note in lines:
+        if not isinstance(note, ArchivedNote):
+            continue
+        oldest = note.archived_at or oldest
+        if (include_restored or not note.restored) and (
+            not needle or needle in note.content.lower() or needle == note.note_id.lower()
+        ):
+            shown.append(note)
+            if len(shown) == limit:
+                older = offset if offset > 0 else None
+                break
     return ArchiveView(
-        entries=shown[: max(1, min(limit, 1000))],
-        total=len(notes),
-        by_reason=reasons.most_common(),
-        by_section=sections.most_common(),
-        by_month=sorted(months.items()),
-        bad_lines=read.bad_lines,
-        restored=sum(1 for n in notes if n.restored),
+        entries=shown,
+        total=summary.total,
+        by_reason=summary.by_reason.most_common(),
+        by_section=summary.by_section.most_common(),
+        by_month=sorted(summary.by_month.items()),
+        bad_lines=summary.bad_lines,
+        restored=summary.restored,
+        unreadable=summary.unreadable,
+        older=older,
+        searched_back_to=oldest,
     )
 
 

@@ -3,7 +3,8 @@
 import json
 
 from memory_app.memory import ArchiveManager
-from memory_app.memory.archive import local_naive_iso
+from memory_app.memory.archive import ArchiveFile, local_naive_iso
+from memory_app.memory.archive.file import parse_line
 
 
 def agent_line(note_id: str, content: str = "", **extra) -> dict:
@@ -68,3 +69,31 @@ def test_a_note_holding_a_unicode_line_separator_is_one_line(tmp_path):
     read = archive.read()
     assert [e["content"] for e in read.entries] == [content]
     assert read.bad_lines == []
+
+
+def test_lines_before_pages_back_through_whole_lines_and_skips_a_line_being_written(tmp_path):
+    archive = ArchiveFile(tmp_path / "archive.jsonl", tmp_path / "archive.lock")
+    archive.append([agent_line(f"note_{i:012x}") for i in range(40)])
+    with open(archive.path, "ab") as f:
+        f.write(b'{"note_id": "note_torn')  # the agent is writing this one
+    seen: list[str] = []
+    end = None
+    while True:
+        lines, start = archive.lines_before(end, 300)  # a few lines a call
+        assert lines, "every call reads at least one whole line"
+        seen += [json.loads(data)["note_id"] for _, data in lines]
+        for offset, data in lines:
+            assert archive.line_at(offset) == parse_line(0, data)
+        if start == 0:
+            break
+        end = start
+    assert seen == [f"note_{i:012x}" for i in reversed(range(40))]
+
+
+def test_lines_before_reads_a_line_longer_than_its_budget_whole(tmp_path):
+    archive = ArchiveFile(tmp_path / "archive.jsonl", tmp_path / "archive.lock")
+    archive.append([agent_line("note_0000000000a1", "x" * 5000), agent_line("note_0000000000a2")])
+    lines, start = archive.lines_before(None, 100)
+    assert [json.loads(d)["note_id"] for _, d in lines] == ["note_0000000000a2"]
+    lines, start = archive.lines_before(start, 100)
+    assert [len(json.loads(d)["content"]) for _, d in lines] == [5000] and start == 0

@@ -1,6 +1,7 @@
 """Archive screens and API: browse, restore with its preview and conflict check, purge."""
 
 import json
+import re
 from datetime import datetime, timedelta
 
 import pytest
@@ -171,3 +172,62 @@ def test_archive_api_purge_defaults_to_a_dry_run(admin_client_, curator_client, 
         curator_client.post("/api/archive/purge", "{}", content_type="application/json").status_code
         == 403
     )
+
+
+@pytest.fixture
+def long_archive(stores):
+    """About 4 MB of archive: 8,000 lines, the oldest one about "Oslo"."""
+    manager = archive_manager()
+    entries = [line("note_00000000a000", "Lumen moved its servers to Oslo", 400)]
+    entries += [
+        line(f"note_{i:012x}", f"note number {i} " + "filler " * 40, 399 - i // 40)
+        for i in range(1, 8000)
+    ]
+    with open(manager.archive_file, "a") as f:
+        f.writelines(json.dumps(e) + "\n" for e in entries)
+    return manager
+
+
+def test_the_archive_pages_back_from_the_newest_lines_without_gaps(viewer_client, long_archive):
+    url = reverse("memory_app:archive")
+    shown: list[str] = []
+    page = viewer_client.get(url).content.decode()
+    assert "8000 lines" in page
+    for _ in range(3):
+        shown += re.findall(r"note number (\d+) ", page)
+        older = re.search(r'id="archive-older" href="\?before=(\d+)"', page)
+        assert older, "each page links to the older lines"
+        page = viewer_client.get(url, {"before": older.group(1)}).content.decode()
+    assert [int(n) for n in shown] == list(range(7999, 7999 - 300, -1))
+
+
+def test_a_search_of_a_long_archive_says_how_far_back_it_looked_and_goes_on(
+    viewer_client, long_archive
+):
+    url = reverse("memory_app:archive")
+    page = viewer_client.get(url, {"q": "oslo"}).content.decode()
+    assert "Lumen moved its servers" not in page
+    assert "Searched the lines archived since" in page and "Search older lines" in page
+    found = ""
+    for _ in range(5):
+        older = re.search(r'id="archive-older" href="\?q=oslo&amp;before=(\d+)"', page)
+        if older is None:
+            break
+        page = viewer_client.get(url, {"q": "oslo", "before": older.group(1)}).content.decode()
+        found += page
+    assert "Lumen moved its servers to Oslo" in found
+
+
+def test_a_bad_place_in_the_archive_is_a_400(viewer_client, archived):
+    page = viewer_client.get(reverse("memory_app:archive"), {"before": "-5"})
+    assert page.status_code == 400 and "before" in page.content.decode()
+    answer = viewer_client.get("/api/archive", {"before": "x"})
+    assert answer.status_code == 422 and "before" in answer.content.decode()
+
+
+def test_the_api_pages_the_archive_with_older(viewer_client, long_archive):
+    first = viewer_client.get("/api/archive", {"limit": 50}).json()
+    second = viewer_client.get("/api/archive", {"limit": 50, "before": first["older"]}).json()
+    ids = [n["note_id"] for n in first["items"] + second["items"]]
+    assert ids == [f"note_{i:012x}" for i in range(7999, 7899, -1)]
+    assert first["total"] == 8000

@@ -28,6 +28,7 @@ from .manager import (
     PurgePlan,
 )
 from .restore import ArchiveLineGone, RestoreConflict
+from .stats import ArchiveSummary
 
 __all__ = [
     "ARCHIVE_FILE",
@@ -37,6 +38,7 @@ __all__ = [
     "ArchiveLineGone",
     "ArchiveManager",
     "ArchiveReadResult",
+    "ArchiveSummary",
     "ArchivedNote",
     "PurgePlan",
     "RestoreConflict",

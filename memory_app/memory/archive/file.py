@@ -11,7 +11,8 @@ byte for byte and reported.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,54 @@ class ArchiveFile:
         with file_lock(self.lock_path, exclusive=False):
             data = self.path.read_bytes()
         return parse_lines(data)
+
+    def lines_before(self, end: int | None, budget: int) -> tuple[list[tuple[int, bytes]], int]:
+        """The complete lines before byte ``end`` (None: the end of the file; a line still
+        being written, with no newline yet, is left out), newest first, reading back about
+        ``budget`` bytes (whole lines, at least one): ``[(offset, line)]`` and the offset
+        the reading stopped at (0: the start of the file). A page of the archive reads
+        this much, never the whole file. Lines are numbered 0 (counting them would read
+        from the start; :class:`~.stats.ArchiveStatsCache` knows their numbers)."""
+        if not self.path.exists():
+            return [], 0
+        with file_lock(self.lock_path, exclusive=False), open(self.path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            stop = size if end is None else max(0, min(end, size))
+            window = max(budget, 1024)
+            while True:
+                start = max(0, stop - window)
+                handle.seek(start)
+                data = handle.read(stop - start)
+                if end is None:  # leave out a line still being written
+                    cut = data.rfind(b"\n") + 1
+                    if cut == 0 and start > 0:
+                        window *= 2
+                        continue
+                    data = data[:cut]
+                if start > 0:  # the bytes before the first newline end an older line
+                    first = data.find(b"\n")
+                    if first < 0 or first + 1 >= len(data):  # one line longer than the window
+                        window *= 2
+                        continue
+                    data, start = data[first + 1 :], start + first + 1
+                break
+        out, at = [], start
+        for line in data.split(b"\n")[:-1]:  # data ends with a newline
+            if line.strip():
+                out.append((at, line))
+            at += len(line) + 1
+        return out[::-1], start
+
+    def line_at(self, offset: int) -> ArchiveLine | None:
+        """The line that starts at byte ``offset`` (None past the end)."""
+        if not self.path.exists():
+            return None
+        with file_lock(self.lock_path, exclusive=False), open(self.path, "rb") as handle:
+            handle.seek(offset)
+            data = handle.readline()
+        if not data.endswith(b"\n"):
+            return None
+        return parse_line(0, data[:-1])
 
     def append(self, entries: Sequence[Mapping[str, Any]]) -> int:
         """Append complete archive lines under the lock, fsynced before returning."""
@@ -80,21 +129,29 @@ Edit = Callable[[list[ArchiveLine]], Sequence[ArchiveLine | Mapping[str, Any]]]
 
 def parse_lines(data: bytes) -> list[ArchiveLine]:
     """Every non-blank line of the file, parsed or not, numbered as an editor would."""
-    result = []
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        raw = line.decode("utf-8", errors="replace")
-        try:
-            entry = json.loads(line.decode("utf-8"))
-        except UnicodeDecodeError:
-            result.append(ArchiveLine(number, raw, None, "not UTF-8", line))
-            continue
-        except json.JSONDecodeError as e:
-            result.append(ArchiveLine(number, raw, None, f"not JSON: {e.msg}", line))
-            continue
-        if not isinstance(entry, dict) or "note_id" not in entry:
-            result.append(ArchiveLine(number, raw, None, "not an archived note", line))
-            continue
-        result.append(ArchiveLine(number, raw, entry, "", line))
-    return result
+    return [line for _, line in iter_lines(data)]
+
+
+def iter_lines(
+    data: bytes, offset: int = 0, first_number: int = 1
+) -> Iterator[tuple[int, ArchiveLine]]:
+    """``(byte offset, line)`` of every non-blank line of ``data``, which starts at byte
+    ``offset`` of the file, on line ``first_number``."""
+    start = 0
+    for number, line in enumerate(data.split(b"\n"), start=first_number):
+        at, start = offset + start, start + len(line) + 1
+        if line.strip():
+            yield at, parse_line(number, line)
+
+
+def parse_line(number: int, line: bytes) -> ArchiveLine:
+    raw = line.decode("utf-8", errors="replace")
+    try:
+        entry = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        return ArchiveLine(number, raw, None, "not UTF-8", line)
+    except json.JSONDecodeError as e:
+        return ArchiveLine(number, raw, None, f"not JSON: {e.msg}", line)
+    if not isinstance(entry, dict) or "note_id" not in entry:
+        return ArchiveLine(number, raw, None, "not an archived note", line)
+    return ArchiveLine(number, raw, entry, "", line)

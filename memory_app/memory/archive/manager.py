@@ -8,7 +8,7 @@ is :mod:`.entries`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -19,13 +19,15 @@ from ..embeddings import embed_keeping_dimension, require_dimension
 from ..errors import InvalidNote, MemoryLibraryError, NoteNotFound
 from ..importance import ARCHIVE_THRESHOLD
 from .entries import ArchivedNote, local_naive_iso, new_note_id
-from .file import ArchiveFile, ArchiveLine
+from .file import ArchiveFile, ArchiveLine, parse_line
 from .restore import ArchiveLineGone, RestoreConflict, is_restore_of, restored_document
-from .stats import archive_stats_cache
+from .stats import ArchiveSummary, archive_stats_cache
 
 if TYPE_CHECKING:
     from ..embeddings import Embedder
     from ..mongo_store import MongoNotesStore
+
+ArchivedLineAt = tuple[int, ArchivedNote | ArchiveLine]  # byte offset, the line read
 
 ARCHIVE_FILE = "archive.jsonl"
 ARCHIVE_LOCK = "archive.lock"
@@ -112,7 +114,19 @@ class ArchiveManager:
     # --- restore -----------------------------------------------------------------------------
 
     def find_line(self, note_id: str, *, include_restored: bool = False) -> ArchivedNote | None:
-        """The newest line of ``note_id`` (not restored, unless asked), one read of the file."""
+        """The newest line of ``note_id`` (not restored, unless asked): its lines read where
+        the statistics' index says they are; the whole file read once only when a line is
+        no longer where it was (the file changed in between)."""
+        cache = archive_stats_cache(self.archive_file, self.lock_file)
+        for offset in reversed(cache.offsets_of(note_id)):
+            line = self.file.line_at(offset)
+            if line is None or line.entry is None or line.entry.get("note_id") != note_id:
+                break  # moved since: read it all
+            note = ArchivedNote.from_entry(line.entry, cache.line_number(offset))
+            if include_restored or not note.restored:
+                return note
+        else:
+            return None
         matches = [
             note
             for note in self.read().notes
@@ -315,6 +329,7 @@ class ArchiveManager:
         return self.file.read_lines()
 
     def read(self) -> ArchiveReadResult:
+        """Every line of the file (jobs and writes; a page reads :meth:`newest_lines`)."""
         result = ArchiveReadResult()
         for line in self.read_lines():
             if line.entry is None:
@@ -322,6 +337,29 @@ class ArchiveManager:
             else:
                 result.notes.append(ArchivedNote.from_line(line))
         return result
+
+    def summary(self) -> ArchiveSummary:
+        """The file's figures, kept per file (:mod:`.stats`): read again only when it
+        changed, and then only its new end when lines were appended."""
+        return archive_stats_cache(self.archive_file, self.lock_file).counts()
+
+    def newest_lines(self, before: int | None, budget: int) -> tuple[Iterator[ArchivedLineAt], int]:
+        """About ``budget`` bytes of lines before byte ``before`` (None: the end), newest
+        first, each parsed and numbered as it is taken: ``(offset, note or unreadable
+        line)``; and where the reading stopped (0: the start of the file)."""
+        cache = archive_stats_cache(self.archive_file, self.lock_file)
+        cache.counts()  # the line numbers as of now
+        lines, start = self.file.lines_before(before, budget)
+
+        def parsed() -> Iterator[ArchivedLineAt]:
+            for offset, data in lines:
+                line = parse_line(cache.line_number(offset), data)
+                if line.entry is None:
+                    yield offset, line
+                else:
+                    yield offset, ArchivedNote.from_line(line)
+
+        return parsed(), start
 
     def get_archive_stats(self) -> dict[str, Any]:
         """``{total, by_reason, oldest, newest}`` as in the seed, plus restored / unreadable;
