@@ -36,7 +36,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .errors import StoreError, StoreUnavailable
 
@@ -45,16 +46,30 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 IDLE_POLL_S = 0.25  # at most four empty polls of the change stream a second
 DIFF_WINDOW = 1000  # notes a diff query reads (a range of note ids; see Reads.id_versions)
+# Embeddings one query of the vector index asks for at most (the load without a snapshot,
+# the re-read of many changed notes): SecantusDB's daemon reads a find's whole result
+# before its first batch and answers nothing else meanwhile; every vector at once grew it
+# past 10 GB at 100k notes of 384 floats.
+LOAD_BATCH = 500
+HEX = "0123456789abcdef"
 
 
 class VectorSource(Protocol):
     """What the index needs from the notes store."""
 
     def vector_rows(
-        self, *, note_ids: Iterable[str] | None = None, object_ids: Iterable[Any] | None = None
+        self,
+        *,
+        note_ids: Iterable[str] | None = None,
+        object_ids: Iterable[Any] | None = None,
+        window: tuple[str | None, str | None] | None = None,
     ) -> Iterator[dict[str, Any]]: ...
+
+    def note_ids_in(self, low: str | None, high: str | None) -> list[str]: ...
 
     def id_versions(
         self, bounds: Sequence[str] = ()
@@ -204,3 +219,47 @@ def diff(index: VectorIndex) -> None:
         index._pending_notes.update(changed)
     index._diffed_at = time.monotonic()
     index._diff_every = max(index._refresh_interval, 5 * (index._diffed_at - started))
+
+
+def id_bounds(total: int, batch: int) -> list[str]:
+    """Edges of windows of note ids that split ``total`` notes into windows of about
+    ``batch`` or fewer, without reading them: the data contract's ids are ``note_`` + hex
+    of a uuid4 or bare hex of a SHA-256, both uniform, so windows of one, two or three
+    leading hex digits of each form hold about as many notes each. The windows cover every
+    string however the ids look; ids of another shape only make some windows larger."""
+    digits = 0
+    while len(HEX) ** digits * batch < total and digits < 3:
+        digits += 1
+    prefixes = [""]
+    for _ in range(digits):
+        prefixes = [p + h for p in prefixes for h in HEX]
+    return sorted({*prefixes, *(f"note_{p}" for p in prefixes)} - {""})
+
+
+def every_vector(source: VectorSource, total: int | None, batch: int) -> Iterator[dict[str, Any]]:
+    """Every note's row (``vector_rows``) in queries of at most about ``batch``
+    embeddings, so the server answers the pages' queries between them and never holds
+    every vector at once: the note ids of each window (:func:`id_bounds`, one light range
+    of the ``note_id`` index), then the vectors of consecutive ranges of ``batch`` of
+    those ids. A note written meanwhile falls in a range read later, or reaches the index
+    through the change stream (opened before this read) or the next diff."""
+    edges: list[str | None] = [None, *id_bounds(total or 0, batch), None]
+    for low, high in pairwise(edges):
+        ids = sorted(source.note_ids_in(low, high))
+        if not ids:
+            continue
+        parts: list[str | None] = [low, *ids[batch::batch], high]
+        for part_low, part_high in pairwise(parts):
+            yield from source.vector_rows(window=(part_low, part_high))
+
+
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """``items`` in lists of at most ``size``."""
+    chunk: list[T] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
