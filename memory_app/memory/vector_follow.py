@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -55,6 +56,7 @@ DIFF_WINDOW = 1000  # notes a diff query reads (a range of note ids; see Reads.i
 # before its first batch and answers nothing else meanwhile; every vector at once grew it
 # past 10 GB at 100k notes of 384 floats.
 LOAD_BATCH = 500
+LOAD_RETRIES, LOAD_RETRY_S = 15, 2.0  # one range of the load, asked again (every_vector)
 HEX = "0123456789abcdef"
 
 
@@ -245,12 +247,30 @@ def every_vector(source: VectorSource, total: int | None, batch: int) -> Iterato
     through the change stream (opened before this read) or the next diff."""
     edges: list[str | None] = [None, *id_bounds(total or 0, batch), None]
     for low, high in pairwise(edges):
-        ids = sorted(source.note_ids_in(low, high))
+        ids = sorted(_retried(partial(source.note_ids_in, low, high)))
         if not ids:
             continue
         parts: list[str | None] = [low, *ids[batch::batch], high]
-        for part_low, part_high in pairwise(parts):
-            yield from source.vector_rows(window=(part_low, part_high))
+        for part in pairwise(parts):
+            yield from _retried(partial(_rows_in, source, part))
+
+
+def _rows_in(source: VectorSource, window: tuple[str | None, str | None]) -> list[dict[str, Any]]:
+    return list(source.vector_rows(window=window))
+
+
+def _retried(read: Callable[[], list[T]]) -> list[T]:
+    """``read()``, asked again while the server is unavailable, at most
+    :data:`LOAD_RETRIES` times :data:`LOAD_RETRY_S` apart: a stall of the server past the
+    driver's timeouts (its monitor's check, 2 s; on a loaded machine) cancels the queries
+    under way, and the load would otherwise start again from its first note."""
+    for _ in range(LOAD_RETRIES):
+        try:
+            return read()
+        except StoreUnavailable as e:
+            log.info("vector index: %s; reading this range again", e)
+            time.sleep(LOAD_RETRY_S)
+    return read()
 
 
 def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
