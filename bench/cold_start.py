@@ -6,9 +6,11 @@ vector snapshot yet, measured the way a user meets it.
     .venv/bin/python bench/cold_start.py --n 20000    # a smaller run
 
 1. A fresh ``secantusd-py`` on ``--port`` with its own data directory under /tmp is seeded
-   with ``--n`` agent-shaped notes (clustered random vectors, ``bench/issue14_server.seed``)
-   and the agent's indexes, then stopped and started again on the same directory, so its
-   peak memory (VmHWM) is the cold start's, not the seeding's.
+   with ``--n`` agent-shaped notes (clustered random vectors, ``bench/issue14_server.seed``,
+   with the ids the agent gives: ``note_`` + 12 hex of a uuid4) and the agent's indexes,
+   then stopped and started again on the same directory, so its peak memory (VmHWM) is
+   the cold start's, not the seeding's. The seeding (about 45 s at 100k) and the indexes
+   (about 2 minutes) are skipped with ``--data`` (a directory an earlier run seeded).
 2. gunicorn (one worker, ``--threads`` threads, DEBUG off, hashing embedder of 384
    dimensions, an empty ``QQ_VECTOR_DIR``, ``QQ_VECTOR_WARM_UP=1``:
    ``bench/issue14_startup.launch``) starts; from its launch one thread asks
@@ -45,8 +47,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
+
 import qqweb  # noqa: E402, F401  (first: one BLAS thread per process, as in every qqweb process)
-from bench.issue14_common import Figure, Row, load, start_server  # noqa: E402
+from bench.issue14_common import Figure, Row, agent_notes, clustered, load, start_server  # noqa: E402
 
 POLL_S = 0.25
 
@@ -139,12 +143,42 @@ def sample_memory(watch: Watch, daemon: int, gunicorn: int) -> None:
         watch.rss.append((round(watch.since(), 1), status_mb(daemon, "VmRSS"), worker, load()))
 
 
+def note_ids(n: int) -> list[str]:
+    """The ids the agent gives new notes (``note_`` + 12 hex of a uuid4: uniform),
+    deterministic; the bench's other notes count up (``note_000000000001``...)."""
+    rng = np.random.default_rng(28)
+    ids: dict[str, None] = {}
+    while len(ids) < n:
+        ids.update(dict.fromkeys(f"note_{x:012x}" for x in rng.integers(0, 16**12, n)))
+    return list(ids)[:n]
+
+
+def seed(uri: str, n: int, dim: int) -> float:
+    """``issue14_server.seed``'s notes with the agent's ids; the seconds it took."""
+    from django.conf import settings
+    from pymongo import MongoClient
+
+    client: MongoClient[dict[str, Any]] = MongoClient(uri)
+    collection = client[settings.QQ_MONGO_DB][settings.QQ_MONGO_COLLECTION]
+    collection.drop()
+    ids = note_ids(n)
+    t = time.perf_counter()
+    for start in range(0, n, 10_000):
+        stop = min(n, start + 10_000)
+        docs = agent_notes(start, stop, clustered(stop - start, dim, seed=start + 1))
+        for doc, note_id in zip(docs, ids[start:stop], strict=True):
+            doc["note_id"] = note_id
+        for i in range(0, len(docs), 1000):
+            collection.insert_many(docs[i : i + 1000], ordered=False)
+    client.close()
+    return time.perf_counter() - t
+
+
 def seed_daemon(args: argparse.Namespace, binary: str, data: str) -> None:
     """``args.n`` notes and the agent's indexes on a daemon started for it, then stopped."""
     from django.conf import settings
     from pymongo import MongoClient
 
-    from bench.issue14_server import seed
     from memory_app.memory.mongo_store import MongoNotesStore
 
     uri, proc = start_server("py", binary, args.port, data)
@@ -236,7 +270,7 @@ def main() -> None:
             target=search_until_answered, args=(watch, args.web_port, token, args.give_up)
         ),
         threading.Thread(
-            target=ask_pages, args=(watch, args.web_port, token, f"note_{args.n // 2:012x}")
+            target=ask_pages, args=(watch, args.web_port, token, note_ids(args.n)[args.n // 2])
         ),
         threading.Thread(target=sample_memory, args=(watch, daemon.pid, web.pid)),
     ]

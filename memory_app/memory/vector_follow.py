@@ -34,6 +34,8 @@ was called.
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
@@ -244,7 +246,41 @@ def every_vector(source: VectorSource, total: int | None, batch: int) -> Iterato
     every vector at once: the note ids of each window (:func:`id_bounds`, one light range
     of the ``note_id`` index), then the vectors of consecutive ranges of ``batch`` of
     those ids. A note written meanwhile falls in a range read later, or reaches the index
-    through the change stream (opened before this read) or the next diff."""
+    through the change stream (opened before this read) or the next diff. A thread reads
+    the next ranges (two at most) while the caller builds from this one: the server's work
+    and the index's overlap."""
+    ready: queue.Queue[list[dict[str, Any]] | Exception | None] = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def hand_over(item: list[dict[str, Any]] | Exception | None) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.5)
+                return True
+            except queue.Full:
+                continue
+        return False  # the caller stopped reading
+
+    def read() -> None:
+        try:
+            for rows in _ranges(source, total, batch):
+                if not hand_over(rows):
+                    return
+            hand_over(None)
+        except Exception as e:  # the caller raises it
+            hand_over(e)
+
+    threading.Thread(target=read, name="qqweb-vector-read", daemon=True).start()
+    try:
+        while (item := ready.get()) is not None:
+            if isinstance(item, Exception):
+                raise item
+            yield from item
+    finally:
+        stop.set()
+
+
+def _ranges(source: VectorSource, total: int | None, batch: int) -> Iterator[list[dict[str, Any]]]:
     edges: list[str | None] = [None, *id_bounds(total or 0, batch), None]
     for low, high in pairwise(edges):
         ids = sorted(_retried(partial(source.note_ids_in, low, high)))
@@ -252,7 +288,7 @@ def every_vector(source: VectorSource, total: int | None, batch: int) -> Iterato
             continue
         parts: list[str | None] = [low, *ids[batch::batch], high]
         for part in pairwise(parts):
-            yield from _retried(partial(_rows_in, source, part))
+            yield _retried(partial(_rows_in, source, part))
 
 
 def _rows_in(source: VectorSource, window: tuple[str | None, str | None]) -> list[dict[str, Any]]:
