@@ -259,7 +259,8 @@ def main() -> None:
     uri, daemon = start_server("py", binary, args.port, data)  # the user's existing memory
     settings.MONGODB_URI = uri
     settings.QQ_VECTOR_DIR = str(work / "vectors")  # empty: no snapshot yet
-    print(f"daemon restarted: RSS {status_mb(daemon.pid, 'VmRSS'):,} MB", flush=True)
+    at_start = status_mb(daemon.pid, "VmRSS")  # mostly its WiredTiger cache (1 GB)
+    print(f"daemon restarted: RSS {at_start:,} MB", flush=True)
     from bench.issue14_startup import _token, launch
 
     token = _token()
@@ -288,6 +289,7 @@ def main() -> None:
         daemon.terminate()
         daemon.wait(120)
     row = rows_of(watch, daemon_hwm, worker_hwm, args)
+    row.figures["daemon RSS before qqweb started"] = Figure(None, load(), f"{at_start:,} MB")
     total = time.perf_counter() - started
     print(f"\n{row.name} (whole run {total:.0f} s)")
     for name, figure in row.figures.items():
