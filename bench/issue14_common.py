@@ -161,9 +161,11 @@ def port_free(port: int) -> bool:
         return True
 
 
-def start_server(kind: str, binary: str, port: int) -> tuple[str, subprocess.Popen[bytes]]:
-    """A fresh server on ``port`` with its own data directory under /tmp."""
-    data = tempfile.mkdtemp(prefix=f"qqweb-bench14-{kind}-")
+def start_server(
+    kind: str, binary: str, port: int, data: str | None = None
+) -> tuple[str, subprocess.Popen[bytes]]:
+    """A server on ``port`` on ``data``, by default a fresh directory under /tmp."""
+    data = data or tempfile.mkdtemp(prefix=f"qqweb-bench14-{kind}-")
     if kind == "rust":
         cmd = [binary, "--port", str(port), "--storage-path", data]
     else:

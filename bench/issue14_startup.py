@@ -66,11 +66,10 @@ def _ask(port: int, token: str) -> tuple[int, float, str]:
         return 0, time.perf_counter() - t, ""
 
 
-def first_search_over_http(port: int) -> Row:
-    """Launch gunicorn on ``port`` and ask until a search is answered (see the module)."""
-    while not port_free(port):
-        port += 1
-    token = _token()
+def launch(port: int, *, threads: int = 1) -> subprocess.Popen[bytes]:
+    """gunicorn (one worker, ``threads`` threads, DEBUG as the bench's settings) on
+    ``port``, on the bench's server, database and vector folder, starting the model and
+    the index in the background as a web process does."""
     env = {
         **os.environ,
         "MONGODB_URI": settings.MONGODB_URI,
@@ -89,9 +88,19 @@ def first_search_over_http(port: int) -> Row:
         "1",
         "--timeout",
         "120",
+        "--threads",
+        str(threads),
     ]
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+
+
+def first_search_over_http(port: int) -> Row:
+    """Launch gunicorn on ``port`` and ask until a search is answered (see the module)."""
+    while not port_free(port):
+        port += 1
+    token = _token()
     launched = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    proc = launch(port)
     answered = None
     longest = 0.0
     told = 0

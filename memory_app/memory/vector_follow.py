@@ -34,9 +34,13 @@ was called.
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .errors import StoreError, StoreUnavailable
 
@@ -45,16 +49,31 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 IDLE_POLL_S = 0.25  # at most four empty polls of the change stream a second
 DIFF_WINDOW = 1000  # notes a diff query reads (a range of note ids; see Reads.id_versions)
+# Embeddings one query of the vector index asks for at most (the load without a snapshot,
+# the re-read of many changed notes): SecantusDB's daemon reads a find's whole result
+# before its first batch and answers nothing else meanwhile; every vector at once grew it
+# past 10 GB at 100k notes of 384 floats.
+LOAD_BATCH = 500
+LOAD_RETRIES, LOAD_RETRY_S = 15, 2.0  # one range of the load, asked again (every_vector)
+HEX = "0123456789abcdef"
 
 
 class VectorSource(Protocol):
     """What the index needs from the notes store."""
 
     def vector_rows(
-        self, *, note_ids: Iterable[str] | None = None, object_ids: Iterable[Any] | None = None
+        self,
+        *,
+        note_ids: Iterable[str] | None = None,
+        object_ids: Iterable[Any] | None = None,
+        window: tuple[str | None, str | None] | None = None,
     ) -> Iterator[dict[str, Any]]: ...
+
+    def note_ids_in(self, low: str | None, high: str | None) -> list[str]: ...
 
     def id_versions(
         self, bounds: Sequence[str] = ()
@@ -204,3 +223,99 @@ def diff(index: VectorIndex) -> None:
         index._pending_notes.update(changed)
     index._diffed_at = time.monotonic()
     index._diff_every = max(index._refresh_interval, 5 * (index._diffed_at - started))
+
+
+def id_bounds(total: int, batch: int) -> list[str]:
+    """Edges of windows of note ids that split ``total`` notes into windows of about
+    ``batch`` or fewer, without reading them: the data contract's ids are ``note_`` + hex
+    of a uuid4 or bare hex of a SHA-256, both uniform, so windows of one, two or three
+    leading hex digits of each form hold about as many notes each. The windows cover every
+    string however the ids look; ids of another shape only make some windows larger."""
+    digits = 0
+    while len(HEX) ** digits * batch < total and digits < 3:
+        digits += 1
+    prefixes = [""]
+    for _ in range(digits):
+        prefixes = [p + h for p in prefixes for h in HEX]
+    return sorted({*prefixes, *(f"note_{p}" for p in prefixes)} - {""})
+
+
+def every_vector(source: VectorSource, total: int | None, batch: int) -> Iterator[dict[str, Any]]:
+    """Every note's row (``vector_rows``) in queries of at most about ``batch``
+    embeddings, so the server answers the pages' queries between them and never holds
+    every vector at once: the note ids of each window (:func:`id_bounds`, one light range
+    of the ``note_id`` index), then the vectors of consecutive ranges of ``batch`` of
+    those ids. A note written meanwhile falls in a range read later, or reaches the index
+    through the change stream (opened before this read) or the next diff. A thread reads
+    the next ranges (two at most) while the caller builds from this one: the server's work
+    and the index's overlap."""
+    ready: queue.Queue[list[dict[str, Any]] | Exception | None] = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def hand_over(item: list[dict[str, Any]] | Exception | None) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.5)
+                return True
+            except queue.Full:
+                continue
+        return False  # the caller stopped reading
+
+    def read() -> None:
+        try:
+            for rows in _ranges(source, total, batch):
+                if not hand_over(rows):
+                    return
+            hand_over(None)
+        except Exception as e:  # the caller raises it
+            hand_over(e)
+
+    threading.Thread(target=read, name="qqweb-vector-read", daemon=True).start()
+    try:
+        while (item := ready.get()) is not None:
+            if isinstance(item, Exception):
+                raise item
+            yield from item
+    finally:
+        stop.set()
+
+
+def _ranges(source: VectorSource, total: int | None, batch: int) -> Iterator[list[dict[str, Any]]]:
+    edges: list[str | None] = [None, *id_bounds(total or 0, batch), None]
+    for low, high in pairwise(edges):
+        ids = sorted(_retried(partial(source.note_ids_in, low, high)))
+        if not ids:
+            continue
+        parts: list[str | None] = [low, *ids[batch::batch], high]
+        for part in pairwise(parts):
+            yield _retried(partial(_rows_in, source, part))
+
+
+def _rows_in(source: VectorSource, window: tuple[str | None, str | None]) -> list[dict[str, Any]]:
+    return list(source.vector_rows(window=window))
+
+
+def _retried(read: Callable[[], list[T]]) -> list[T]:
+    """``read()``, asked again while the server is unavailable, at most
+    :data:`LOAD_RETRIES` times :data:`LOAD_RETRY_S` apart, so a passing failure does not
+    start the load again from its first note (on the daemon at 100k notes, load 13, the
+    driver cancelled queries under way: "operation cancelled", and the load never ended)."""
+    for _ in range(LOAD_RETRIES):
+        try:
+            return read()
+        except StoreUnavailable as e:
+            log.info("vector index: %s; reading this range again", e)
+            time.sleep(LOAD_RETRY_S)
+    return read()
+
+
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """``items`` in lists of at most ``size``."""
+    chunk: list[T] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -13,7 +13,8 @@ in-memory delta of the notes changed since the segments were built:
   snapshot held (30 s at 100k notes on the embedded daemon): a note the agent wrote while
   no qqweb process ran appears once that catch-up ends (:attr:`VectorIndex.caught_up`).
   The notes qqweb itself wrote meanwhile are read before the first answer. Without a
-  snapshot it reads every vector once and saves one. This happens in background threads
+  snapshot it reads every vector once, in queries of at most ``load_batch`` embeddings
+  (``vector_follow.every_vector``), and saves one. This happens in background threads
   that web and worker processes start when they start (``memory_app.stores``); a search
   that comes before the index is ready waits at most ``ready_timeout`` seconds, then gets
   :class:`IndexWarming` ("the search index is loading (N of M notes)", a 503) instead of
@@ -63,7 +64,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from . import vector_search
+from . import vector_follow, vector_search
 from .errors import StoreUnavailable
 from .read_model import ReadModel, stamp
 from .vector_follow import VectorSource, diff, fold, follow, needs_fold
@@ -92,6 +93,7 @@ class VectorIndex:
         exact_below: int = EXACT_BELOW,
         fold_at: int = 2000,
         ready_timeout: float = 30.0,
+        load_batch: int = vector_follow.LOAD_BATCH,
     ) -> None:
         self._source = source
         self._refresh_interval = refresh_interval
@@ -101,6 +103,7 @@ class VectorIndex:
         self._exact_below = exact_below
         self._fold_at = fold_at
         self._ready_timeout = ready_timeout
+        self._load_batch = max(1, load_batch)  # embeddings one query asks for at most
         self._lock = threading.RLock()
         self._snapshot = Snapshot.empty()
         self.read_model = ReadModel()  # the small fields of every note (read_model.py)
@@ -329,8 +332,10 @@ class VectorIndex:
         self._caught_up.clear()
         if snapshot is None:
             self._stream_opened()
+            total = self._count()
+            rows = vector_follow.every_vector(self._source, total, self._load_batch)
             snapshot = build_snapshot(
-                self._counted(self._source.vector_rows()),
+                self._counted(rows, total),
                 generation,
                 self._directory,
                 self._exact_below,
@@ -349,14 +354,20 @@ class VectorIndex:
         if caught_up:
             self._caught_up.set()
 
-    def _counted(self, docs: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-        """``docs``, keeping :attr:`_progress` (what :class:`IndexWarming` says) and
-        :attr:`loaded_rows` (what the notes list's loading message says)."""
+    def _count(self) -> int | None:
+        """About how many notes there are (None: the server did not say)."""
         assert self._source is not None
         try:
-            total = self._source.count_notes().value
+            return self._source.count_notes().value
         except StoreUnavailable:
-            total = None
+            return None
+
+    def _counted(
+        self, docs: Iterable[dict[str, Any]], total: int | None
+    ) -> Iterator[dict[str, Any]]:
+        """``docs`` (of about ``total``), keeping :attr:`_progress` (what
+        :class:`IndexWarming` says) and :attr:`loaded_rows` (what the notes list's loading
+        message says)."""
         read = self.loaded_rows = 0
         self._progress = (0, total)
         for doc in docs:
@@ -399,17 +410,23 @@ class VectorIndex:
             if notes is None:
                 notes, self._pending_notes = self._pending_notes, set()
                 objects, self._pending_objects = self._pending_objects, set()
+        size = self._load_batch  # many changed notes (a re-embedding): bounded queries
         try:
             if notes:
                 found = {
-                    str(d["note_id"]) for d in self._reput(self._source.vector_rows(note_ids=notes))
+                    str(d["note_id"])
+                    for chunk in vector_follow.batched(sorted(notes), size)
+                    for d in self._reput(self._source.vector_rows(note_ids=chunk))
                 }
                 with self._lock:
                     for note_id in notes - found:
                         self._forget(note_id)
             if objects:
-                rows = self._source.vector_rows(object_ids=objects)
-                found_objects = {d["_id"] for d in self._reput(rows)}
+                found_objects = {
+                    d["_id"]
+                    for chunk in vector_follow.batched(objects, size)
+                    for d in self._reput(self._source.vector_rows(object_ids=chunk))
+                }
                 with self._lock:
                     for object_id in objects - found_objects:
                         gone = self._by_object.get(object_id)

@@ -4,9 +4,11 @@ import time
 
 import numpy as np
 import pytest
+from django.conf import settings
+from pymongo import MongoClient, monitoring
 
 from memory_app.memory import DimensionMismatch, HashingEmbedder
-from memory_app.memory.mongo_store import utcnow_naive
+from memory_app.memory.mongo_store import MongoNotesStore, utcnow_naive
 from memory_app.memory.vectors import VectorIndex
 from memory_app.stores import notes_store
 
@@ -209,3 +211,122 @@ def test_in_step_holds_what_the_agent_wrote_and_deleted_an_instant_before(
         assert index.holds("note_000000000003") and not index.holds("note_000000000001")
     finally:
         index.close()
+
+
+# --- reading every vector in bounded queries (SecantusDB's daemon, issue 28) -----------------
+
+
+class EmbeddingsPerQuery(monitoring.CommandListener):
+    """How many embeddings each query (a find and its getMores) brought back."""
+
+    def __init__(self) -> None:
+        self.counts: dict[object, int] = {}
+        self._cursor_of: dict[int, object] = {}
+
+    def started(self, event: monitoring.CommandStartedEvent) -> None:
+        if event.command_name == "getMore":
+            self._cursor_of[event.request_id] = event.command["getMore"]
+        elif event.command_name == "find":
+            self._cursor_of[event.request_id] = ("find", event.request_id)
+
+    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
+        cursor = event.reply.get("cursor") if event.command_name in ("find", "getMore") else None
+        if cursor is None:
+            return
+        key = self._cursor_of.pop(event.request_id)
+        if event.command_name == "find" and cursor.get("id"):
+            key = cursor["id"]  # its getMores name this id
+        batch = cursor.get("firstBatch") or cursor.get("nextBatch") or []
+        found = sum(1 for d in batch if d.get("embedding"))
+        self.counts[key] = self.counts.get(key, 0) + found
+
+    def failed(self, event: monitoring.CommandFailedEvent) -> None:
+        self._cursor_of.pop(event.request_id, None)
+
+    def most(self) -> int:
+        return max(self.counts.values(), default=0)
+
+
+def _listened_store():
+    listener = EmbeddingsPerQuery()
+    client = MongoClient(settings.MONGODB_URI, tz_aware=False, event_listeners=[listener])
+    store = MongoNotesStore(database=settings.QQ_MONGO_DB, collection="notes", client=client)
+    return store, client, listener
+
+
+def _agent_notes(rng):
+    """300 notes as the agent writes them: the contract's two id shapes (``note_`` + 12
+    hex, 16 hex) and 100 of a shape it does not promise, which all fall in one window."""
+    ids = [f"note_{rng.integers(0, 16**12):012x}" for _ in range(100)]
+    ids += [f"{rng.integers(0, 16**15):016x}" for _ in range(100)]
+    ids += [f"imported-{i:04d}" for i in range(100)]
+    now = utcnow_naive()
+    return [
+        {
+            "note_id": note_id,
+            "content": f"note {i}",
+            "section": "Key Topics",
+            "embedding": rng.standard_normal(384).tolist(),
+            "importance": 0.5,
+            "created_at": now,
+            "updated_at": now,
+        }
+        for i, note_id in enumerate(ids)
+    ]
+
+
+def _finds_itself(index, docs):
+    """Every note is held, and its own vector finds it first."""
+    return all(
+        index.holds(d["note_id"])
+        and index.search(d["embedding"], limit=1).hits[0][0] == d["note_id"]
+        for d in docs
+    )
+
+
+def test_a_first_load_never_asks_the_server_for_more_than_a_batch_of_embeddings(tmp_path):
+    """SecantusDB's daemon reads a find's whole result before its first batch: every
+    vector in one find grew it past 10 GB at 100k notes and it was killed before the first
+    search. A load without a snapshot asks for at most ``load_batch`` embeddings a query
+    and still holds every note."""
+    docs = _agent_notes(np.random.default_rng(28))
+    notes_store().collection.insert_many([dict(d) for d in docs])
+    store, client, listener = _listened_store()
+    index = VectorIndex(store, directory=tmp_path, use_change_stream=False, load_batch=40)
+    try:
+        assert index.wait_caught_up(timeout=60)
+        assert listener.most() <= 40
+        assert index.search(docs[0]["embedding"], limit=1).compared == 300
+        assert _finds_itself(index, docs)
+    finally:
+        index.close()
+        client.close()
+
+
+def test_many_notes_changed_since_the_snapshot_are_read_a_batch_at_a_time(tmp_path):
+    """The agent re-embedded every note while no qqweb process ran: the catch-up after the
+    saved snapshot re-reads them all, at most ``load_batch`` embeddings a query, and
+    search answers with the new vectors."""
+    rng = np.random.default_rng(14)
+    docs = _agent_notes(rng)
+    collection = notes_store().collection
+    collection.insert_many([dict(d) for d in docs])
+    first = VectorIndex(notes_store(), directory=tmp_path, use_change_stream=False)
+    assert first.wait_caught_up(timeout=60)
+    first.close()
+    later = utcnow_naive()
+    for d in docs:  # re-embedded
+        d["embedding"] = rng.standard_normal(384).tolist()
+        collection.update_one(
+            {"note_id": d["note_id"]},
+            {"$set": {"embedding": d["embedding"], "updated_at": later}},
+        )
+    store, client, listener = _listened_store()
+    again = VectorIndex(store, directory=tmp_path, use_change_stream=False, load_batch=40)
+    try:
+        assert again.wait_caught_up(timeout=60)
+        assert listener.most() <= 40
+        assert _finds_itself(again, docs)
+    finally:
+        again.close()
+        client.close()

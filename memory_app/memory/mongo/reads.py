@@ -214,17 +214,37 @@ class Reads(MongoBase):
     # --- what the vector index is fed with ---------------------------------------------------
 
     def vector_rows(
-        self, *, note_ids: Iterable[str] | None = None, object_ids: Iterable[Any] | None = None
+        self,
+        *,
+        note_ids: Iterable[str] | None = None,
+        object_ids: Iterable[Any] | None = None,
+        window: tuple[str | None, str | None] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """``_id``, ``note_id``, ``section``, ``embedding``, ``updated_at`` of every note,
-        or of the given ones."""
+        of the given ones, or of those whose ``note_id`` is in ``window`` (from its low
+        edge, included, to its high one, excluded; None: open), one query. Every note at
+        once costs SecantusDB's daemon its whole result in memory before the first batch
+        (past 10 GB at 100k notes of 384 floats): the vector index reads in windows
+        (``vector_follow.every_vector``)."""
         query: dict[str, Any] = {}
         if note_ids is not None:
             query["note_id"] = {"$in": list(note_ids)}
         if object_ids is not None:
             query["_id"] = {"$in": list(object_ids)}
+        if window is not None and (edges := _note_id_range(*window)):
+            query["note_id"] = edges
         with self._guard():
             yield from self.collection.find(query, VECTOR_FIELDS).batch_size(2000)
+
+    def note_ids_in(self, low: str | None, high: str | None) -> list[str]:
+        """The ``note_id`` of every note from ``low`` (included) to ``high`` (excluded;
+        None: open), one range of the ``note_id`` index, unordered."""
+        query = {"note_id": edges} if (edges := _note_id_range(low, high)) else {}
+        with self._guard():
+            return [
+                str(d.get("note_id"))
+                for d in self.collection.find(query, {"_id": 0, "note_id": 1}).batch_size(5000)
+            ]
 
     def id_versions(self, bounds: Sequence[str] = ()) -> Iterator[tuple[Any, str, tuple[Any, ...]]]:
         """``(_id, note_id, stamp)`` of every note (the vector index's catch-up, and its
@@ -238,7 +258,7 @@ class Reads(MongoBase):
         fields = {"_id": 1, "note_id": 1, **dict.fromkeys(STAMP_FIELDS, 1)}
         edges: list[str | None] = [None, *bounds, None]
         for low, high in pairwise(edges):
-            window = {op: edge for op, edge in (("$gte", low), ("$lt", high)) if edge is not None}
+            window = _note_id_range(low, high)
             with self._guard():
                 query = {"note_id": window} if window else {}
                 for d in self.collection.find(query, fields).batch_size(5000):
@@ -290,3 +310,8 @@ class Reads(MongoBase):
         ]
         with self._guard():
             return list(self.collection.aggregate(pipeline))
+
+
+def _note_id_range(low: str | None, high: str | None) -> dict[str, str]:
+    """``{"$gte": low, "$lt": high}`` without the open edges (both open: empty)."""
+    return {op: str(edge) for op, edge in (("$gte", low), ("$lt", high)) if edge is not None}
