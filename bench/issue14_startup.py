@@ -66,32 +66,46 @@ def _ask(port: int, token: str) -> tuple[int, float, str]:
         return 0, time.perf_counter() - t, ""
 
 
-def first_search_over_http(port: int) -> Row:
-    """Launch gunicorn on ``port`` and ask until a search is answered (see the module)."""
-    while not port_free(port):
-        port += 1
-    token = _token()
+def launch_gunicorn(
+    port: int, *, workers: int = 1, production: bool = False, **env_extra: str
+) -> subprocess.Popen[bytes]:
+    """gunicorn serving qqweb on ``port`` against the bench's database, memory and vector
+    dirs, DEBUG off, the model and the index loading in the background as in a web
+    process. ``production``: with ``-c qqweb/gunicorn.conf.py`` as the image and
+    docker-compose.yml start it (the request line's limit)."""
     env = {
         **os.environ,
+        "DEBUG": "0",
         "MONGODB_URI": settings.MONGODB_URI,
         "QQ_MONGO_DB": settings.QQ_MONGO_DB,
         "QQ_VECTOR_DIR": str(settings.QQ_VECTOR_DIR),
         "SECRET_KEY": "bench-only-" + "x" * 40,
         "QQ_EMBEDDER_WARM_UP": "1",  # as a web process starts: model and index in the
         "QQ_VECTOR_WARM_UP": "1",  # background (the bench's own process turns them off)
+        **env_extra,
     }
-    cmd = [
-        str(Path(sys.executable).parent / "gunicorn"),
+    cmd = [str(Path(sys.executable).parent / "gunicorn")]
+    if production:
+        cmd += ["-c", "qqweb/gunicorn.conf.py"]
+    cmd += [
         "qqweb.wsgi:application",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
-        "1",
+        str(workers),
         "--timeout",
         "120",
     ]
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+
+
+def first_search_over_http(port: int) -> Row:
+    """Launch gunicorn on ``port`` and ask until a search is answered (see the module)."""
+    while not port_free(port):
+        port += 1
+    token = _token()
     launched = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    proc = launch_gunicorn(port)
     answered = None
     longest = 0.0
     told = 0
