@@ -367,6 +367,8 @@ def main() -> None:
             flush=True,
         )
         archive_write(2_000)  # the pages with an archive of a working agent's size
+        for _ in range(4 * WORKERS):  # each worker's first Overview parses the file
+            browser.get("/")
         title = f"{args.n:,} notes, {args.server} server, gunicorn {WORKERS} workers"
         print(f"\n== {title}", flush=True)
         results[title] = page_rows(browser, token, args.repeat)
