@@ -66,23 +66,21 @@ def _ask(port: int, token: str) -> tuple[int, float, str]:
         return 0, time.perf_counter() - t, ""
 
 
-def launch_gunicorn(
-    port: int, *, workers: int = 1, production: bool = False, **env_extra: str
+def launch(
+    port: int, *, threads: int = 1, workers: int = 1, production: bool = False
 ) -> subprocess.Popen[bytes]:
-    """gunicorn serving qqweb on ``port`` against the bench's database, memory and vector
-    dirs, DEBUG off, the model and the index loading in the background as in a web
-    process. ``production``: with ``-c qqweb/gunicorn.conf.py`` as the image and
-    docker-compose.yml start it (the request line's limit)."""
+    """gunicorn (``workers`` workers of ``threads`` threads, DEBUG as the bench's settings)
+    on ``port``, on the bench's server, database and vector folder, starting the model and
+    the index in the background as a web process does. ``production``: with ``-c
+    qqweb/gunicorn.conf.py``, as the image and docker-compose.yml start it."""
     env = {
         **os.environ,
-        "DEBUG": "0",
         "MONGODB_URI": settings.MONGODB_URI,
         "QQ_MONGO_DB": settings.QQ_MONGO_DB,
         "QQ_VECTOR_DIR": str(settings.QQ_VECTOR_DIR),
         "SECRET_KEY": "bench-only-" + "x" * 40,
         "QQ_EMBEDDER_WARM_UP": "1",  # as a web process starts: model and index in the
         "QQ_VECTOR_WARM_UP": "1",  # background (the bench's own process turns them off)
-        **env_extra,
     }
     cmd = [str(Path(sys.executable).parent / "gunicorn")]
     if production:
@@ -95,6 +93,8 @@ def launch_gunicorn(
         str(workers),
         "--timeout",
         "120",
+        "--threads",
+        str(threads),
     ]
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
 
@@ -105,7 +105,7 @@ def first_search_over_http(port: int) -> Row:
         port += 1
     token = _token()
     launched = time.perf_counter()
-    proc = launch_gunicorn(port)
+    proc = launch(port)
     answered = None
     longest = 0.0
     told = 0

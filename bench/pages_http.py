@@ -16,7 +16,7 @@ the agent appends a line (each worker's ``ArchiveStatsCache`` parses only the ne
 No Neo4j, no broker and no Redis are started: the Overview's graph card says the graph is
 down (a refused connection), the review queue has no pairs waiting. Seeding, the server
 and gunicorn: ``issue14_server.seed``, ``issue14_common.start_server``,
-``issue14_startup.launch_gunicorn``. Results: bench/results/pages_http.{json,md}; about
+``issue14_startup.launch``. Results: bench/results/pages_http.{json,md}; about
 6 minutes at 100k on 2 cores (seeding 100k notes is 2-3 of them).
 """
 
@@ -39,7 +39,15 @@ sys.path.insert(0, str(ROOT))
 
 import qqweb  # noqa: E402, F401  (first: one BLAS thread per process, as in every qqweb process)
 from bench.issue14 import django_setup, servers  # noqa: E402
-from bench.issue14_common import Figure, Row, load, port_free, sample, start_server  # noqa: E402
+from bench.issue14_common import (  # noqa: E402
+    Figure,
+    Row,
+    load,
+    port_free,
+    sample,
+    start_server,
+    wait_idle,
+)
 
 PACE_S = 0.3  # between two requests of one row
 WORKERS = 3
@@ -342,7 +350,7 @@ def main() -> None:
     started = time.perf_counter()
     try:
         from bench.issue14_server import seed
-        from bench.issue14_startup import _token, launch_gunicorn
+        from bench.issue14_startup import _token, launch
         from memory_app.stores import notes_store
 
         print(f"cores {os.cpu_count()}, load {load():.1f} at the start", flush=True)
@@ -356,13 +364,18 @@ def main() -> None:
         web_port = port + 2
         while not port_free(web_port):
             web_port += 1
-        gunicorn = launch_gunicorn(web_port, workers=WORKERS, production=True)
+        gunicorn = launch(web_port, workers=WORKERS, production=True)
         browser = Browser(f"http://127.0.0.1:{web_port}")
         ready_s = wait_workers_ready(browser, token)
+        # the requests may all have gone to one worker: each loads its model and index in
+        # the background from its start; wait until every one is idle
+        workers = Path(f"/proc/{gunicorn.pid}/task/{gunicorn.pid}/children").read_text().split()
+        ready_s += sum(wait_idle(int(pid), most_s=600) for pid in workers)
         browser.sign_in(user, PASSWORD)
         browser.get("/notes/")  # each worker's first page waits for the store-health checks
         print(
-            f"  gunicorn ({WORKERS} workers) answering searches {ready_s:.0f} s after launch "
+            f"  gunicorn ({WORKERS} workers) ready (answering searches, each worker idle) "
+            f"{ready_s:.0f} s after launch "
             f"[load {load():.1f}]",
             flush=True,
         )
