@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,21 @@ class Browser:
         if answer.status_code != 200:
             raise RuntimeError(f"GET {path}: HTTP {answer.status_code}")
         return answer.text
+
+    def warm(self, path: str, rounds: int = 3) -> None:
+        """``path`` asked by WORKERS clients at once, ``rounds`` times: every worker answers
+        it at least once (one client's requests may all reach one worker), so its first
+        answer (a first parse of the archive, say) is not among the timed ones."""
+        import requests
+
+        def ask(_: int) -> None:
+            with requests.Session() as other:
+                other.cookies.update(self.http.cookies)
+                other.get(f"{self.base}{path}", timeout=120)
+
+        with ThreadPoolExecutor(WORKERS) as pool:
+            for _ in range(rounds):
+                list(pool.map(ask, range(WORKERS)))
 
     def api_search(self, token: str, query: str) -> None:
         answer = self.http.post(
@@ -224,9 +240,27 @@ def page_rows(browser: Browser, token: str, repeat: int) -> list[Row]:
         ("review queue (no pairs waiting)", lambda: browser.get("/review/"), review_next),
         ("archive page (2,000 lines)", lambda: browser.get("/archive/"), archive_browse),
     ]
+    warm_paths = dict(
+        zip(
+            [name for name, _, _ in pages],
+            [
+                "/",
+                "/notes/",
+                f"/notes/?section={section.replace(' ', '+')}",
+                f"/notes/?cursor={cursor}&pos={depth}",
+                f"/notes/{some_ids[0]}/",
+                "/search/?q=warm+up",
+                "/search/?q=warm+up",  # the API's worker: its model and index as the page's
+                "/review/",
+                "/archive/",
+            ],
+            strict=True,
+        )
+    )
     rows = []
     for name, over_http, in_process in pages:
         row = Row(name)
+        browser.warm(warm_paths[name])
         row.figures["over HTTP"], row.figures["over HTTP p95"] = measured(over_http, repeat)
         if in_process is not None:
             row.figures["selectors in-process"], row.figures["selectors in-process p95"] = measured(
@@ -263,8 +297,7 @@ def archive_rows(browser: Browser, sizes: list[int], repeat: int) -> list[Row]:
         row.figures["first request after the file is written"] = Figure(
             first_ms, load(), "1 sample, one worker"
         )
-        for _ in range(4 * WORKERS):  # every worker parses the new file once
-            browser.get("/")
+        browser.warm("/")  # every worker parses the new file once
         row.figures["warm"], row.figures["warm p95"] = measured(lambda: browser.get("/"), repeat)
         more = iter(archive_lines(repeat * 2, start=size))
 
@@ -277,6 +310,7 @@ def archive_rows(browser: Browser, sizes: list[int], repeat: int) -> list[Row]:
         row.figures["first request after an append p95"] = Figure(
             after[max(0, int(len(after) * 0.95 + 0.5) - 1)], load()
         )
+        browser.warm("/archive/")
         row.figures["archive page"], row.figures["archive page p95"] = measured(
             lambda: browser.get("/archive/"), repeat
         )
@@ -380,8 +414,6 @@ def main() -> None:
             flush=True,
         )
         archive_write(2_000)  # the pages with an archive of a working agent's size
-        for _ in range(4 * WORKERS):  # each worker's first Overview parses the file
-            browser.get("/")
         title = f"{args.n:,} notes, {args.server} server, gunicorn {WORKERS} workers"
         print(f"\n== {title}", flush=True)
         results[title] = page_rows(browser, token, args.repeat)

@@ -2,7 +2,7 @@
 of their results, each figure beside the load average it was measured at.
 
     .venv/bin/python bench/reliability.py                # every step (make bench-reliability)
-    .venv/bin/python bench/reliability.py --only pages_http,dedup_full_snapshot
+    .venv/bin/python bench/reliability.py --only pages_http,dedup_full_snapshot  # the others kept
     .venv/bin/python bench/reliability.py --collect      # the table again from results/
     .venv/bin/python bench/reliability.py --docs         # the table into the docs page
 
@@ -203,6 +203,11 @@ def dedup_row(data: dict[str, Any]) -> str:
         f"[load {data['load_before']:.1f} -> {data['load_after']:.1f}], "
         f"{stats.get('pairs_found', '?')} pairs; the index's catch-up before it "
         f"{data.get('index_catch_up_s', 0):.1f} s, seeding {data.get('seed_s', 0):.0f} s apart"
+        + (
+            f"; reading every vector from MongoDB alone, after it: {data['read_vectors_s']:.1f} s"
+            if data.get("read_vectors_s")
+            else ""
+        )
     )
 
 
@@ -232,6 +237,20 @@ def collect(steps: list[dict[str, Any]]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def kept(steps: list[dict[str, Any]], record: Path, wanted: set[str]) -> list[dict[str, Any]]:
+    """With ``--only``, the steps just run in place of the same steps of the last run's
+    record, the others kept (in STEPS' order): re-running one step keeps the table whole."""
+    if not wanted or not record.exists():
+        return steps
+    by_name = {s["step"]: s for s in json.loads(record.read_text())}
+    by_name.update({s["step"]: s for s in steps})
+    order = [s.name for s in STEPS]
+    return sorted(
+        by_name.values(),
+        key=lambda s: order.index(s["step"]) if s["step"] in order else len(order),
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", default="", help="step names, comma-separated")
@@ -251,13 +270,14 @@ def main() -> None:
         if unknown:
             raise SystemExit(f"no such step: {', '.join(sorted(unknown))}")
         steps = []
-        with open(RESULTS / "reliability.log", "w") as log:
+        with open(RESULTS / "reliability.log", "a" if wanted else "w") as log:
             log.write(f"cores {os.cpu_count()}, load {load():.1f} at the start\n")
             for step in STEPS:
                 if wanted and step.name not in wanted:
                     continue
                 steps.append(run_step(step, log))
-                record.write_text(json.dumps(steps, indent=2) + "\n")
+                record.write_text(json.dumps(kept(steps, record, wanted), indent=2) + "\n")
+        steps = kept(steps, record, wanted)
     (RESULTS / "reliability.md").write_text(collect(steps))
     total = sum(s["seconds"] for s in steps)
     print(f"\nbench/results/reliability.md written: {len(steps)} steps, {total / 60:.1f} min")
