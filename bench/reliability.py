@@ -15,9 +15,9 @@ and after), is made of the bench/results/*.json each step wrote during its run. 
 writes reliability.md between the markers of docs/scale-and-benchmarks.md (as
 ``bench/issue14.py --docs`` does for its tables).
 
-About 25 minutes on 2 cores when every script is there (the pages over HTTP 6, the two
-full dedup scans at 100k 4 each: most of it seeding the servers; the other engineers'
-steps as their scripts say).
+The pages over HTTP and the two full dedup scans at 100k take 10 minutes on 2 cores
+(6.1 + 2.0 + 1.8 at load 6-9; most of it seeding the servers); the other steps as their
+scripts say.
 """
 
 from __future__ import annotations
@@ -198,7 +198,8 @@ def dedup_row(data: dict[str, Any]) -> str:
     """``issue14_incremental.py --out``'s result as one line with its load."""
     stats = data.get("stats", {})
     return (
-        f"full dedup scan, {data['n']:,} notes on the {data['server']} server, vectors from "
+        f"full dedup scan, {stats.get('notes', data['n']):,} notes on the {data['server']} "
+        f"server, vectors from "
         f"{stats.get('vectors_read_from', '?')}: **{data['seconds']:.1f} s** "
         f"[load {data['load_before']:.1f} -> {data['load_after']:.1f}], "
         f"{stats.get('pairs_found', '?')} pairs; the index's catch-up before it "
