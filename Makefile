@@ -3,7 +3,7 @@ SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 PY := .venv/bin/python
 
-.PHONY: install dev test test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-graph bench-judgment bench-judgment-train neo4j clean
+.PHONY: install dev test test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-reliability bench-graph bench-judgment bench-judgment-train neo4j clean
 
 install: $(PY)
 $(PY): pyproject.toml uv.lock
@@ -75,6 +75,15 @@ bench-scale: install $(SECANTUSD_RS)
 bench-dedup-scale: install
 	OMP_NUM_THREADS=1 $(PY) bench/issue14.py --only inprocess --sizes "" --dedup-full 10000,100000,1000000 \
 		--dedup-incremental 100000,1000000 --dedup-workers 100000 --out issue14-dedup
+
+# Issue 28's benchmarks in one unattended run (bench/reliability.py, its STEPS list): the
+# pages over HTTP through gunicorn (3 workers) at 100k notes and the Overview with 2,000 and
+# 50,000 archive lines, the full dedup scan at 100k from the index's snapshot and from
+# MongoDB, cold start, search against hnswlib/usearch, the first search after a restart;
+# then bench/results/reliability.md, every figure beside its load. A missing script is
+# skipped and said so. `bench/reliability.py --docs` puts the table in the docs page.
+bench-reliability: install $(SECANTUSD_RS)
+	$(PY) bench/reliability.py
 
 # The neighbourhood benchmark empties the graph it is given: it gets its own Neo4j.
 bench-graph: install

@@ -112,20 +112,20 @@ DOCS_BEGIN = "<!-- bench/issue14.py --docs: begin (generated, do not edit) -->"
 DOCS_END = "<!-- bench/issue14.py --docs: end -->"
 
 
-def write_docs(names: list[str]) -> None:
+def write_docs(names: list[str], begin: str = DOCS_BEGIN, end: str = DOCS_END) -> None:
     """Put the rendered tables of ``bench/results/<name>.md`` between the two markers of
     docs/scale-and-benchmarks.md (the benchmark section's generated part): the page shows
     one run's figures, never a hand copy of them."""
     page = ROOT / DOCS_PAGE
     text = page.read_text()
-    if DOCS_BEGIN not in text or DOCS_END not in text:
-        raise SystemExit(f"{DOCS_PAGE} has no {DOCS_BEGIN!r} ... {DOCS_END!r} markers")
-    head, rest = text.split(DOCS_BEGIN, 1)
-    _, tail = rest.split(DOCS_END, 1)
+    if begin not in text or end not in text:
+        raise SystemExit(f"{DOCS_PAGE} has no {begin!r} ... {end!r} markers")
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
     tables = "\n".join(
         (ROOT / "bench" / "results" / f"{name}.md").read_text().strip() + "\n" for name in names
     )
-    page.write_text(f"{head}{DOCS_BEGIN}\n\n{tables}\n{DOCS_END}{tail}")
+    page.write_text(f"{head}{begin}\n\n{tables}\n{end}{tail}")
     print(f"{DOCS_PAGE}: the tables of {', '.join(names)} written between the markers")
 
 

@@ -58,6 +58,7 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="the full scan, not incremental")
     parser.add_argument("--in-process", type=int, default=0)
     parser.add_argument("--skip-full-read", action="store_true", help="not the old read, alone")
+    parser.add_argument("--out", default="", help="also write bench/results/<out>.json")
     args = parser.parse_args()
     if args.in_process:
         in_process(args.in_process, args.changed)
@@ -191,6 +192,10 @@ def main() -> None:
             f"vector {read_s:.1f} s, the changed ids {changed_s:.2f} s [load {load():.1f}]"
         )
         print(json.dumps(result))
+        if args.out:
+            (ROOT / "bench" / "results" / f"{args.out}.json").write_text(
+                json.dumps(result, indent=2) + "\n"
+            )
     finally:
         server.terminate()
         server.wait(timeout=30)

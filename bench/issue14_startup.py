@@ -66,10 +66,13 @@ def _ask(port: int, token: str) -> tuple[int, float, str]:
         return 0, time.perf_counter() - t, ""
 
 
-def launch(port: int, *, threads: int = 1) -> subprocess.Popen[bytes]:
-    """gunicorn (one worker, ``threads`` threads, DEBUG as the bench's settings) on
-    ``port``, on the bench's server, database and vector folder, starting the model and
-    the index in the background as a web process does."""
+def launch(
+    port: int, *, threads: int = 1, workers: int = 1, production: bool = False
+) -> subprocess.Popen[bytes]:
+    """gunicorn (``workers`` workers of ``threads`` threads, DEBUG as the bench's settings)
+    on ``port``, on the bench's server, database and vector folder, starting the model and
+    the index in the background as a web process does. ``production``: with ``-c
+    qqweb/gunicorn.conf.py``, as the image and docker-compose.yml start it."""
     env = {
         **os.environ,
         "MONGODB_URI": settings.MONGODB_URI,
@@ -79,13 +82,15 @@ def launch(port: int, *, threads: int = 1) -> subprocess.Popen[bytes]:
         "QQ_EMBEDDER_WARM_UP": "1",  # as a web process starts: model and index in the
         "QQ_VECTOR_WARM_UP": "1",  # background (the bench's own process turns them off)
     }
-    cmd = [
-        str(Path(sys.executable).parent / "gunicorn"),
+    cmd = [str(Path(sys.executable).parent / "gunicorn")]
+    if production:
+        cmd += ["-c", "qqweb/gunicorn.conf.py"]
+    cmd += [
         "qqweb.wsgi:application",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
-        "1",
+        str(workers),
         "--timeout",
         "120",
         "--threads",
