@@ -94,7 +94,9 @@ def _newest(state: Path) -> datetime | None:
     if not len(stamps):
         return None
     newest = EPOCH + timedelta(microseconds=int(stamps.max()))
-    saved = datetime.fromtimestamp((state / "versions.bson").stat().st_mtime, UTC)
+    books = state / "books" / "versions.npy"  # the bookkeeping, saved with the snapshot
+    saved_file = books if books.exists() else state / "versions.bson"  # (or, before, this)
+    saved = datetime.fromtimestamp(saved_file.stat().st_mtime, UTC)
     return min(newest, saved.replace(tzinfo=None))
 
 

@@ -26,7 +26,7 @@ note, which Parquet files are not made for.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -67,9 +67,67 @@ def _us(value: Any) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
+class NoteRows(MutableMapping[str, int]):
+    """Note id -> row of a read model opened from a snapshot: the saved ids (``note_ids``,
+    in row order, "" for a free row) with the order that sorts them, both memory-mapped
+    (a lookup is one ``searchsorted``), plus the notes put and forgotten since. At 1M notes
+    the dict this replaces took about 1 s and 150 MB in every process that opened it."""
+
+    def __init__(self, ids: np.ndarray, order: np.ndarray, count: int) -> None:
+        self._ids, self._order, self._count = ids, order, count
+        self._new: dict[str, int] = {}
+        self._gone: set[str] = set()
+
+    def copy(self) -> NoteRows:
+        other = NoteRows(self._ids, self._order, self._count)
+        other._new, other._gone = dict(self._new), set(self._gone)
+        return other
+
+    def _saved(self, note_id: str) -> int | None:
+        if not note_id or not len(self._order):
+            return None
+        at = int(np.searchsorted(self._ids, note_id, sorter=self._order))
+        if at == len(self._order):
+            return None
+        row = int(self._order[at])
+        return row if self._ids[row] == note_id else None
+
+    def __getitem__(self, note_id: str) -> int:
+        row = self._new.get(note_id)
+        if row is None and note_id not in self._gone:
+            row = self._saved(note_id)
+        if row is None:
+            raise KeyError(note_id)
+        return row
+
+    def __setitem__(self, note_id: str, row: int) -> None:
+        if note_id not in self:
+            self._count += 1
+        self._new[note_id] = row
+        self._gone.discard(note_id)
+
+    def __delitem__(self, note_id: str) -> None:
+        if note_id not in self:
+            raise KeyError(note_id)
+        self._new.pop(note_id, None)
+        if self._saved(note_id) is not None:
+            self._gone.add(note_id)
+        self._count -= 1
+
+    def __iter__(self) -> Iterator[str]:
+        for row in self._order.tolist():
+            note_id = str(self._ids[row])
+            if note_id and note_id not in self._gone and note_id not in self._new:
+                yield note_id
+        yield from list(self._new)
+
+    def __len__(self) -> int:
+        return self._count
+
+
 class ReadModel:
     def __init__(self) -> None:
-        self.rows: dict[str, int] = {}
+        self.rows: MutableMapping[str, int] = {}
         self.free: list[int] = []
         self.size = 0
         self.live = np.zeros(0, dtype=bool)
@@ -163,7 +221,8 @@ class ReadModel:
 
     def copy(self) -> ReadModel:
         other = ReadModel.__new__(ReadModel)
-        other.rows, other.free, other.size = dict(self.rows), list(self.free), self.size
+        rows = self.rows.copy() if isinstance(self.rows, NoteRows) else dict(self.rows)
+        other.rows, other.free, other.size = rows, list(self.free), self.size
         other.live = self.live.copy()
         other.columns = {n: a.copy() for n, a in self.columns.items()}
         other.ids, other.nulls, other.words = self.ids.copy(), self.nulls.copy(), self.words.copy()
@@ -182,7 +241,9 @@ class ReadModel:
         ids = [""] * n
         for note_id, row in self.rows.items():
             ids[row] = note_id
-        np.save(directory / "note_ids.npy", np.asarray(ids, dtype=str))
+        saved_ids = np.asarray(ids, dtype=str)
+        np.save(directory / "note_ids.npy", saved_ids)
+        np.save(directory / "note_order.npy", np.argsort(saved_ids, kind="stable"))
         np.save(directory / "id_bytes.npy", self.ids[:n])
         np.save(directory / "nulls.npy", self.nulls[:n])
         self.words.save(directory, n)
@@ -196,9 +257,14 @@ class ReadModel:
         model.size = len(model.live)
         names = (*_FLOAT, *_INT, *_CODES)
         model.columns = {n: np.load(directory / f"{n}.npy", mmap_mode="c") for n in names}
-        ids = np.load(directory / "note_ids.npy").tolist()
-        model.rows = {i: r for r, i in enumerate(ids) if model.live[r]}
-        model.free = [r for r in range(model.size) if not model.live[r]]
+        ids = np.load(directory / "note_ids.npy", mmap_mode="r")
+        try:
+            order = np.load(directory / "note_order.npy", mmap_mode="r")
+        except FileNotFoundError:  # saved before the order was: sorted once here
+            order = np.argsort(ids, kind="stable")
+        live = np.asarray(model.live, dtype=bool)
+        model.rows = NoteRows(ids, order, int(live.sum()))
+        model.free = np.flatnonzero(~live).tolist()
         model.tables = json.loads((directory / "tables.json").read_text())
         model._codes = {n: {v: i for i, v in enumerate(t)} for n, t in model.tables.items()}
         model.ids = np.load(directory / "id_bytes.npy", mmap_mode="c")

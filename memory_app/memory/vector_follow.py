@@ -43,6 +43,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .errors import StoreError, StoreUnavailable
+from .vector_books import version_key
 
 if TYPE_CHECKING:
     from .vectors import VectorIndex
@@ -182,7 +183,7 @@ def fold(index: VectorIndex) -> None:
         base = index._snapshot
         masked = {d: m.copy() for d, m in index._masked.items()}
         delta = dict(index._delta)
-        versions = dict(index._versions)
+        versions = index._versions.copy()
         model = index.read_model.copy()
     snapshot = base.folded(masked, delta, versions, model, index._directory, index._exact_below)
     with index._lock:
@@ -193,10 +194,10 @@ def fold(index: VectorIndex) -> None:
         keep = {n: index._delta[n] for n in since if n in index._delta}
         versions_now, model_now = index._versions, index.read_model
         index._install(snapshot)
-        index._versions, index.read_model = versions_now, model_now
-        index._by_object = {v[0]: n for n, v in versions_now.items() if v[0] is not None}
+        index._versions = versions_now.rebased(snapshot.books, since)
+        index.read_model = model_now
         for note_id in since:  # changed during the build: the new segment's row is stale
-            where = snapshot.rows.get(note_id)
+            where = snapshot.row_of(note_id)
             if where is not None:
                 index._masked[where[0]][where[1]] = True
         index._delta = keep
@@ -212,13 +213,23 @@ def diff(index: VectorIndex) -> None:
     live: set[str] = set()
     changed: set[str] = set()
     with index._lock:
-        versions = dict(index._versions)
-    bounds = sorted(versions)[DIFF_WINDOW::DIFF_WINDOW]  # windows of the ids known
+        versions = index._versions.copy()  # shares the snapshot's memory-mapped columns
+    known = versions.note_ids()
+    bounds = known[DIFF_WINDOW::DIFF_WINDOW]  # windows of the ids known
+    window: list[tuple[str, int]] = []
+
+    def compare() -> None:
+        held = versions.keys([n for n, _ in window])
+        changed.update(n for (n, key), was in zip(window, held, strict=True) if key != was)
+        window.clear()
+
     for object_id, note_id, updated in index._source.id_versions(bounds):
         live.add(note_id)
-        if versions.get(note_id) != (object_id, updated):
-            changed.add(note_id)
-    changed.update(i for i in versions if i not in live)
+        window.append((note_id, version_key(object_id, updated)))
+        if len(window) >= DIFF_WINDOW:
+            compare()
+    compare()
+    changed.update(i for i in known if i not in live)
     with index._lock:
         index._pending_notes.update(changed)
     index._diffed_at = time.monotonic()

@@ -53,7 +53,7 @@ def holds(index: VectorIndex, note_id: str) -> bool:
     with index._lock:
         if note_id in index._delta:
             return True
-        where = index._snapshot.rows.get(note_id)
+        where = index._snapshot.row_of(note_id)
         return where is not None and not index._masked[where[0]][where[1]]
 
 

@@ -6,7 +6,7 @@ Layout of ``directory`` (one per database and collection)::
     current.json             {"generation": g, "state": "state-<id>"}
     state-<id>/d384-<id>/    a segment (vector_segments.py)
     state-<id>/columns/      the read model's columns (read_model.py)
-    state-<id>/versions.bson note_id, _id, updated_at of every note, in 10k-note documents
+    state-<id>/books/        each note's id, version and segment row (vector_books.py)
     building-<id>/           a snapshot being written (renamed to state-<id> when complete)
     .lock                    flock: exclusive to publish a snapshot and remove old ones,
                              shared to open the current one
@@ -58,9 +58,16 @@ import bson
 import numpy as np
 
 from .read_model import ReadModel, stamp
+from .vector_books import (
+    Books,
+    SegmentRows,
+    Versions,
+    object_key,
+    version_key,
+    versions_of,
+)
 from .vector_segments import Segment, build_segment, open_segment
 
-Version = tuple[Any, tuple[Any, ...]]  # (_id, stamp)
 CHUNK = 4096
 BUILD_ABANDONED_S = 3600  # a ``building-*`` folder this old was left by a process that died
 
@@ -69,26 +76,28 @@ BUILD_ABANDONED_S = 3600  # a ``building-*`` folder this old was left by a proce
 class Snapshot:
     generation: int
     segments: dict[int, Segment]
-    versions: dict[str, Version]
+    books: Books  # each note's version and segment row (vector_books.py)
     read_model: ReadModel = field(default_factory=ReadModel)
     directory: Path | None = None
-    rows: dict[str, tuple[int, int]] = field(default_factory=dict)  # note_id -> (dim, row)
-
-    def __post_init__(self) -> None:
-        if not self.rows:
-            for dim, segment in self.segments.items():
-                for note_id, row in segment.rows_of().items():
-                    self.rows[note_id] = (dim, row)
 
     @classmethod
     def empty(cls) -> Snapshot:
-        return cls(0, {}, {})
+        return cls(0, {}, Books.empty())
+
+    def row_of(self, note_id: str) -> tuple[int, int] | None:
+        """``(dim, row)`` of the note's vector in the segments, if it has one."""
+        return self.books.row_of(note_id)
+
+    @property
+    def rows(self) -> SegmentRows:
+        """Every ``note_id -> (dim, row)`` of the segments, as a read-only mapping."""
+        return SegmentRows(self.books)
 
     def folded(
         self,
         masked: dict[int, np.ndarray],
         delta: dict[str, tuple[int, str, np.ndarray]],
-        versions: dict[str, Version],
+        versions: Versions,
         model: ReadModel,
         root: Path | None,
         exact_below: int,
@@ -109,7 +118,8 @@ class Snapshot:
         for note_id, (dim, section, row) in delta.items():
             columns.setdefault(dim, Columns(dim)).append(note_id, section, row)
         centroids = {d: s.lists.centroids for d, s in self.segments.items() if s.lists}
-        return _save(self.generation, columns, versions, model, root, exact_below, centroids)
+        books = versions.columns()
+        return _save(self.generation, columns, books, model, root, exact_below, centroids)
 
     def moved_to(self, directory: Path) -> None:
         """Its folder was renamed (published): the paths it keeps follow."""
@@ -190,11 +200,19 @@ def build_snapshot(
     """A snapshot of every note ``docs`` yields (``note_id``, ``_id``, ``section``,
     ``embedding``, ``updated_at``), saved under ``root`` when one is given."""
     columns: dict[int, Columns] = {}
-    versions: dict[str, Version] = {}
+    ids: dict[str, int] = {}  # note id -> its place in the two lists (a note read twice)
+    versions: list[int] = []
+    objects: list[int] = []
     model = ReadModel()
     for doc in docs:
         note_id = str(doc["note_id"])
-        versions[note_id] = (doc.get("_id"), stamp(doc))
+        if note_id not in ids:
+            ids[note_id] = len(versions)
+            versions.append(0)
+            objects.append(0)
+        at = ids[note_id]
+        versions[at] = version_key(doc.get("_id"), stamp(doc))
+        objects[at] = object_key(doc.get("_id"))
         model.put(doc)
         vector = doc.get("embedding")
         if vector is None or len(vector) == 0 or isinstance(vector, (bytes, str)):
@@ -205,13 +223,13 @@ def build_snapshot(
         norm = float(np.linalg.norm(row))
         cols = columns.setdefault(len(row), Columns(len(row)))
         cols.append(note_id, str(doc.get("section") or ""), row / norm if norm else row)
-    return _save(generation, columns, versions, model, root, exact_below)
+    return _save(generation, columns, (list(ids), versions, objects), model, root, exact_below)
 
 
 def _save(
     generation: int,
     columns: dict[int, Columns],
-    versions: dict[str, Version],
+    versions: tuple[list[str], list[int], list[int]],
     model: ReadModel,
     root: Path | None,
     exact_below: int,
@@ -235,29 +253,17 @@ def _save(
 
     if root is None:
         segments = {dim: segment(dim, cols, None) for dim, cols in columns.items()}
-        return Snapshot(generation, segments, versions, model)
+        return Snapshot(generation, segments, Books.build(*versions, segments), model)
     root.mkdir(parents=True, exist_ok=True)
     name = uuid.uuid4().hex[:12]
     building = root / f"building-{name}"
     building.mkdir()
-    for dim, cols in columns.items():
-        segment(dim, cols, building)
+    segments = {dim: segment(dim, cols, building) for dim, cols in columns.items()}
     model.save(building / "columns")
-    with open(building / "versions.bson", "wb") as out:
-        items = list(versions.items())
-        for start in range(0, len(items), 10_000):
-            part = items[start : start + 10_000]
-            out.write(
-                bson.encode(
-                    {
-                        "n": [n for n, _ in part],
-                        "o": [v[0] for _, v in part],
-                        "u": [v[1] for _, v in part],
-                    }
-                )
-            )
-        out.flush()
-        os.fsync(out.fileno())
+    Books.build(*versions, segments).save(building / "books")
+    for path in (building / "books").iterdir():
+        with open(path, "rb") as saved:
+            os.fsync(saved.fileno())
     # opened under its temporary name, which no other process touches, before it is
     # published: once the lock is let go another process's save may publish a newer one
     # and remove this one (the mapped files stay readable; paths do not)
@@ -290,15 +296,22 @@ def load_snapshot(root: Path, generation: int) -> Snapshot | None:
 
 
 def _open(state: Path, generation: int) -> Snapshot:
+    """The snapshot saved in ``state``, memory-mapped: milliseconds at any size. One saved
+    before the bookkeeping was kept in columns (``versions.bson``) has its books built
+    here, once per process (seconds at 1M notes), until the next fold replaces it."""
     segments = {}
     for path in sorted(state.glob("d*-*")):
         segment = open_segment(path)
         segments[segment.dim] = segment
-    versions: dict[str, Version] = {}
-    for part in bson.decode_all((state / "versions.bson").read_bytes()):
-        for n, o, u in zip(part["n"], part["o"], part["u"], strict=True):
-            versions[n] = (o, tuple(u))
-    return Snapshot(generation, segments, versions, ReadModel.open(state / "columns"), state)
+    if (state / "books").is_dir():
+        books = Books.open(state / "books")
+    else:
+        versions: dict[str, tuple[Any, tuple[Any, ...]]] = {}
+        for part in bson.decode_all((state / "versions.bson").read_bytes()):
+            for n, o, u in zip(part["n"], part["o"], part["u"], strict=True):
+                versions[n] = (o, tuple(u))
+        books = Books.build(*versions_of(versions), segments)
+    return Snapshot(generation, segments, books, ReadModel.open(state / "columns"), state)
 
 
 def _current(root: Path) -> dict[str, Any]:

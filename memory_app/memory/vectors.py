@@ -67,6 +67,7 @@ import numpy as np
 from . import vector_follow, vector_search
 from .errors import StoreUnavailable
 from .read_model import ReadModel, stamp
+from .vector_books import Versions
 from .vector_follow import VectorSource, diff, fold, follow, needs_fold
 from .vector_search import IndexWarming, SearchResult
 from .vector_segments import EXACT_BELOW, normalise
@@ -77,8 +78,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 __all__ = ["IndexWarming", "SearchResult", "VectorIndex", "VectorSource", "normalise"]
-
-Version = tuple[Any, tuple[Any, ...]]  # (_id, stamp)
 
 
 class VectorIndex:
@@ -110,8 +109,7 @@ class VectorIndex:
         self._masked: dict[int, np.ndarray] = {}  # dim -> rows changed since the segment
         self._delta: dict[str, tuple[int, str, np.ndarray]] = {}  # note_id -> (dim, sec, v)
         self._delta_cache: dict[int, tuple[list[str], np.ndarray, np.ndarray]] | None = None
-        self._versions: dict[str, Version] = {}
-        self._by_object: dict[Any, str] = {}  # _id -> note_id
+        self._versions = Versions(self._snapshot.books)  # every note's (_id, stamp)
         self._journal: list[str] = []  # note ids changed since the last fold started
         self._epoch = 0  # bumped by a full reload: a fold of an older epoch is dropped
         self._pending_notes: set[str] = set()
@@ -390,9 +388,8 @@ class VectorIndex:
         self._snapshot = snapshot
         self._masked = {d: np.zeros(len(s), dtype=bool) for d, s in snapshot.segments.items()}
         self._delta, self._delta_cache, self._journal = {}, None, []
-        self._versions = dict(snapshot.versions)
+        self._versions = Versions(snapshot.books)  # memory-mapped: nothing read per note
         self.read_model = snapshot.read_model
-        self._by_object = {v[0]: n for n, v in self._versions.items() if v[0] is not None}
         if (
             old is not snapshot
             and old.directory is not None
@@ -429,7 +426,7 @@ class VectorIndex:
                 }
                 with self._lock:
                     for object_id in objects - found_objects:
-                        gone = self._by_object.get(object_id)
+                        gone = self._versions.note_of_object(object_id)
                         if gone is not None:
                             self._forget(gone)
         except StoreUnavailable:
@@ -447,11 +444,8 @@ class VectorIndex:
     def _put(self, doc: dict[str, Any]) -> None:
         note_id = str(doc["note_id"])
         self._forget(note_id)
-        object_id = doc.get("_id")
-        self._versions[note_id] = (object_id, stamp(doc))
+        self._versions.put(note_id, doc.get("_id"), stamp(doc))
         self.read_model.put(doc)
-        if object_id is not None:
-            self._by_object[object_id] = note_id
         vector = doc.get("embedding") or []
         if isinstance(vector, list) and vector:
             row = normalise(np.asarray(vector, dtype=np.float32))
@@ -463,12 +457,10 @@ class VectorIndex:
         if self._loading:
             self._touched_while_loading.add(note_id)
         self.read_model.forget(note_id)
-        version = self._versions.pop(note_id, None)
-        if version is not None and self._by_object.get(version[0]) == note_id:
-            del self._by_object[version[0]]
+        self._versions.forget(note_id)
         if self._delta.pop(note_id, None) is not None:
             self._delta_cache = None
-        where = self._snapshot.rows.get(note_id)
+        where = self._snapshot.row_of(note_id)
         if where is not None:
             self._masked[where[0]][where[1]] = True
 
