@@ -29,6 +29,16 @@ def _cached(key: tuple[Any, ...], factory: Any) -> Any:
         return _cache[full_key]
 
 
+def embedder_inherit(parent_pid: int) -> None:
+    """In a process just forked from ``parent_pid``: use the embedder the parent loaded
+    (a preloading gunicorn master, ``qqweb/warm_up.py``) instead of loading another. Only
+    the embedder: clients hold sockets, which a child never reuses."""
+    with _lock:
+        for key, value in list(_cache.items()):
+            if key[0] == parent_pid and key[1] == "embedder":
+                _cache.setdefault((os.getpid(), *key[1:]), value)
+
+
 def mongo_client() -> MongoClient[dict[str, Any]]:
     uri = settings.MONGODB_URI
     timeout = settings.QQ_STORE_TIMEOUT_MS

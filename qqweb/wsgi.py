@@ -11,11 +11,9 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "qqweb.settings")
 
-from memory_app.stores import vector_index_warm_up
-from qqweb.clients import embedder_warm_up
+from qqweb.warm_up import at_import
 
-embedder_warm_up(wait_while_loading=False)
-vector_index_warm_up()
+at_import()  # under gunicorn's config: the model now, the rest after the fork (warm_up.py)
 
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 

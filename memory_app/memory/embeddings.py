@@ -166,6 +166,19 @@ class SentenceTransformerEmbedder:
             )
         self._loader.start()
 
+    def load_for_fork(self) -> bool:
+        """Load the model now, in this thread, when the numpy engine runs it (numpy arrays
+        and a tokenizer that has not encoded yet: safe to fork); whether it is loaded. A
+        preloading gunicorn master calls this so its workers share the weights' pages
+        (``qqweb/warm_up.py``); torch is never loaded before a fork."""
+        if self._engine == "torch":
+            return False
+        with self._lock:
+            if self._model is None:
+                self._numpy, _ = self._load_numpy(self._resolve_path())
+                self._model = self._numpy
+        return self._numpy is not None and self._model is self._numpy
+
     def _load_quietly(self) -> None:
         try:
             self._load()
