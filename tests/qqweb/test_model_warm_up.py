@@ -64,3 +64,39 @@ def test_the_web_process_starts_loading_the_model_without_waiting_for_it(setting
 
     embedder_warm_up(wait_while_loading=False)
     assert not hasattr(embedder(), "start_loading")
+
+
+def test_gunicorn_workers_take_the_model_their_master_loaded_before_the_fork(
+    settings, monkeypatch
+):
+    """Under qqweb/gunicorn.conf.py the master imports the app (preload): it loads the
+    model there, starting no thread, and a worker forked from it uses that model at once
+    instead of loading its own."""
+    import os
+
+    from qqweb import warm_up
+
+    settings.QQ_EMBEDDING_BACKEND = "sentence-transformers"
+    settings.QQ_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+    settings.QQ_EMBEDDER_WARM_UP = True
+    settings.QQ_VECTOR_WARM_UP = False
+    monkeypatch.setattr(warm_up, "after_fork", True)
+    threads = {t.name for t in threading.enumerate()}
+    warm_up.at_import()
+    master = embedder()
+    assert master.ready
+    assert {t.name for t in threading.enumerate()} <= threads  # no warm-up thread started
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker
+        try:
+            warm_up.in_worker(parent_pid=os.getppid())
+            mine = embedder()
+            said = b"same, ready" if mine is master and mine.ready else b"another"
+            os.write(writing, said)
+        finally:
+            os._exit(0)
+    os.close(writing)
+    said = os.read(reading, 100)
+    os.waitpid(pid, 0)
+    assert said == b"same, ready"
