@@ -66,9 +66,7 @@ def test_the_web_process_starts_loading_the_model_without_waiting_for_it(setting
     assert not hasattr(embedder(), "start_loading")
 
 
-def test_gunicorn_workers_take_the_model_their_master_loaded_before_the_fork(
-    settings, monkeypatch
-):
+def test_gunicorn_workers_take_the_model_their_master_loaded_before_the_fork(settings, monkeypatch):
     """Under qqweb/gunicorn.conf.py the master imports the app (preload): it loads the
     model there, starting no thread, and a worker forked from it uses that model at once
     instead of loading its own."""
