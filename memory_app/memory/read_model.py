@@ -124,6 +124,13 @@ class NoteRows(MutableMapping[str, int]):
     def __len__(self) -> int:
         return self._count
 
+    def pairs(self) -> Iterator[tuple[str, int]]:
+        """Every ``(note_id, row)``, without a lookup per note (a save at 1M notes)."""
+        for row, note_id in enumerate(self._ids.tolist()):
+            if note_id and note_id not in self._gone and note_id not in self._new:
+                yield note_id, row
+        yield from list(self._new.items())
+
 
 class ReadModel:
     def __init__(self) -> None:
@@ -239,7 +246,8 @@ class ReadModel:
         for name, column in self.columns.items():
             np.save(directory / f"{name}.npy", column[:n])
         ids = [""] * n
-        for note_id, row in self.rows.items():
+        pairs = self.rows.pairs() if isinstance(self.rows, NoteRows) else self.rows.items()
+        for note_id, row in pairs:
             ids[row] = note_id
         saved_ids = np.asarray(ids, dtype=str)
         np.save(directory / "note_ids.npy", saved_ids)

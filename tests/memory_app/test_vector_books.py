@@ -145,3 +145,22 @@ def test_versions_over_saved_books_count_and_find_what_changed_since():
     ids, keys, _ = versions.columns()
     assert sorted(ids) == ["a", "c"]
     assert dict(zip(ids, keys, strict=True))["a"] == version_key("oid-a", (5,))
+
+
+def test_a_reopened_read_model_changed_since_saves_every_note_once_at_its_row(tmp_path):
+    from memory_app.memory.read_model import ReadModel
+
+    model = ReadModel()
+    for i in range(5):
+        model.put({"note_id": f"note_{i}", "content": f"text {i}", "importance": 0.5})
+    model.save(tmp_path / "a")
+    opened = ReadModel.open(tmp_path / "a")
+    opened.forget("note_1")
+    opened.put({"note_id": "note_9", "content": "new", "importance": 0.5})  # takes row 1
+    opened.put({"note_id": "note_1", "content": "back", "importance": 0.5})
+    assert len(opened) == 6
+    assert opened.rows["note_9"] == 1 and opened.rows["note_1"] != 1
+    opened.save(tmp_path / "b")
+    again = ReadModel.open(tmp_path / "b")
+    assert dict(again.rows) == dict(opened.rows)
+    assert sorted(again.rows) == ["note_0", "note_1", "note_2", "note_3", "note_4", "note_9"]
