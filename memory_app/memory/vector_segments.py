@@ -263,8 +263,8 @@ def open_segment(path: Path) -> Segment:
     next fold or rebuild."""
     meta = json.loads((path / "segment.json").read_text())
     vectors = np.load(path / "vectors.npy", mmap_mode="r")
-    ids = np.load(path / "ids.npy")
-    sections = np.load(path / "sections.npy")
+    ids = np.load(path / "ids.npy", mmap_mode="r")  # shared by every process, like the
+    sections = np.load(path / "sections.npy", mmap_mode="r")  # vectors (140 MB at 1M)
     lists = None
     if (path / "offsets.npy").exists():
         lists = Lists(np.load(path / "centroids.npy"), np.load(path / "offsets.npy"))
