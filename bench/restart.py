@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -289,7 +290,9 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(60)
+            shutil.rmtree(str(server.args[-1]), ignore_errors=True)  # its --storage-path
         port = web + 1
+    shutil.rmtree(work, ignore_errors=True)
     out = ROOT / "bench" / "results"
     out.mkdir(exist_ok=True)
     (out / "restart.json").write_text(json.dumps(result, indent=2, default=str))

@@ -115,11 +115,7 @@ class NoteRows(MutableMapping[str, int]):
         self._count -= 1
 
     def __iter__(self) -> Iterator[str]:
-        for row in self._order.tolist():
-            note_id = str(self._ids[row])
-            if note_id and note_id not in self._gone and note_id not in self._new:
-                yield note_id
-        yield from list(self._new)
+        return (note_id for note_id, _ in self.pairs())
 
     def __len__(self) -> int:
         return self._count
