@@ -60,7 +60,7 @@ def holds(index: VectorIndex, note_id: str) -> bool:
 def dimensions(index: VectorIndex) -> dict[int, int]:
     index._wait_ready()
     with index._lock:
-        counts = {d: len(m) - np.count_nonzero(m) for d, m in index._masked.items()}
+        counts = {d: len(m) - int(np.count_nonzero(m)) for d, m in index._masked.items()}
         for dim, _, _ in index._delta.values():
             counts[dim] = counts.get(dim, 0) + 1
     return {d: c for d, c in counts.items() if c}
