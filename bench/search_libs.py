@@ -23,8 +23,10 @@ against the exact float32 scan, memory, then the incremental update (1% new rows
 The HNSW search breadth (``ef``) is the smallest of ``EFS`` that reaches recall@10 0.99
 on the queries, as the app's probes are fixed to reach it. Every figure carries the
 1-minute load average (the machine is shared). Results: ``bench/results/search_libs.json``
-and ``.md``. About 4 min for MiniLM + 100k and 35-40 min with 1M (library builds at 1M
-take most of it) on 2 cores.
+and ``.md``. Measured on this 2-core machine at load 6-10: MiniLM + 100k 13 minutes (the
+libraries' one-thread builds: hnswlib 3 min, usearch 8 min at 100k); at 1M the app's build
+takes 10-15 min and the libraries' builds grow about 12x (hnswlib ~35 min, usearch ~1.5 h
+on one thread): ``--build-threads 2`` halves them, ``--only app`` leaves them out.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ EFS = (16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
 M = 16  # HNSW links per node, both libraries
 EF_CONSTRUCTION = 128
 OUT = ROOT / "bench" / "results"
+BUILD_THREADS = 1  # the libraries' builds (--build-threads); queries and updates: one thread
 
 
 @dataclass
@@ -199,7 +202,7 @@ class Hnswlib:
         self.index = self.lib.Index(space="ip", dim=self.dim)
         self.index.init_index(int(len(vectors) * 1.02) + 10, M=M, ef_construction=EF_CONSTRUCTION)
         self.index.set_num_threads(1)
-        self.index.add_items(vectors, np.arange(len(vectors)), num_threads=1)
+        self.index.add_items(vectors, np.arange(len(vectors)), num_threads=BUILD_THREADS)
 
     def set_ef(self, ef: int) -> None:
         self.index.set_ef(ef)
@@ -234,7 +237,7 @@ class Usearch:
             connectivity=M,
             expansion_add=EF_CONSTRUCTION,
         )
-        self.index.add(np.arange(len(vectors)), vectors, threads=1)
+        self.index.add(np.arange(len(vectors)), vectors, threads=BUILD_THREADS)
 
     def set_ef(self, ef: int) -> None:
         self.index.expansion_search = ef
@@ -374,7 +377,8 @@ def header() -> dict[str, str]:
         "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "versions": f"hnswlib {hnswlib.__version__ if hasattr(hnswlib, '__version__') else '0.8'}"
         f", usearch {usearch.__version__}, numpy {np.__version__}",
-        "settings": f"HNSW M={M}, ef_construction={EF_CONSTRUCTION}, one thread",
+        "settings": f"HNSW M={M}, ef_construction={EF_CONSTRUCTION}, one thread "
+        f"(the libraries' builds: {BUILD_THREADS})",
     }
 
 
@@ -422,7 +426,12 @@ def main() -> None:
     parser.add_argument("--held-out", type=int, default=200)
     parser.add_argument("--perturbed", type=int, default=100)
     parser.add_argument("--only", default="app,hnswlib,usearch")
+    parser.add_argument(
+        "--build-threads", type=int, default=1, help="threads for the libraries' builds"
+    )
     args = parser.parse_args()
+    global BUILD_THREADS
+    BUILD_THREADS = args.build_threads
     libraries()  # fail at once, with how to install them
     kinds = {"app": App, "hnswlib": Hnswlib, "usearch": Usearch}
     chosen = [kinds[k] for k in args.only.split(",")]

@@ -61,12 +61,19 @@ def dimensions(index: VectorIndex) -> dict[int, int]:
     index._wait_ready()
     with index._lock:
         counts = {d: len(m) - int(np.count_nonzero(m)) for d, m in index._masked.items()}
-        for dim, _, _ in index._delta.values():
-            counts[dim] = counts.get(dim, 0) + 1
+        for dim, (ids, _, _) in _delta_groups(index).items():  # cached between changes
+            counts[dim] = counts.get(dim, 0) + len(ids)
     return {d: c for d, c in counts.items() if c}
 
 
 def delta_of(index: VectorIndex, dim: int) -> tuple[list[str], np.ndarray, np.ndarray]:
+    rows = np.zeros((0, dim), np.float32)
+    empty: tuple[list[str], np.ndarray, np.ndarray] = ([], np.zeros(0, dtype=str), rows)
+    return _delta_groups(index).get(dim, empty)
+
+
+def _delta_groups(index: VectorIndex) -> dict[int, tuple[list[str], np.ndarray, np.ndarray]]:
+    """The delta's note ids, sections and rows by dimension (kept until it changes)."""
     if index._delta_cache is None:
         grouped: dict[int, list[tuple[str, str, np.ndarray]]] = {}
         for note_id, (d, section, row) in index._delta.items():
@@ -79,7 +86,7 @@ def delta_of(index: VectorIndex, dim: int) -> tuple[list[str], np.ndarray, np.nd
             )
             for d, group in grouped.items()
         }
-    return index._delta_cache.get(dim, ([], np.zeros(0, dtype=str), np.zeros((0, dim), np.float32)))
+    return index._delta_cache
 
 
 def search(

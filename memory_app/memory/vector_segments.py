@@ -151,7 +151,10 @@ class Segment:
         rows = np.arange(n) if allowed is None else np.flatnonzero(allowed)
         if len(rows) == 0:
             return []
-        scores = dot(self._rows if allowed is None else self._rows[rows], query)
+        if allowed is None or len(rows) > n // 2:  # scoring every row beats copying most
+            scores = dot(self._rows, query)[rows]
+        else:
+            scores = dot(self._rows[rows], query)
         return _best(rows, scores, min(k, len(rows)))
 
     def _scan(
