@@ -319,14 +319,21 @@ def measure(kind: Any, data: Data, report: Callable[[str], None]) -> Result:
         result.notes["recall@10 after update"] = round(recall_of(index, queries, truth), 4)
         p50, p95 = latency(index, queries, 10, rounds=1)
         result.figures["after update k=10 p50"], result.figures["after update k=10 p95"] = p50, p95
+        report(summary(result, update=True))
         if isinstance(index, App):
             t = time.perf_counter()
-            index.fold()
+            try:
+                index.fold()
+            except Exception as error:  # reported, not hidden: the table says the fold failed
+                result.notes["fold failed"] = f"{type(error).__name__}: {error}"
+                report(f"    {result.index}: the fold FAILED: {result.notes['fold failed']}")
+                index.close()
+                return result
             result.figures["fold"] = Figure((time.perf_counter() - t) * 1000, load())
             result.notes["recall@10 after fold"] = round(recall_of(index, queries, truth), 4)
             p50, p95 = latency(index, queries, 10, rounds=1)
             result.figures["after fold k=10 p50"], result.figures["after fold k=10 p95"] = p50, p95
-        report(summary(result, update=True))
+            report(summary(result, update=True))
         index.close()
     return result
 
@@ -409,6 +416,8 @@ def markdown(meta: dict[str, str], runs: dict[str, list[Result]]) -> str:
                 f"| {text(f['after update k=10 p50'])} | {text(f['after update k=10 p95'])} "
                 f"| {n['recall@10 after update']:.3f} |"
             )
+            if "fold failed" in n:
+                lines.append(f"| app's fold | failed: {n['fold failed']} | | | | | | | | | | |")
             if "fold" in f:
                 lines.append(
                     f"| app after its fold | {text(f['fold'])} (the fold) "

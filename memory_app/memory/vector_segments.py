@@ -210,6 +210,8 @@ def build_segment(
             assign = nearest_centroid(vectors, centroids)
         else:  # a fold: the old rows keep their lists, the new ones are assigned
             assign = np.asarray(known, dtype=np.int64).copy()
+            if len(assign) != len(ids):  # a short file would be written and fail to open
+                raise ValueError(f"lists known for {len(assign)} rows of {len(ids)}")
             new = np.flatnonzero(assign < 0)
             if len(new):
                 assign[new] = nearest_centroid(vectors[new], centroids)
