@@ -3,7 +3,7 @@ SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 PY := .venv/bin/python
 
-.PHONY: install dev test test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-reliability bench-graph bench-judgment bench-judgment-train neo4j clean
+.PHONY: install dev test test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-reliability bench-graph bench-judgment bench-judgment-train bench-search-libs neo4j clean
 
 install: $(PY)
 $(PY): pyproject.toml uv.lock
@@ -96,6 +96,15 @@ bench-graph: install
 # the repositories and checks their sha256), through qqweb's embedder, QQ_DEDUP_THRESHOLD and
 # memory/differences.py. About 4 minutes the first time; the embeddings are cached in
 # var/judgment/, so a rerun takes seconds. Writes bench/results/judgment.md.
+# Search alone against hnswlib/usearch (bench/search_libs.py): the app's vector index beside
+# both libraries, one thread each, on 22k real MiniLM sentences (the judgment corpora's
+# train + dev splits, embedded once into var/search_libs/) and clustered vectors at 100k and
+# 1M. The libraries come from the `bench` extra, which only this target installs (`make
+# install` leaves it out again). Writes bench/results/search_libs.{json,md}.
+bench-search-libs: install
+	$(UV) sync --frozen --extra dev --extra bench
+	OMP_NUM_THREADS=1 $(PY) bench/search_libs.py
+
 JUDGMENT_MIRROR ?= /work/.mirror
 bench-judgment: install
 	$(PY) bench/judgment_data.py --mirror $(JUDGMENT_MIRROR)

@@ -60,13 +60,20 @@ def holds(index: VectorIndex, note_id: str) -> bool:
 def dimensions(index: VectorIndex) -> dict[int, int]:
     index._wait_ready()
     with index._lock:
-        counts = {d: int((~m).sum()) for d, m in index._masked.items()}
-        for dim, _, _ in index._delta.values():
-            counts[dim] = counts.get(dim, 0) + 1
+        counts = {d: len(m) - int(np.count_nonzero(m)) for d, m in index._masked.items()}
+        for dim, (ids, _, _) in _delta_groups(index).items():  # cached between changes
+            counts[dim] = counts.get(dim, 0) + len(ids)
     return {d: c for d, c in counts.items() if c}
 
 
 def delta_of(index: VectorIndex, dim: int) -> tuple[list[str], np.ndarray, np.ndarray]:
+    rows = np.zeros((0, dim), np.float32)
+    empty: tuple[list[str], np.ndarray, np.ndarray] = ([], np.zeros(0, dtype=str), rows)
+    return _delta_groups(index).get(dim, empty)
+
+
+def _delta_groups(index: VectorIndex) -> dict[int, tuple[list[str], np.ndarray, np.ndarray]]:
+    """The delta's note ids, sections and rows by dimension (kept until it changes)."""
     if index._delta_cache is None:
         grouped: dict[int, list[tuple[str, str, np.ndarray]]] = {}
         for note_id, (d, section, row) in index._delta.items():
@@ -79,7 +86,7 @@ def delta_of(index: VectorIndex, dim: int) -> tuple[list[str], np.ndarray, np.nd
             )
             for d, group in grouped.items()
         }
-    return index._delta_cache.get(dim, ([], np.zeros(0, dtype=str), np.zeros((0, dim), np.float32)))
+    return index._delta_cache
 
 
 def search(
@@ -105,18 +112,21 @@ def search(
         hits: list[tuple[str, float]] = []
         segment: Segment | None = index._snapshot.segments.get(dim)
         if segment is not None and len(segment):
-            allowed = ~index._masked[dim]
-            if section is not None:
-                allowed &= segment.sections == section
-            unfiltered = section is None and not index._masked[dim].any()
-            for row, score in segment.search(vector, k, None if unfiltered else allowed):
+            masked = index._masked[dim]
+            allowed = None  # every row: the mask is only built when rows are left out
+            if section is not None or masked.any():
+                allowed = ~masked
+                if section is not None:
+                    allowed &= segment.sections == section
+            for row, score in segment.search(vector, k, allowed):
                 hits.append((str(segment.ids[row]), score))
         ids, sections, rows = delta_of(index, dim)
-        if ids:
+        if ids and k:
             scores = dot(rows, vector)
             if section is not None:
                 scores = np.where(sections == section, scores, -np.inf)
-            hits.extend((ids[i], float(scores[i])) for i in np.argsort(-scores)[:k])
+            top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(ids))
+            hits.extend((ids[i], float(scores[i])) for i in top[np.argsort(-scores[top])])
     hits = [h for h in hits if np.isfinite(h[1])]
     hits.sort(key=lambda h: -h[1])
     hits = hits[:k]

@@ -44,6 +44,22 @@ def test_the_inverted_file_finds_what_the_exact_scan_finds_on_real_embeddings(tm
     assert np.mean(recalls) >= 0.99, np.mean(recalls)
 
 
+def test_a_note_the_index_does_not_hold_finds_what_the_exact_scan_finds(tmp_path):
+    """A new note's text (a query nowhere in the index, its 10th neighbour far off)
+    finds the notes the exact scan finds: the lists searched widen to reach them."""
+    vectors, _ = _fixture()
+    held, kept = vectors[::10], np.delete(vectors, np.s_[::10], axis=0)
+    ids = [f"note_{i:012x}" for i in range(len(kept))]
+    index = VectorIndex(None, directory=tmp_path, exact_below=0)  # always the lists
+    index.add_vectors(ids, ["Key Topics"] * len(ids), kept)
+    recalls = []
+    for probe in held:
+        truth, _ = _exact_top(kept, probe, 10)
+        found = {int(note_id[5:], 16) for note_id, _ in index.search(probe, limit=10).hits}
+        recalls.append(len(found & set(truth)) / 10)
+    assert np.mean(recalls) >= 0.99, np.mean(recalls)
+
+
 def test_a_saved_index_reopens_memory_mapped_with_the_same_answers(tmp_path):
     vectors, queries = _fixture()
     ids = [f"note_{i:012x}" for i in range(len(vectors))]
