@@ -157,6 +157,7 @@ class Columns:
         self._filled += 1
         if self._filled == CHUNK:
             self.chunks.append(self._open)
+            self.lists.append(np.full(CHUNK, -1, np.int64))  # new rows: list not known
             self._open = np.empty((CHUNK, self.dim), dtype=np.float32)
             self._filled = 0
 

@@ -154,3 +154,27 @@ def test_notes_folded_into_the_index_are_found_as_the_exact_scan_finds_them(tmp_
         hits = index.search(probe, limit=10).hits
         recalls.append(len({int(h[0][5:], 16) for h in hits} & set(truth)) / 10)
     assert np.mean(recalls) >= 0.99, np.mean(recalls)
+
+
+def test_a_fold_of_more_new_notes_than_one_chunk_keeps_every_note(tmp_path):
+    """More than ``CHUNK`` (4,096) changed notes folded into a segment with lists at once
+    (the agent re-embedded a few thousand notes): before, the fold failed (the new rows'
+    lists were counted one chunk short), and so did every fold after it."""
+    from memory_app.memory.vector_follow import fold
+    from memory_app.memory.vector_state import CHUNK
+
+    rng = np.random.default_rng(7)
+    base = 20_000  # enough rows that the fold keeps the lists it has
+    vectors = rng.standard_normal((base + CHUNK + 500, 32)).astype(np.float32)
+    ids = [f"note_{i:012x}" for i in range(len(vectors))]
+    index = VectorIndex(None, directory=tmp_path, exact_below=0)
+    index.add_vectors(ids[:base], [""] * base, vectors[:base])
+    centroids = index._snapshot.segments[32].lists.centroids
+    for i in range(base, len(vectors)):
+        index._put({"note_id": ids[i], "section": "", "embedding": vectors[i].tolist()})
+    fold(index)
+    segment = index._snapshot.segments[32]
+    assert len(segment) == len(vectors) and not index._delta
+    assert np.array_equal(segment.lists.centroids, centroids)  # a fold, not a new build
+    for i in (0, base - 1, base, base + CHUNK, len(vectors) - 1):
+        assert index.search(vectors[i], limit=1).hits[0][0] == ids[i]
