@@ -75,7 +75,19 @@ STEPS: list[Step] = [
         what="the full dedup scan at 100k, vectors from MongoDB",
     ),
     Step("cold_start", "cold_start", what="cold start on the daemon at 100k"),
-    Step("search_libs", "search_libs", what="search against hnswlib and usearch"),
+    Step(
+        "search_libs",
+        "search_libs",
+        "--sizes 100000",
+        what="search alone against hnswlib and usearch: MiniLM 22k and clustered 100k",
+    ),
+    Step(
+        "search_libs_1m",
+        "search_libs",
+        "--sizes 1000000 --no-minilm --only app --out search_libs_1m",
+        what="search alone at 1M, the app's index (the libraries' one-thread builds take "
+        "35 min and 1.5 h at 1M here)",
+    ),
     Step(
         "restart",
         "restart",

@@ -435,6 +435,7 @@ def main() -> None:
     parser.add_argument("--held-out", type=int, default=200)
     parser.add_argument("--perturbed", type=int, default=100)
     parser.add_argument("--only", default="app,hnswlib,usearch")
+    parser.add_argument("--out", default="search_libs", help="results file name in bench/results")
     parser.add_argument(
         "--build-threads", type=int, default=1, help="threads for the libraries' builds"
     )
@@ -463,7 +464,7 @@ def main() -> None:
         runs[data.name] = [measure(kind, data, lambda s: print(s, flush=True)) for kind in chosen]
         del data
         OUT.mkdir(parents=True, exist_ok=True)
-        (OUT / "search_libs.json").write_text(
+        (OUT / f"{args.out}.json").write_text(
             json.dumps(
                 {
                     **meta,
@@ -485,8 +486,8 @@ def main() -> None:
                 indent=2,
             )
         )
-        (OUT / "search_libs.md").write_text(markdown(meta, runs))
-    print(f"  -> {OUT / 'search_libs.md'}")
+        (OUT / f"{args.out}.md").write_text(markdown(meta, runs))
+    print(f"  -> {OUT / f'{args.out}.md'}")
 
 
 if __name__ == "__main__":
