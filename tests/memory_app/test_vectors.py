@@ -303,6 +303,31 @@ def test_a_first_load_never_asks_the_server_for_more_than_a_batch_of_embeddings(
         client.close()
 
 
+def test_a_window_holding_far_more_notes_than_expected_is_still_read_whole_in_bounded_queries(
+    tmp_path,
+):
+    """The load reads each window of note ids in one query sized from the count, with no
+    listing of its ids first; ids of the contract's shape that happen to crowd one window
+    (here 200 of 300 share their first four hex digits, where the count expects about 20
+    a window) are read through that window's ids, still at most ``load_batch``
+    embeddings a query, and every note is held."""
+    rng = np.random.default_rng(41)
+    docs = _agent_notes(rng)
+    for i, d in enumerate(docs[:200]):
+        d["note_id"] = f"note_0000{i:08x}"
+    notes_store().collection.insert_many([dict(d) for d in docs])
+    store, client, listener = _listened_store()
+    index = VectorIndex(store, directory=tmp_path, use_change_stream=False, load_batch=40)
+    try:
+        assert index.wait_caught_up(timeout=60)
+        assert listener.most() <= 40
+        assert index.search(docs[0]["embedding"], limit=1).compared == 300
+        assert _finds_itself(index, docs)
+    finally:
+        index.close()
+        client.close()
+
+
 def test_many_notes_changed_since_the_snapshot_are_read_a_batch_at_a_time(tmp_path):
     """The agent re-embedded every note while no qqweb process ran: the catch-up after the
     saved snapshot re-reads them all, at most ``load_batch`` embeddings a query, and

@@ -219,10 +219,12 @@ class Reads(MongoBase):
         note_ids: Iterable[str] | None = None,
         object_ids: Iterable[Any] | None = None,
         window: tuple[str | None, str | None] | None = None,
+        limit: int = 0,
     ) -> Iterator[dict[str, Any]]:
         """``_id``, ``note_id``, ``section``, ``embedding``, ``updated_at`` of every note,
         of the given ones, or of those whose ``note_id`` is in ``window`` (from its low
-        edge, included, to its high one, excluded; None: open), one query. Every note at
+        edge, included, to its high one, excluded; None: open), one query (at most
+        ``limit`` of them; 0: no limit). Every note at
         once costs SecantusDB's daemon its whole result in memory before the first batch
         (past 10 GB at 100k notes of 384 floats): the vector index reads in windows
         (``vector_follow.every_vector``)."""
@@ -234,7 +236,9 @@ class Reads(MongoBase):
         if window is not None and (edges := _note_id_range(*window)):
             query["note_id"] = edges
         with self._guard():
-            yield from self.collection.find(query, VECTOR_FIELDS).batch_size(2000)
+            yield from self.collection.find(query, VECTOR_FIELDS, limit=max(0, limit)).batch_size(
+                2000
+            )
 
     def note_ids_in(self, low: str | None, high: str | None) -> list[str]:
         """The ``note_id`` of every note from ``low`` (included) to ``high`` (excluded;
