@@ -19,7 +19,8 @@ page's rows with numpy, and MongoDB then serves only those documents, by id.
   second). A document deleted since is skipped.
 - While the read model is still loading (a process that just started with no snapshot),
   a collection of at most ``SMALL_COLLECTION`` notes is listed by the MongoDB query;
-  a larger one answers :class:`ListLoading` at once ("loading, N of M notes"). Nothing
+  a larger one answers :class:`ListLoading` at once ("loading, N of M notes"; M the
+  count the load began with, so a request asks the server nothing meanwhile). Nothing
   here waits for the index.
 """
 
@@ -105,7 +106,8 @@ def _model(store: ListSource) -> Iterator[ReadModel | None]:
     index = store.vector_index
     index.start()
     if not index.ready:
-        total = store.count_notes(NoteFilter()).value or 0
+        counted = index.counted  # the load's count: a count asks the server to scan
+        total = counted if counted is not None else store.count_notes(NoteFilter()).value or 0
         if total <= SMALL_COLLECTION:
             yield None
             return
