@@ -71,12 +71,15 @@ def _read(question: Callable[[ReadModel], T]) -> T | None:
 def memory_overview() -> MemoryOverview:
     """Counts from every memory store; a store that fails is reported, the rest shown.
     Notes per section come from the read model, no query; while it loads, the total is
-    the collection's metadata count and ``loading`` is set."""
+    the count the load began with (else the collection's metadata count) and ``loading``
+    is set."""
     overview = MemoryOverview()
     try:
         by_section = _read(section_counts)
-        if by_section is None:
-            overview.notes_total, overview.loading = notes_store().count(), True
+        if by_section is None:  # the load's count if it has one: a count scans on the daemon
+            counted = notes_store().vector_index.counted
+            overview.notes_total = counted if counted is not None else notes_store().count()
+            overview.loading = True
         else:
             overview.notes_by_section = _ordered_counts(by_section, SECTIONS)
             overview.notes_total = sum(by_section.values())
