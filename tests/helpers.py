@@ -146,3 +146,22 @@ def agent_archive_line(note_id: str, days_ago: int, **extra: Any) -> dict[str, A
         "metadata": {},
         **extra,
     }
+
+
+class HeldReads:
+    """The notes store with its vector reads held until ``go`` is set (a load without a
+    snapshot that has counted the notes and is reading them), counting its counts."""
+
+    def __init__(self, store: Any) -> None:
+        self._store, self.vector_index, self.go, self.counts = store, None, threading.Event(), 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def vector_rows(self, **kwargs: Any) -> Any:
+        self.go.wait(timeout=30)
+        return self._store.vector_rows(**kwargs)
+
+    def count_notes(self, flt: Any = None, **kwargs: Any) -> Any:
+        self.counts += 1
+        return self._store.count_notes(flt, **kwargs)

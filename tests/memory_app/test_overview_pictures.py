@@ -1,13 +1,17 @@
 """The Overview's pictures: decay overlay, archive what-if, sources, notes per week."""
 
+import time
 from datetime import timedelta
 
 from django.urls import reverse
 
+from memory_app import stores as stores_module
 from memory_app.charts import histogram_chart
 from memory_app.memory.mongo_store import utcnow_naive
+from memory_app.memory.vectors import VectorIndex
 from memory_app.selectors import memory_insights
 from memory_app.stores import notes_store
+from tests.helpers import HeldReads
 
 NOW = utcnow_naive()
 
@@ -89,3 +93,29 @@ def test_a_process_that_just_started_shows_the_other_stores_and_says_the_picture
     page = viewer_client.get(reverse("memory_app:overview")).content.decode()
     assert 'id="importance-card"' in page and 'id="pictures-loading"' not in page
     assert viewer_client.get("/api/notes/histogram").json()["counts"][9] == 1
+
+
+def test_a_process_loading_its_index_shows_the_loads_count_without_asking_the_server_again(
+    viewer_client, stores, settings, monkeypatch
+):
+    """A count is a scan of every note on SecantusDB's daemon (0.6 s at 100k) that the
+    load's reads wait behind: while the index reads the vectors, the Overview's total is
+    the count the load began with (a note written since is counted once it is read)."""
+    plant("note_0000000000a1", 0.9, 0)
+    plant("note_0000000000a2", 0.2, 3)
+    settings.QQ_READ_MODEL_WAIT_S = 0.05
+    source = HeldReads(notes_store())
+    index = VectorIndex(source, use_change_stream=False)
+    monkeypatch.setattr(stores_module, "_vector_index_for", lambda store: index)
+    try:
+        index.start()
+        deadline = time.monotonic() + 30
+        while index.counted is None:
+            assert time.monotonic() < deadline, "the load never counted the notes"
+            time.sleep(0.01)
+        plant("note_0000000000a3", 0.5, 0)  # after the load's count: the server says 3
+        api = viewer_client.get("/api/overview").json()
+        assert api["loading"] is True and api["notes_total"] == 2
+    finally:
+        source.go.set()
+        index.close()

@@ -2,7 +2,6 @@
 agent's writes, the text filter's word-start semantics, and what a process that is still
 loading its read model answers."""
 
-import threading
 import time
 from datetime import timedelta
 
@@ -14,7 +13,7 @@ from memory_app.memory.listing import NoteFilter
 from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.memory.vectors import VectorIndex
 from memory_app.stores import notes_store
-from tests.helpers import add_note, read_model_caught_up, vector
+from tests.helpers import HeldReads, add_note, read_model_caught_up, vector
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("mongo", "memory_dir")]
 
@@ -87,25 +86,6 @@ def test_a_large_list_still_loading_says_how_far_it_is_and_offers_a_retry(
     page = viewer_client.get("/api/notes?limit=5").json()
     second = viewer_client.get(f"/api/notes?limit=5&cursor={page['next_cursor']}").json()
     assert (page["offset"], page["total"], second["offset"]) == (0, 12, 5)
-
-
-class HeldReads:
-    """The notes store with its vector reads held until ``go`` is set (a load without a
-    snapshot that has counted the notes and is reading them), counting its counts."""
-
-    def __init__(self, store):
-        self._store, self.vector_index, self.go, self.counts = store, None, threading.Event(), 0
-
-    def __getattr__(self, name):
-        return getattr(self._store, name)
-
-    def vector_rows(self, **kwargs):
-        self.go.wait(timeout=30)
-        return self._store.vector_rows(**kwargs)
-
-    def count_notes(self, flt=None, **kwargs):
-        self.counts += 1
-        return self._store.count_notes(flt, **kwargs)
 
 
 def test_a_large_list_still_loading_says_the_loads_count_without_asking_the_server_again(
