@@ -25,8 +25,8 @@ answered, the longest a page request waited meanwhile, how many searches were to
 "loading" (503), the daemon's peak memory (VmHWM at the end) and its largest sampled RSS,
 the worker's largest sampled RSS. Results: bench/results/cold_start.json and .md.
 Everything started here (daemon, gunicorn) is stopped at the end. At 100k on this machine
-(2 cores shared, load 2-3) the whole run took 158 s: seeding 35 s, the indexes 61 s, the
-cold start itself under 40 s (36 s with ``--data``).
+(2 cores shared, load 2-3) the whole run took 109 s (158 s another time: seeding 35 s,
+the indexes 61 s), the cold start itself under 40 s (36 s with ``--data``).
 """
 
 from __future__ import annotations
