@@ -197,6 +197,8 @@ def render_result(name: str, data: Any) -> str:
         elif isinstance(value, dict):
             for k, v in value.items():
                 walk(f"{prefix}.{k}" if prefix else str(k), v)
+        elif isinstance(value, list) and len(value) > 10:
+            flat.append((prefix, f"({len(value)} samples, in the .json)"))
         else:
             flat.append((prefix, value))
 
@@ -243,8 +245,11 @@ def collect(steps: list[dict[str, Any]]) -> str:
     for s in steps:
         for name in s.get("results", []):
             data = json.loads((RESULTS / f"{name}.json").read_text())
+            own = RESULTS / f"{name}.md"  # the script's own table, where it writes one
             if name.startswith("dedup_full_"):
                 lines += [f"- {dedup_row(data)}", ""]
+            elif own.exists() and name != "pages_http":
+                lines += [f"*bench/results/{name}.md*", "", own.read_text().strip(), ""]
             else:
                 lines.append(render_result(name, data))
     return "\n".join(lines).rstrip() + "\n"

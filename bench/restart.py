@@ -36,10 +36,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -129,33 +127,10 @@ def seed_and_snapshot(uri: str, n: int, with_embeddings: bool) -> float:
 
 
 def one_restart(port: int, token: str, workers: int) -> dict[str, Any]:
-    from django.conf import settings
+    from bench.issue14_startup import _ask, launch
 
-    from bench.issue14_startup import _ask
-
-    env = {
-        **os.environ,
-        "MONGODB_URI": settings.MONGODB_URI,
-        "QQ_MONGO_DB": settings.QQ_MONGO_DB,
-        "QQ_VECTOR_DIR": str(settings.QQ_VECTOR_DIR),
-        "SECRET_KEY": "bench-only-" + "x" * 40,
-        "QQ_EMBEDDER_WARM_UP": "1",  # as a web process starts: model and index in the
-        "QQ_VECTOR_WARM_UP": "1",  # background (the bench's own process turns them off)
-    }
-    cmd = [
-        str(Path(sys.executable).parent / "gunicorn"),
-        "-c",
-        "qqweb/gunicorn.conf.py",
-        "qqweb.wsgi:application",
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--workers",
-        str(workers),
-        "--timeout",
-        "120",
-    ]
     launched = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    proc = launch(port, workers=workers, production=True)
     out: dict[str, Any] = {"first_s": None, "longest_s": 0.0, "loading_503": 0}
     try:
         while time.perf_counter() - launched < GIVE_UP_S:

@@ -19,6 +19,10 @@ from django.core.wsgi import get_wsgi_application  # noqa: E402
 
 application = get_wsgi_application()
 
+# qqweb.urls: the URLconf, every view and the API's schemas imported now rather than by
+# each process's first request: under gunicorn's preload once, in the master, for every
+# worker it forks.
+import qqweb.urls  # noqa: E402, F401
 from qqweb.security import refuse_public_secret_key  # noqa: E402 - needs the apps
 
 refuse_public_secret_key()

@@ -284,6 +284,21 @@ def _finds_itself(index, docs):
     )
 
 
+def _loads_every_note_in_queries_of_at_most(batch: int, docs, tmp_path) -> None:
+    """A first load (no snapshot) of ``docs``, already in MongoDB, asks for at most
+    ``batch`` embeddings a query and then holds every one of them."""
+    store, client, listener = _listened_store()
+    index = VectorIndex(store, directory=tmp_path, use_change_stream=False, load_batch=batch)
+    try:
+        assert index.wait_caught_up(timeout=60)
+        assert listener.most() <= batch
+        assert index.search(docs[0]["embedding"], limit=1).compared == len(docs)
+        assert _finds_itself(index, docs)
+    finally:
+        index.close()
+        client.close()
+
+
 def test_a_first_load_never_asks_the_server_for_more_than_a_batch_of_embeddings(tmp_path):
     """SecantusDB's daemon reads a find's whole result before its first batch: every
     vector in one find grew it past 10 GB at 100k notes and it was killed before the first
@@ -291,16 +306,7 @@ def test_a_first_load_never_asks_the_server_for_more_than_a_batch_of_embeddings(
     and still holds every note."""
     docs = _agent_notes(np.random.default_rng(28))
     notes_store().collection.insert_many([dict(d) for d in docs])
-    store, client, listener = _listened_store()
-    index = VectorIndex(store, directory=tmp_path, use_change_stream=False, load_batch=40)
-    try:
-        assert index.wait_caught_up(timeout=60)
-        assert listener.most() <= 40
-        assert index.search(docs[0]["embedding"], limit=1).compared == 300
-        assert _finds_itself(index, docs)
-    finally:
-        index.close()
-        client.close()
+    _loads_every_note_in_queries_of_at_most(40, docs, tmp_path)
 
 
 def test_a_window_holding_far_more_notes_than_expected_is_still_read_whole_in_bounded_queries(
@@ -316,16 +322,7 @@ def test_a_window_holding_far_more_notes_than_expected_is_still_read_whole_in_bo
     for i, d in enumerate(docs[:200]):
         d["note_id"] = f"note_0000{i:08x}"
     notes_store().collection.insert_many([dict(d) for d in docs])
-    store, client, listener = _listened_store()
-    index = VectorIndex(store, directory=tmp_path, use_change_stream=False, load_batch=40)
-    try:
-        assert index.wait_caught_up(timeout=60)
-        assert listener.most() <= 40
-        assert index.search(docs[0]["embedding"], limit=1).compared == 300
-        assert _finds_itself(index, docs)
-    finally:
-        index.close()
-        client.close()
+    _loads_every_note_in_queries_of_at_most(40, docs, tmp_path)
 
 
 def test_many_notes_changed_since_the_snapshot_are_read_a_batch_at_a_time(tmp_path):
