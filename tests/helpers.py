@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -146,6 +147,15 @@ def agent_archive_line(note_id: str, days_ago: int, **extra: Any) -> dict[str, A
         "metadata": {},
         **extra,
     }
+
+
+def wait_until_counted(index: Any, timeout: float = 30) -> None:
+    """Until a loading vector index has counted the notes it is reading (fails after
+    ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while index.counted is None:
+        assert time.monotonic() < deadline, "the load never counted the notes"
+        time.sleep(0.01)
 
 
 class HeldReads:

@@ -1,6 +1,5 @@
 """The Overview's pictures: decay overlay, archive what-if, sources, notes per week."""
 
-import time
 from datetime import timedelta
 
 from django.urls import reverse
@@ -11,7 +10,7 @@ from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.memory.vectors import VectorIndex
 from memory_app.selectors import memory_insights
 from memory_app.stores import notes_store
-from tests.helpers import HeldReads
+from tests.helpers import HeldReads, wait_until_counted
 
 NOW = utcnow_naive()
 
@@ -109,10 +108,7 @@ def test_a_process_loading_its_index_shows_the_loads_count_without_asking_the_se
     monkeypatch.setattr(stores_module, "_vector_index_for", lambda store: index)
     try:
         index.start()
-        deadline = time.monotonic() + 30
-        while index.counted is None:
-            assert time.monotonic() < deadline, "the load never counted the notes"
-            time.sleep(0.01)
+        wait_until_counted(index)
         plant("note_0000000000a3", 0.5, 0)  # after the load's count: the server says 3
         api = viewer_client.get("/api/overview").json()
         assert api["loading"] is True and api["notes_total"] == 2

@@ -13,7 +13,7 @@ from memory_app.memory.listing import NoteFilter
 from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.memory.vectors import VectorIndex
 from memory_app.stores import notes_store
-from tests.helpers import HeldReads, add_note, read_model_caught_up, vector
+from tests.helpers import HeldReads, add_note, read_model_caught_up, vector, wait_until_counted
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("mongo", "memory_dir")]
 
@@ -101,10 +101,7 @@ def test_a_large_list_still_loading_says_the_loads_count_without_asking_the_serv
     args = {"sort": "updated", "direction": "desc", "limit": 5, "now": utcnow_naive()}
     try:
         index.start()
-        deadline = time.monotonic() + 30
-        while index.counted is None:
-            assert time.monotonic() < deadline, "the load never counted the notes"
-            time.sleep(0.01)
+        wait_until_counted(index)
         for _ in range(3):
             with pytest.raises(read_list.ListLoading) as loading:
                 read_list.list_page(source, NoteFilter(), cursor=None, **args)
