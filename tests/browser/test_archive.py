@@ -1,15 +1,19 @@
 """The archive in the browser: a restored note, kept from archival for a grace period, is
 left alone by the next archival pass run through the real worker."""
 
+import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
 
 from memory_app.services import note_archive
-from memory_app.stores import notes_store
+from memory_app.stores import archive_manager, notes_store
 from qqweb.actors import Actor
 from tests.helpers import plant_note
 
+SHOTS = Path(tempfile.gettempdir()) / "qqweb-browser-shots"
 RESTORED, FADED, KEPT = "note_0000000000r1", "note_0000000000f1", "note_0000000000k1"
 
 
@@ -44,3 +48,35 @@ def test_a_restored_note_is_left_by_the_next_archival_pass(
     expect(page.locator(f'#notes-table a[href="/notes/{RESTORED}/"]')).to_be_visible()
     expect(page.locator(f'#notes-table a[href="/notes/{FADED}/"]')).to_have_count(0)
     assert notes_store().note(RESTORED) is not None
+
+
+def test_a_search_of_a_long_archive_goes_on_to_older_lines(
+    page: Page, sign_in: Any, viewer: Any
+) -> None:
+    """About 4 MB of archive: a search reads back 2 MB a page, says how far back it
+    looked, and the curator follows "Search older lines" to the old note."""
+    manager = archive_manager()
+    old = {"note_id": "note_00000000a000", "content": "Lumen moved its servers to Oslo"}
+    lines = [{**old, "archived_at": "2025-01-02T03:04:05"}]
+    lines += [
+        {
+            "note_id": f"note_{i:012x}",
+            "content": f"note number {i} " + "filler " * 40,
+            "archived_at": f"2026-{1 + i * 12 // 8000:02d}-10T10:00:00",
+        }
+        for i in range(1, 8000)
+    ]
+    common = {"section": "Key Topics", "importance": 0.02, "reason": "low_importance"}
+    with open(manager.archive_file, "a") as f:
+        f.writelines(json.dumps({**common, **line}) + "\n" for line in lines)
+    sign_in(viewer)
+    page.goto("/archive/")
+    expect(page.locator("h1")).to_contain_text("8000 lines")
+    page.locator("input[name=q]").fill("oslo")
+    page.locator("form.filters button[type=submit]").click()
+    expect(page.locator("#archive-table")).to_contain_text("Nothing archived matches")
+    expect(page.locator("#archive-table")).to_contain_text("Searched the lines archived since")
+    page.locator("#archive-older").click()
+    expect(page.locator("#archive-table")).to_contain_text("Lumen moved its servers to Oslo")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "archive-older-search.png"), full_page=True)
