@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections import Counter
 from typing import Any
 
@@ -113,6 +114,10 @@ def test_a_rescan_that_finds_the_queue_as_it_is_writes_no_pair(mongo, memory_dir
 # few thousand pairs (not the 16,000 of the report) show it in seconds.
 SCAN_NOTES = 90  # 4,005 pairs
 BUSY_TIMEOUT_S = 2
+# A reading script paced within its token's rate (QQ_API_TOKEN_RATE, 600 a minute): the
+# rescan's pauses make it last tens of seconds on a loaded machine, and a script asking
+# back to back met 429 instead.
+READER_PAUSE_S = 0.15
 
 
 def test_token_requests_during_a_rescan_of_thousands_of_queued_pairs_never_answer_500(
@@ -150,6 +155,7 @@ def test_token_requests_during_a_rescan_of_thousands_of_queued_pairs_never_answe
     def reader(raw: str) -> None:
         while scanner.is_alive():
             answers.append(_get(live_server.url, raw).status_code)
+            time.sleep(READER_PAUSE_S)
 
     def promote() -> None:
         for note_id in ids:
