@@ -82,7 +82,7 @@ bench-dedup-scale: install
 # MongoDB, cold start, search against hnswlib/usearch, the first search after a restart;
 # then bench/results/reliability.md, every figure beside its load. A missing script is
 # skipped and said so. `bench/reliability.py --docs` puts the table in the docs page.
-# Issue 28's benchmarks in one run (bench/reliability.py; about 25 min on 2 cores): pages
+# Issue 28's benchmarks in one run (bench/reliability.py; about 30 min on 2 cores): pages
 # over HTTP, the Overview and Archive with 2,000 and 50,000 archive lines, the full dedup
 # scan from the snapshot and from MongoDB, the cold start on the daemon, search alone
 # against hnswlib/usearch (the `bench` extra, installed here and removed by the next
