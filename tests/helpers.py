@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from memory_app.memory import HashingEmbedder
+from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.memory.vector_follow import diff
 from memory_app.stores import notes_store
 
@@ -22,6 +23,22 @@ EMBEDDER = HashingEmbedder(384)
 
 def vector(text: str) -> list[float]:
     return [float(x) for x in EMBEDDER.embed([text])[0]]
+
+
+def agent_writes(note_id: str, text: str) -> None:
+    """A note the agent writes straight to MongoDB (no qqweb process is told)."""
+    now = utcnow_naive()
+    notes_store().collection.insert_one(
+        {
+            "note_id": note_id,
+            "content": text,
+            "section": "Key Topics",
+            "embedding": vector(text),
+            "importance": 0.5,
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
 
 
 def read_model_caught_up() -> None:

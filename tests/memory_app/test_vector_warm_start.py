@@ -15,10 +15,10 @@ from pymongo import MongoClient, monitoring
 
 from memory_app import stores
 from memory_app.memory import vector_follow
-from memory_app.memory.mongo_store import MongoNotesStore, utcnow_naive
+from memory_app.memory.mongo_store import MongoNotesStore
 from memory_app.memory.vectors import IndexWarming, VectorIndex
 from memory_app.stores import notes_store
-from tests.helpers import add_note, vector
+from tests.helpers import add_note, agent_writes, vector
 
 pytestmark = pytest.mark.usefixtures("mongo")
 
@@ -37,22 +37,6 @@ def held_back(store, method):
 
     setattr(store, method, waiting)
     return gate
-
-
-def agent_writes(note_id, text):
-    """A note written by the agent while no qqweb process runs (nobody tells the index)."""
-    now = utcnow_naive()
-    notes_store().collection.insert_one(
-        {
-            "note_id": note_id,
-            "content": text,
-            "section": "Key Topics",
-            "embedding": vector(text),
-            "importance": 0.5,
-            "created_at": now,
-            "updated_at": now,
-        }
-    )
 
 
 def test_a_restarted_process_answers_from_its_snapshot_before_the_catch_up_ends(tmp_path):

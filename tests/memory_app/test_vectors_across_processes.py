@@ -29,13 +29,13 @@ import pytest
 from django.conf import settings
 from pymongo import MongoClient
 
-from memory_app.memory.mongo_store import MongoNotesStore, utcnow_naive
+from memory_app.memory.mongo_store import MongoNotesStore
 from memory_app.memory.read_model import ReadModel
 from memory_app.memory.read_query import text_candidates
 from memory_app.memory.vector_state import build_snapshot, load_snapshot
 from memory_app.memory.vectors import VectorIndex
 from memory_app.stores import notes_store
-from tests.helpers import add_note, vector
+from tests.helpers import add_note, agent_writes, vector
 from tests.services import ROOT
 
 pytestmark = pytest.mark.usefixtures("mongo")
@@ -88,22 +88,6 @@ class Racer:
             self.proc.kill()
         self.proc.wait(timeout=30)
         self._stderr.close()
-
-
-def agent_writes(note_id: str, text: str) -> None:
-    """A note the agent writes straight to MongoDB (no qqweb process is told)."""
-    now = utcnow_naive()
-    notes_store().collection.insert_one(
-        {
-            "note_id": note_id,
-            "content": text,
-            "section": "Key Topics",
-            "embedding": vector(text),
-            "importance": 0.5,
-            "created_at": now,
-            "updated_at": now,
-        }
-    )
 
 
 def test_processes_saving_snapshots_in_one_folder_never_fail_a_refresh_nor_miss_a_note(
