@@ -24,7 +24,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from bench.issue14_common import Figure, Row, load, port_free
+from bench.common import Figure, Row, load, port_free
 
 ROOT = Path(__file__).resolve().parent.parent
 POLL_S = 0.25

@@ -2,8 +2,8 @@
 notes changed since the last scan against everything"), in-process against the Python
 daemon ``make dev`` starts (``secantusd-py``, fresh on ``--port``, data under /tmp):
 
-    .venv/bin/python bench/issue14_incremental.py --n 100000 --changed 1000 [--server rust]
-    .venv/bin/python bench/issue14_incremental.py --in-process 1000000 --changed 1000
+    .venv/bin/python bench/dedup_job.py --n 100000 --changed 1000 [--server rust]
+    .venv/bin/python bench/dedup_job.py --in-process 1000000 --changed 1000
 
 ``--n`` agent-shaped notes (384-d clustered vectors, written a minute apart, the last a
 month ago) are seeded; the vector index saves its snapshot of them (what it does in the
@@ -45,7 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.issue14_common import agent_notes, clustered, load, port_free, start_server  # noqa: E402
+from bench.common import agent_notes, clustered, load, port_free, start_server  # noqa: E402
 
 
 def main() -> None:
