@@ -121,6 +121,7 @@ def main() -> None:
         if not args.no_snapshot:
             from django.conf import settings
 
+            from memory_app.memory.vector_segments import EXACT_BELOW
             from memory_app.memory.vector_state import build_snapshot
 
             t = time.perf_counter()
@@ -128,9 +129,7 @@ def main() -> None:
                 Path(settings.QQ_VECTOR_DIR)
                 / f"{settings.QQ_MONGO_DB}.{settings.QQ_MONGO_COLLECTION}"
             )
-            build_snapshot(
-                store.vector_rows(), store.index_generation(), root, settings.QQ_VECTOR_EXACT_BELOW
-            )
+            build_snapshot(store.vector_rows(), store.index_generation(), root, EXACT_BELOW)
             snapshot_s = time.perf_counter() - t
         MaintenanceRun.objects.create(  # the last complete scan, an hour ago
             kind="dedup_scan",

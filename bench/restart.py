@@ -101,6 +101,7 @@ def seed_and_snapshot(uri: str, n: int, with_embeddings: bool) -> float:
     from django.conf import settings
     from pymongo import MongoClient
 
+    from memory_app.memory.vector_segments import EXACT_BELOW
     from memory_app.memory.vector_state import build_snapshot
 
     client: Any = MongoClient(uri)
@@ -121,7 +122,7 @@ def seed_and_snapshot(uri: str, n: int, with_embeddings: bool) -> float:
             print(f"    seeded {stop:,} notes ({time.perf_counter() - started:.0f} s)", flush=True)
 
     root = Path(settings.QQ_VECTOR_DIR) / f"{settings.QQ_MONGO_DB}.{settings.QQ_MONGO_COLLECTION}"
-    build_snapshot(docs(), 0, root, settings.QQ_VECTOR_EXACT_BELOW)
+    build_snapshot(docs(), 0, root, EXACT_BELOW)
     client.close()
     return time.perf_counter() - started
 
