@@ -59,34 +59,34 @@ bench: install $(SECANTUSD_RS)
 	$(PY) bench/jobs.py --server-bin $(SECANTUSD_RS)
 	$(PY) bench/facts_cleanup.py
 
-# Issue 14's table in one run (bench/issue14.py): the server rows at 100k on SecantusDB's
-# Rust server and on the daemon `make dev` runs (the pages' queries from before the read
-# model only on the Rust server: on the daemon each takes minutes), search and the read
-# model in-process at 100k and 1M, the search rows with the real all-MiniLM-L6-v2; then
-# the dedup rows (full scans at 10k and 100k exact, 1M pruned, 1 vs 2 Celery workers at
-# 100k, incremental against 100k and 1M). Then the generated tables of
-# docs/scale-and-benchmarks.md are rewritten from this run's results. About 30 minutes on 2 cores (27 on a quiet machine).
+# The scale table (issue 14's) in one run (bench/scale.py): the server rows at 100k on
+# SecantusDB's Rust server and on the daemon `make dev` runs (bench/server_scale.py; the
+# pages' queries from before the read model only on the Rust server: on the daemon each
+# takes minutes), search, the Overview and the notes list in-process at 100k and 1M
+# (bench/search_overview_scale.py, bench/notes_list_scale.py), the search rows with the real
+# all-MiniLM-L6-v2; then the dedup rows (bench/dedup_scale.py: full scans at 10k and 100k
+# exact, 1M pruned, 1 vs 2 Celery workers at 100k, incremental against 100k and 1M). Then
+# the generated tables of docs/scale-and-benchmarks.md are rewritten from this run's results
+# (bench/results/scale.md and dedup_scale.md). About 30 minutes on 2 cores (27 on a quiet
+# machine).
 bench-scale: install $(SECANTUSD_RS)
-	$(PY) bench/issue14.py --sizes 100000,1000000 --server-sizes 100000 --before-on rust \
+	$(PY) bench/scale.py --sizes 100000,1000000 --server-sizes 100000 --before-on rust \
 		--dedup-full "" --dedup-incremental "" --dedup-workers ""
 	$(MAKE) bench-dedup-scale
-	$(PY) bench/issue14.py --docs issue14,issue14-dedup
+	$(PY) bench/scale.py --docs scale,dedup_scale
 
 bench-dedup-scale: install
-	OMP_NUM_THREADS=1 $(PY) bench/issue14.py --only inprocess --sizes "" --dedup-full 10000,100000,1000000 \
-		--dedup-incremental 100000,1000000 --dedup-workers 100000 --out issue14-dedup
+	OMP_NUM_THREADS=1 $(PY) bench/scale.py --only inprocess --sizes "" --dedup-full 10000,100000,1000000 \
+		--dedup-incremental 100000,1000000 --dedup-workers 100000 --out dedup_scale
 
-# Issue 28's benchmarks in one unattended run (bench/reliability.py, its STEPS list): the
-# pages over HTTP through gunicorn (3 workers) at 100k notes and the Overview with 2,000 and
-# 50,000 archive lines, the full dedup scan at 100k from the index's snapshot and from
-# MongoDB, cold start, search against hnswlib/usearch, the first search after a restart;
-# then bench/results/reliability.md, every figure beside its load. A missing script is
-# skipped and said so. `bench/reliability.py --docs` puts the table in the docs page.
-# Issue 28's benchmarks in one run (bench/reliability.py; about 30 min on 2 cores): pages
-# over HTTP, the Overview and Archive with 2,000 and 50,000 archive lines, the full dedup
-# scan from the snapshot and from MongoDB, the cold start on the daemon, search alone
-# against hnswlib/usearch (the `bench` extra, installed here and removed by the next
-# `make install`), the first search after a restart at 100k and 1M; then the docs' table.
+# Issue 28's benchmarks in one unattended run (bench/reliability.py, its STEPS list; about
+# 30 min on 2 cores): the pages over HTTP through gunicorn (3 workers) at 100k notes, the
+# Overview and Archive with 2,000 and 50,000 archive lines, the full dedup scan at 100k from
+# the index's snapshot and from MongoDB (bench/dedup_job.py), the cold start on the daemon,
+# search alone against hnswlib/usearch (the `bench` extra, installed here and removed by the
+# next `make install`), the first search after a restart at 100k and 1M; then
+# bench/results/reliability.md, every figure beside its load (a missing script is skipped
+# and said so), and `bench/reliability.py --docs` puts the table in the docs page.
 bench-reliability: install $(SECANTUSD_RS)
 	$(UV) sync --frozen --extra dev --extra bench
 	OMP_NUM_THREADS=1 $(PY) bench/reliability.py
@@ -98,11 +98,6 @@ bench-graph: install
 	$(PY) bench/graph_neighbourhood.py --uri bolt://127.0.0.1:7688; \
 	status=$$?; scripts/neo4j.sh stop var/neo4j-bench; exit $$status
 
-# Issue 24's judgment benchmark: public human-labelled sentence pairs (MRPC, STS-B, SICK; train
-# and dev splits only), fetched beforehand into JUDGMENT_MIRROR (bench/judgment_data.py names
-# the repositories and checks their sha256), through qqweb's embedder, QQ_DEDUP_THRESHOLD and
-# memory/differences.py. About 4 minutes the first time; the embeddings are cached in
-# var/judgment/, so a rerun takes seconds. Writes bench/results/judgment.md.
 # Search alone against hnswlib/usearch (bench/search_libs.py): the app's vector index beside
 # both libraries, one thread each, on 22k real MiniLM sentences (the judgment corpora's
 # train + dev splits, embedded once into var/search_libs/) and clustered vectors at 100k and
@@ -112,6 +107,11 @@ bench-search-libs: install
 	$(UV) sync --frozen --extra dev --extra bench
 	OMP_NUM_THREADS=1 $(PY) bench/search_libs.py
 
+# Issue 24's judgment benchmark: public human-labelled sentence pairs (MRPC, STS-B, SICK; train
+# and dev splits only), fetched beforehand into JUDGMENT_MIRROR (bench/judgment_data.py names
+# the repositories and checks their sha256), through qqweb's embedder, QQ_DEDUP_THRESHOLD and
+# memory/differences.py. About 4 minutes the first time; the embeddings are cached in
+# var/judgment/, so a rerun takes seconds. Writes bench/results/judgment.md.
 JUDGMENT_MIRROR ?= /work/.mirror
 bench-judgment: install
 	$(PY) bench/judgment_data.py --mirror $(JUDGMENT_MIRROR)

@@ -6,14 +6,14 @@ vector snapshot yet, measured the way a user meets it.
     .venv/bin/python bench/cold_start.py --n 20000    # a smaller run
 
 1. A fresh ``secantusd-py`` on ``--port`` with its own data directory under /tmp is seeded
-   with ``--n`` agent-shaped notes (clustered random vectors, ``bench/issue14_server.seed``,
+   with ``--n`` agent-shaped notes (clustered random vectors, ``bench/server_scale.seed``,
    with the ids the agent gives: ``note_`` + 12 hex of a uuid4) and the agent's indexes,
    then stopped and started again on the same directory, so its peak memory (VmHWM) is
    the cold start's, not the seeding's. The seeding (about 45 s at 100k) and the indexes
    (about 2 minutes) are skipped with ``--data`` (a directory an earlier run seeded).
 2. gunicorn (one worker, ``--threads`` threads, DEBUG off, hashing embedder of 384
    dimensions, an empty ``QQ_VECTOR_DIR``, ``QQ_VECTOR_WARM_UP=1``:
-   ``bench/issue14_startup.launch``) starts; from its launch one thread asks
+   ``bench/first_search_http.launch``) starts; from its launch one thread asks
    ``POST /api/notes/search`` every 0.25 s until it is answered, another asks a page every
    0.25 s meanwhile, in turn the notes list (``GET /api/notes?limit=20``, answered from the
    read model, "loading" meanwhile) and one note by id (``GET /api/notes/<id>``, a read
@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 import qqweb  # noqa: E402, F401  (first: one BLAS thread per process, as in every qqweb process)
-from bench.issue14_common import Figure, Row, agent_notes, clustered, load, start_server  # noqa: E402
+from bench.common import Figure, Row, agent_notes, clustered, load, start_server  # noqa: E402
 
 POLL_S = 0.25
 
@@ -105,7 +105,7 @@ class Watch:
 
 
 def search_until_answered(watch: Watch, port: int, token: str, give_up: float) -> None:
-    from bench.issue14_startup import _ask
+    from bench.first_search_http import _ask
 
     try:
         while watch.since() < give_up:
@@ -154,7 +154,7 @@ def note_ids(n: int) -> list[str]:
 
 
 def seed(uri: str, n: int, dim: int) -> float:
-    """``issue14_server.seed``'s notes with the agent's ids; the seconds it took."""
+    """``server_scale.seed``'s notes with the agent's ids; the seconds it took."""
     from django.conf import settings
     from pymongo import MongoClient
 
@@ -241,7 +241,7 @@ def main() -> None:
     started = time.perf_counter()
     binary = str(ROOT / ".venv/bin/secantusd-py")
     work = Path(tempfile.mkdtemp(prefix="qqweb-cold-"))
-    from bench.issue14 import django_setup
+    from bench.scale import django_setup
 
     django_setup(work, "hashing")  # the vectors are random: no model needed to ask
     from django.conf import settings
@@ -261,7 +261,7 @@ def main() -> None:
     settings.QQ_VECTOR_DIR = str(work / "vectors")  # empty: no snapshot yet
     at_start = status_mb(daemon.pid, "VmRSS")  # mostly its WiredTiger cache (1 GB)
     print(f"daemon restarted: RSS {at_start:,} MB", flush=True)
-    from bench.issue14_startup import _token, launch
+    from bench.first_search_http import _token, launch
 
     token = _token()
     watch = Watch()

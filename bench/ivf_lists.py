@@ -6,7 +6,7 @@ bench/HISTORY.md, "Warm start and search speed").
     OMP_NUM_THREADS=1 .venv/bin/python bench/ivf_lists.py --size 1000000 --groups 625 --nearest 8
     .venv/bin/python bench/ivf_lists.py --stats    # bench vectors against MiniLM embeddings
 
-On the bench's clustered vectors (``issue14_common.clustered``, the same seed and probes
+On the bench's clustered vectors (``bench/common.clustered``, the same seed and probes
 as ``search_rows``): train centroids (flat spherical k-means, or two-level: coarse groups,
 then lists inside each), assign every row (exactly, or within its ``--nearest`` groups),
 then print recall@10 against the exact scan and the time per query for fixed probe
@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.issue14_common import ROOT, clustered, load
+from bench.common import ROOT, clustered, load
 from memory_app.memory.vector_segments import dot, nearest_centroid
 
 
@@ -113,7 +113,7 @@ def main() -> None:
         return
     n = args.size
     vectors = clustered(n, 384, seed=1)
-    rng = np.random.default_rng(2)  # the probes of issue14_inprocess.search_rows
+    rng = np.random.default_rng(2)  # the probes of bench/search_overview_scale.search_rows
     probes = vectors[rng.integers(0, n, 100)]
     probes = probes + rng.normal(scale=0.05, size=probes.shape).astype(np.float32)
     probes /= np.linalg.norm(probes, axis=1, keepdims=True)

@@ -15,8 +15,8 @@ the agent appends a line (each worker's ``ArchiveStatsCache`` parses only the ne
 
 No Neo4j, no broker and no Redis are started: the Overview's graph card says the graph is
 down (a refused connection), the review queue has no pairs waiting. Seeding, the server
-and gunicorn: ``issue14_server.seed``, ``issue14_common.start_server``,
-``issue14_startup.launch``. Results: bench/results/pages_http.{json,md}; about
+and gunicorn: ``bench/server_scale.seed``, ``bench/common.start_server``,
+``bench/first_search_http.launch``. Results: bench/results/pages_http.{json,md}; about
 6 minutes at 100k on 2 cores (seeding 100k notes is 2-3 of them).
 """
 
@@ -39,8 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import qqweb  # noqa: E402, F401  (first: one BLAS thread per process, as in every qqweb process)
-from bench.issue14 import django_setup, servers  # noqa: E402
-from bench.issue14_common import (  # noqa: E402
+from bench.common import (  # noqa: E402
     Figure,
     Row,
     load,
@@ -49,6 +48,7 @@ from bench.issue14_common import (  # noqa: E402
     start_server,
     wait_idle,
 )
+from bench.scale import django_setup, servers  # noqa: E402
 
 PACE_S = 0.3  # between two requests of one row
 WORKERS = 3
@@ -178,7 +178,7 @@ def measured(fn: Callable[[], Any], repeat: int) -> tuple[Figure, Figure]:
 
 def page_rows(browser: Browser, token: str, repeat: int) -> list[Row]:
     """Each page over HTTP and its selectors in-process."""
-    from bench.issue14_server import read_model_cursor
+    from bench.server_scale import read_model_cursor
     from memory_app.memory.listing import NoteFilter
     from memory_app.selectors import (
         archive_browse,
@@ -383,8 +383,8 @@ def main() -> None:
     results: dict[str, list[Row]] = {}
     started = time.perf_counter()
     try:
-        from bench.issue14_server import seed
-        from bench.issue14_startup import _token, launch
+        from bench.first_search_http import _token, launch
+        from bench.server_scale import seed
         from memory_app.stores import notes_store
 
         print(f"cores {os.cpu_count()}, load {load():.1f} at the start", flush=True)

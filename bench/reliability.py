@@ -13,7 +13,7 @@ Each step's output goes to the terminal and to bench/results/reliability.log. Th
 bench/results/reliability.md (and .json: what each step did, how long, its load before
 and after), is made of the bench/results/*.json each step wrote during its run. ``--docs``
 writes reliability.md between the markers of docs/scale-and-benchmarks.md (as
-``bench/issue14.py --docs`` does for its tables).
+``bench/scale.py --docs`` does for its tables).
 
 The pages over HTTP and the two full dedup scans at 100k take 10 minutes on 2 cores
 (6.1 + 2.0 + 1.8 at load 6-9; most of it seeding the servers); the other steps as their
@@ -37,8 +37,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.issue14 import write_docs  # noqa: E402
-from bench.issue14_common import Figure, load  # noqa: E402
+from bench.common import Figure, load  # noqa: E402
+from bench.scale import write_docs  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 DOCS_BEGIN = "<!-- bench/reliability.py --docs: begin (generated, do not edit) -->"
@@ -64,13 +64,13 @@ STEPS: list[Step] = [
     ),
     Step(
         "dedup_full_snapshot",
-        "issue14_incremental",
+        "dedup_job",
         "--full --server rust --n 100000 --skip-full-read --port 29650 --out dedup_full_snapshot",
         what="the full dedup scan at 100k, vectors from the vector index's snapshot",
     ),
     Step(
         "dedup_full_mongodb",
-        "issue14_incremental",
+        "dedup_job",
         "--full --no-snapshot --server rust --n 100000 --port 29650 --out dedup_full_mongodb",
         what="the full dedup scan at 100k, vectors from MongoDB",
     ),
@@ -215,7 +215,7 @@ def render_result(name: str, data: Any) -> str:
 
 
 def dedup_row(data: dict[str, Any]) -> str:
-    """``issue14_incremental.py --out``'s result as one line with its load."""
+    """``dedup_job.py --out``'s result as one line with its load."""
     stats = data.get("stats", {})
     return (
         f"full dedup scan, {stats.get('notes', data['n']):,} notes on the {data['server']} "

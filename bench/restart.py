@@ -6,7 +6,7 @@ worker's memory, the load average beside every figure.
 
 For each size: a fresh server (SecantusDB's Rust server ``secantusd-rs`` when it is
 installed, else the Python daemon, and said so) is seeded with ``n`` agent-shaped notes
-(``bench/issue14_common.agent_notes``), and the vector snapshot a qqweb process saves is
+(``bench/common.agent_notes``), and the vector snapshot a qqweb process saves is
 built in this process from the very same documents (their ``_id`` and stamps included), so
 a started process finds it and its catch-up finds nothing changed. At 100k the documents
 hold their embeddings; **at 1M they are seeded without embeddings** (1M full notes do not
@@ -49,14 +49,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import qqweb  # noqa: E402, F401  (first: one BLAS thread per process)
-from bench.issue14 import django_setup, servers  # noqa: E402
-from bench.issue14_common import (  # noqa: E402
+from bench.common import (  # noqa: E402
     agent_notes,
     clustered,
     load,
     port_free,
     start_server,
 )
+from bench.scale import django_setup, servers  # noqa: E402
 
 POLL_S = 0.25
 GIVE_UP_S = 300.0
@@ -101,6 +101,7 @@ def seed_and_snapshot(uri: str, n: int, with_embeddings: bool) -> float:
     from django.conf import settings
     from pymongo import MongoClient
 
+    from memory_app.memory.vector_segments import EXACT_BELOW
     from memory_app.memory.vector_state import build_snapshot
 
     client: Any = MongoClient(uri)
@@ -121,13 +122,13 @@ def seed_and_snapshot(uri: str, n: int, with_embeddings: bool) -> float:
             print(f"    seeded {stop:,} notes ({time.perf_counter() - started:.0f} s)", flush=True)
 
     root = Path(settings.QQ_VECTOR_DIR) / f"{settings.QQ_MONGO_DB}.{settings.QQ_MONGO_COLLECTION}"
-    build_snapshot(docs(), 0, root, settings.QQ_VECTOR_EXACT_BELOW)
+    build_snapshot(docs(), 0, root, EXACT_BELOW)
     client.close()
     return time.perf_counter() - started
 
 
 def one_restart(port: int, token: str, workers: int) -> dict[str, Any]:
-    from bench.issue14_startup import _ask, launch
+    from bench.first_search_http import _ask, launch
 
     launched = time.perf_counter()
     proc = launch(port, workers=workers, production=True)
@@ -222,7 +223,7 @@ def main() -> None:
     print(f"server: {kind} ({binary})", flush=True)
     work = Path(tempfile.mkdtemp(prefix="qqweb-bench-restart-"))
     django_setup(work, args.embedder)
-    from bench.issue14_startup import _token
+    from bench.first_search_http import _token
 
     token = _token()
     result: dict[str, Any] = {

@@ -13,7 +13,7 @@ Data sets:
   embedded with the app's all-MiniLM-L6-v2 numpy engine, the vectors cached by text in
   ``var/search_libs/embeddings.npz`` (the first run embeds them: about 8 minutes on 2
   cores; corpus text and vectors are never committed);
-- **clustered**: the issue-14 benches' generator (``bench/issue14_common.clustered``) at
+- **clustered**: the scale benches' generator (``bench/common.clustered``) at
   100k and 1M.
 
 Queries: ``--held-out`` vectors kept out of the index, and ``--perturbed`` indexed ones
@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench.issue14_common import Figure, clustered, load, sample  # noqa: E402
+from bench.common import Figure, clustered, load, sample  # noqa: E402
 from memory_app.memory.vector_follow import fold  # noqa: E402
 from memory_app.memory.vector_segments import normalise  # noqa: E402
 from memory_app.memory.vectors import VectorIndex  # noqa: E402

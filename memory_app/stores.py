@@ -19,6 +19,7 @@ from memory_app.memory import (
     MongoNotesStore,
     NoteDeduplicator,
     NotesManager,
+    vector_segments,
 )
 from memory_app.memory.backup_files import MemoryFiles
 from memory_app.memory.vectors import VectorIndex
@@ -70,6 +71,12 @@ def working_notes() -> NotesManager:
     return NotesManager(memory_dir=settings.MEMORY_DIR)
 
 
+# How long a search (or a note page's similar notes) waits for this process's vector index
+# still loading before it answers "the search index is loading (N of M notes)": long enough
+# for a process opening its snapshot (about a second) to answer the first request itself,
+# short enough that nobody stares at a spinner; the 503 says when to try again.
+VECTOR_READY_TIMEOUT_S = 3.0
+
 _indexes: dict[tuple[object, ...], VectorIndex] = {}
 _indexes_lock = threading.Lock()
 
@@ -84,8 +91,8 @@ def _vector_index_for(store: MongoNotesStore) -> VectorIndex:
                 vector_search_index=settings.QQ_VECTOR_SEARCH_INDEX,
                 directory=Path(settings.QQ_VECTOR_DIR)
                 / f"{settings.QQ_MONGO_DB}.{settings.QQ_MONGO_COLLECTION}",
-                exact_below=settings.QQ_VECTOR_EXACT_BELOW,
-                ready_timeout=settings.QQ_VECTOR_READY_TIMEOUT_S,
+                exact_below=vector_segments.EXACT_BELOW,
+                ready_timeout=VECTOR_READY_TIMEOUT_S,
             )
         return _indexes[key]
 

@@ -7,7 +7,6 @@ from typing import Any
 
 from celery import shared_task
 from celery.signals import worker_process_init, worker_ready
-from django.conf import settings
 
 from memory_app.memory import StoreUnavailable
 from memory_app.models import MaintenanceRun
@@ -18,6 +17,11 @@ from memory_app.stores import vector_index_warm_up
 from qqweb.clients import embedder_warm_up
 
 logger = logging.getLogger(__name__)
+# A job whose store is down is tried again after this many seconds, then twice as long each
+# time (10, 20, 40 s: ``max_retries=3``): a store restarting or a brief network cut is
+# back within the first minute, and a longer outage fails the run with the reason after
+# about 70 s rather than leaving the curator waiting on a run that cannot progress.
+RETRY_BASE_S = 10.0
 
 
 @shared_task(bind=True, name="memory_app.run_job", acks_late=True, max_retries=3)
@@ -35,7 +39,7 @@ def run_job_task(self: Any, run_id: int) -> dict[str, Any]:
             raise
         run.error = f"try {self.request.retries + 1} failed, retrying: {e}"
         run.save(update_fields=["error"])
-        countdown = settings.QQ_JOB_RETRY_BASE_S * 2**self.request.retries
+        countdown = RETRY_BASE_S * 2**self.request.retries
         raise self.retry(exc=e, countdown=countdown) from e
 
 

@@ -1,10 +1,33 @@
-"""qqweb settings: every knob is an environment variable named and defaulted here.
+"""qqweb settings: every knob an operator may turn is an environment variable named and
+defaulted here, and has its row in docs/configuration.md (``scripts/check_docs.py`` checks
+the table against this file).
 
 Nothing else in the project reads ``os.environ``. The defaults are the "embedded" shape
 (SQLite, SecantusDB on localhost, Neo4j from ``scripts/neo4j.sh``, a broker with no server,
 the packaged all-MiniLM-L6-v2 model), so ``make dev`` needs no configuration at all.
 The names that the qq agent itself reads (``MONGODB_URI``, ``NEO4J_*``, ``MEMORY_DIR``,
 ``TEI_URL``, ``QQ_*``) keep the agent's names and defaults.
+
+What is a setting here and what is a module constant:
+
+- **A setting** is what an operator or user decides: where things are (URIs, paths,
+  databases, collections), credentials, model and endpoint names, feature switches
+  (``QQ_VECTOR_WARM_UP``, ``QQ_DEDUP_FROM_SNAPSHOT``, ...), the seeds' and the agent's
+  variables (they must match the agent's), thresholds a curator judges by
+  (``QQ_DEDUP_THRESHOLD``, ``QQ_SCHEDULE_MAX_SHARE``), limits and timeouts that depend on
+  the deployment (``QQ_UPLOAD_MAX_MB``, ``QQ_STORE_TIMEOUT_MS``, the broker's visibility
+  timeout, how long a run may wait for a worker), anything a doc tells an operator to set,
+  and what the tests or ``scripts/dev.sh`` must change in a process they start (the
+  heartbeat's interval is set in the environment of the tests' workers).
+- **A module constant** (UPPER_CASE, beside the code it tunes, with a comment saying what
+  it tunes and why that value) is an internal tuning value only a developer would touch:
+  batch and block sizes, pauses, retry counts and delays, cache sizes, how long a request
+  waits for something loading. Tests that need another value monkeypatch the constant.
+  They have no row in docs/configuration.md; where a page of docs/ explains the
+  behaviour, it names the constant.
+
+When in doubt, a value stays a setting: moving it later costs less than an operator
+finding the knob gone.
 """
 
 from __future__ import annotations
@@ -343,13 +366,12 @@ QQ_MIN_RETRIEVAL_IMPORTANCE = envfloat("QQ_MIN_RETRIEVAL_IMPORTANCE", 0.2)
 QQ_BASE_DECAY_RATE = envfloat("QQ_BASE_DECAY_RATE", 0.01)
 QQ_DEDUP_THRESHOLD = envfloat("QQ_DEDUP_THRESHOLD", 0.85)
 # The full dedup scan in blocks every worker shares (memory_app/memory/dedup_queue.py): where
-# the scan's snapshot and blocks live (every worker must reach it, like QQ_VECTOR_DIR), the
-# size from which candidates are pruned through k-means cells instead of compared exactly,
-# the scores per block, and how many block tasks are queued beside the run's own.
+# the scan's snapshot and blocks live (every worker must reach it, like QQ_VECTOR_DIR), and
+# the size from which candidates are pruned through k-means cells instead of compared
+# exactly (set it higher for exact full scans: docs/scale-and-benchmarks.md). The scores
+# per block and the block tasks queued are constants (PAIRS_PER_BLOCK, BLOCK_TASKS).
 QQ_DEDUP_SCAN_DIR = Path(envstr("QQ_DEDUP_SCAN_DIR", str(VAR_DIR / "dedup-scans")))
 QQ_DEDUP_EXACT_BELOW = envint("QQ_DEDUP_EXACT_BELOW", 20_000)
-QQ_DEDUP_PAIRS_PER_BLOCK = envint("QQ_DEDUP_PAIRS_PER_BLOCK", 100_000_000)
-QQ_DEDUP_BLOCK_TASKS = envint("QQ_DEDUP_BLOCK_TASKS", 8)
 # The incremental dedup scan compares the notes changed since the last complete scan
 # started, minus this margin: the agent stamps updated_at with its own clock.
 QQ_DEDUP_CLOCK_MARGIN_S = envint("QQ_DEDUP_CLOCK_MARGIN_S", 300)
@@ -379,38 +401,31 @@ QQ_RESTORE_GRACE_DAYS = envint("QQ_RESTORE_GRACE_DAYS", 30)
 QQ_LLM_URL = envstr("QQ_LLM_URL", "")
 QQ_LLM_MODEL = envstr("QQ_LLM_MODEL", "")
 QQ_LLM_API_KEY = envstr("QQ_LLM_API_KEY", "")
-# First retry of a job whose store is down, in seconds (then doubled, 3 retries).
-QQ_JOB_RETRY_BASE_S = envfloat("QQ_JOB_RETRY_BASE_S", 10.0)
 # The reaper (a beat task every QQ_REAPER_INTERVAL_S, and at worker start) closes, as
 # failed with the reason: runs still queued after QQ_RUN_QUEUED_TIMEOUT_S (their task
 # never reached a worker), running runs silent for QQ_RUN_SILENT_TIMEOUT_S (their worker
 # died and the broker did not hand the task out again), and audit events left pending
-# for QQ_AUDIT_PENDING_TIMEOUT_S (the process making the change stopped).
+# for AUDIT_PENDING_TIMEOUT_S (the process making the change stopped; a constant of the
+# reaper's service). A job's retries when its store is down: RETRY_BASE_S of the task.
 QQ_REAPER_INTERVAL_S = envint("QQ_REAPER_INTERVAL_S", 300)
 QQ_RUN_QUEUED_TIMEOUT_S = envint("QQ_RUN_QUEUED_TIMEOUT_S", 1800)
 QQ_RUN_SILENT_TIMEOUT_S = envint(
     "QQ_RUN_SILENT_TIMEOUT_S", envint("QQ_BROKER_VISIBILITY_TIMEOUT", 3600) + 1800
 )
-QQ_AUDIT_PENDING_TIMEOUT_S = envint("QQ_AUDIT_PENDING_TIMEOUT_S", 1800)
 # Load the embedding model in a background thread when a web or worker process starts
 # (a request that needs it before it is ready gets a 503 with Retry-After).
 QQ_EMBEDDER_WARM_UP = envbool("QQ_EMBEDDER_WARM_UP", True)
 # Name of a $vectorSearch index (Atlas, MongoDB 8.2+ with mongot); empty: in-process index.
 QQ_VECTOR_SEARCH_INDEX = envstr("QQ_VECTOR_SEARCH_INDEX", "")
 # The vector index's memory-mapped snapshots (one directory per database and collection,
-# shared by every web and worker process of the machine: a local file system, for flock),
-# and the number of notes from which it searches an inverted file of lists instead of
-# scanning them all.
+# shared by every web and worker process of the machine: a local file system, for flock).
+# The size from which it searches an inverted file of lists instead of scanning every
+# vector is a constant of the index (EXACT_BELOW).
 QQ_VECTOR_DIR = Path(envstr("QQ_VECTOR_DIR", str(VAR_DIR / "vectors")))
-QQ_VECTOR_EXACT_BELOW = envint("QQ_VECTOR_EXACT_BELOW", 20_000)
-# How long the Overview and the histogram wait for the read model (the vector index's
-# small columns) of a process that just started before saying the pictures are loading.
-QQ_READ_MODEL_WAIT_S = envfloat("QQ_READ_MODEL_WAIT_S", 1.0)
 # Open the vector index (and catch up with MongoDB) in the background when a web or worker
-# process starts; a search that needs it before it is ready waits at most
-# QQ_VECTOR_READY_TIMEOUT_S, then says "the search index is loading (N of M notes)".
+# process starts; a search that needs it before it is ready waits a few seconds
+# (VECTOR_READY_TIMEOUT_S), then says "the search index is loading (N of M notes)".
 QQ_VECTOR_WARM_UP = envbool("QQ_VECTOR_WARM_UP", True)
-QQ_VECTOR_READY_TIMEOUT_S = envfloat("QQ_VECTOR_READY_TIMEOUT_S", 3.0)
 
 # --- Celery ------------------------------------------------------------------------------
 # With no CELERY_BROKER_URL the broker is kombu's SQLAlchemy transport on a SQLite file:

@@ -41,7 +41,9 @@ from django.test import Client
 from secantus import SecantusDBServer
 
 from graph_app.stores import graph_store
+from memory_app import stores as memory_stores
 from memory_app.memory.mongo.outages import forget_outages
+from memory_app.selectors import overview as overview_selectors
 from memory_app.stores import notes_store, vector_indexes_close
 from qqweb.celery import app as celery_app
 from qqweb.clients import mongo_client
@@ -195,16 +197,17 @@ def mongo(
     settings: Any,
     mongo_server: SecantusDBServer,
     tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[str]:
     """A fresh MongoDB database for this test, with the agent's indexes; yields its name."""
     settings.MONGODB_URI = mongo_server.uri
     settings.QQ_VECTOR_DIR = tmp_path_factory.mktemp("vectors")
     # the first page of a test loads the read model: wait for it as long as a loaded
     # machine needs (it answers as soon as it is ready); the loading test sets its own
-    settings.QQ_READ_MODEL_WAIT_S = 10.0
+    monkeypatch.setattr(overview_selectors, "READ_MODEL_WAIT_S", 10.0)
     # a first search waits for the index as long as it takes on a busy machine; the
     # "loading (N of M notes)" answer has its own tests, with a short wait
-    settings.QQ_VECTOR_READY_TIMEOUT_S = 60.0
+    monkeypatch.setattr(memory_stores, "VECTOR_READY_TIMEOUT_S", 60.0)
     settings.QQ_MONGO_DB = database = f"qqtest_{os.getpid()}_{next(_db_numbers)}"
     client = mongo_client()  # the test may point the settings elsewhere
     forget_cached_health()

@@ -17,7 +17,7 @@ the blocks' pairs, put together, are every pair once, as ``(i, j)`` with ``i < j
   their nearest cells is missed). A pair sharing several cells is kept by the lowest one.
   Its cost is about ``probes^2 / cells`` of the exact scan's (0.3% at 1M notes). Recall
   against the exact scan is asserted in the tests (planted pairs, real MiniLM
-  embeddings) and measured in ``bench/issue14.py``.
+  embeddings) and measured in ``bench/scale.py``.
 
 Why the exact scan stops at 20k (``QQ_DEDUP_EXACT_BELOW``): it is bound by the matrix
 product (about 770 flops a pair); one core here does about 40 GFLOPS, so 100k notes (5e9

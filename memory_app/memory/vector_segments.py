@@ -50,7 +50,10 @@ from pathlib import Path
 
 import numpy as np
 
-EXACT_BELOW = 20_000  # rows; below this the exact scan is about as fast as the lists
+# Rows from which a segment gets an inverted file (lists) instead of the exact scan: below
+# it the exact scan is about as fast as the lists (docs/scale-and-benchmarks.md, "The
+# vector index"); the app's index reads it when a process opens its index.
+EXACT_BELOW = 20_000
 CANDIDATES = 512  # kept for callers; the IVF scans whole lists instead
 MIN_PROBES = 8  # the nearest lists, always scanned
 PROBES = 384  # at most this many lists scanned per query

@@ -19,6 +19,11 @@ from memory_app.stores import archive_manager, core_notes, notes_store, working_
 from qqweb.clients import embedder
 
 T = TypeVar("T")
+# How long the Overview and the histogram wait for the read model of a process that just
+# started before answering "the pictures are loading": opening a saved snapshot takes
+# about a second, so a restarted process usually draws them at once, and a process that
+# must read every note from MongoDB never holds a request for long.
+READ_MODEL_WAIT_S = 1.0
 
 
 @dataclass
@@ -57,14 +62,14 @@ class ReadModelLoading(StoreUnavailable):
 def _read(question: Callable[[ReadModel], T]) -> T | None:
     """``question`` answered from the read model (the vector index's columns), or None
     while it is loading (a process that just started loads it in the background; it is
-    waited for at most ``QQ_READ_MODEL_WAIT_S``, and a request never scans the
+    waited for at most ``READ_MODEL_WAIT_S``, and a request never scans the
     collection instead). MongoDB is pinged first: with it down the page says so rather
     than showing what the read model last saw."""
     store = notes_store()
     store.ping()  # raises StoreUnavailable when MongoDB is down
     answer = store.vector_index.read(question)
     if answer is None:
-        answer = store.vector_index.read(question, wait=settings.QQ_READ_MODEL_WAIT_S)
+        answer = store.vector_index.read(question, wait=READ_MODEL_WAIT_S)
     return answer
 
 

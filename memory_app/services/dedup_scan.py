@@ -1,7 +1,7 @@
 """The full dedup scan shared by every Celery worker.
 
 The run's own task (the coordinator) snapshots the vectors and plans the blocks
-(``memory.dedup_queue``), queues ``QQ_DEDUP_BLOCK_TASKS`` block tasks, then computes
+(``memory.dedup_queue``), queues ``BLOCK_TASKS`` block tasks, then computes
 blocks itself until none is left unclaimed, waits for the ones other workers hold (taking
 over a claim gone stale: a crashed worker's), and reports progress as blocks finish. Each
 block task computes blocks until none is left, the run is closed, or a cancel is asked.
@@ -47,7 +47,7 @@ import numpy as np
 from celery import current_app
 from django.conf import settings
 
-from memory_app.memory import MongoNotesStore
+from memory_app.memory import MongoNotesStore, dedup_blocks
 from memory_app.memory.dedup_base import base_ids, link_snapshot
 from memory_app.memory.dedup_queue import ScanQueue, unit_rows
 from memory_app.models import MaintenanceRun
@@ -57,6 +57,10 @@ from memory_app.stores import notes_store
 logger = logging.getLogger(__name__)
 BLOCK_TASK = "memory_app.dedup_block"
 WAIT_S = 0.2  # between looks at blocks other workers hold
+# Block tasks queued beside the run's own, for other workers to take: more than the workers
+# a deployment usually runs (one per core), so a worker added while the scan runs finds one;
+# each task computes blocks until none is left, so a surplus costs one empty task each.
+BLOCK_TASKS = 8
 # How long the incremental scan waits for the process's vector index to be in step before
 # it reads every vector from MongoDB instead: the wait is the index's catch-up after the
 # worker started (reading every note's id and date, 9-18 s at 100k notes on the Python
@@ -165,7 +169,7 @@ def _prepare_on_snapshot(
     for ids, matrix in fresh.values():
         current.update(zip(ids, unit_rows(matrix), strict=True))
     planned = queue.prepare_on_base(
-        base.rows, fresh, read, changed, threshold, per_block=settings.QQ_DEDUP_PAIRS_PER_BLOCK
+        base.rows, fresh, read, changed, threshold, per_block=dedup_blocks.PAIRS_PER_BLOCK
     )
     return (*planned, current)
 
@@ -258,13 +262,13 @@ def duplicates_find_shared(
                 groups,
                 threshold,
                 exact_below=settings.QQ_DEDUP_EXACT_BELOW,
-                per_block=settings.QQ_DEDUP_PAIRS_PER_BLOCK,
+                per_block=dedup_blocks.PAIRS_PER_BLOCK,
                 changed=changed,
             )
             count = None if changed is None else sum(len(rows) for rows in changed.values())
         if progress is not None:
             progress(0, total)
-        _spread(run.pk, min(total - 1, settings.QQ_DEDUP_BLOCK_TASKS))
+        _spread(run.pk, min(total - 1, BLOCK_TASKS))
         while True:
             ref = queue.next_claim()
             if ref is not None:

@@ -14,6 +14,12 @@ from memory_app.models import MaintenanceRun
 from qqweb.actors import Actor
 from qqweb.audit.services import audit_close_pending
 
+# An audit event still pending after this many seconds is closed by the reaper (settled, or
+# failed with the reason): an event is pending only while the change to its one target is
+# written (milliseconds to seconds), so half an hour is far past any live writer, and short
+# enough that the Audit page does not show a dead process's change as in progress all day.
+AUDIT_PENDING_TIMEOUT_S = 1800
+
 
 def run_create(
     *, kind: str, actor: Actor, params: dict[str, Any] | None = None, dry_run: bool = False
@@ -105,7 +111,7 @@ def runs_reap(*, now: Any = None) -> dict[str, int]:
       should the task arrive later, it finds the run closed and does nothing;
     - running runs with no sign of life for ``QQ_RUN_SILENT_TIMEOUT_S`` (longer than the
       broker's visibility timeout, after which a live broker hands the task out again);
-    - audit events left pending for ``QQ_AUDIT_PENDING_TIMEOUT_S`` (the process making
+    - audit events left pending for ``AUDIT_PENDING_TIMEOUT_S`` (the process making
       the change stopped before it said how it went)."""
     now = now or timezone.now()
     queued_bound = now - timedelta(seconds=settings.QQ_RUN_QUEUED_TIMEOUT_S)
@@ -129,7 +135,7 @@ def runs_reap(*, now: Any = None) -> dict[str, int]:
         "changed before can be undone)",
     )
     pending = audit_close_pending(
-        older_than=now - timedelta(seconds=settings.QQ_AUDIT_PENDING_TIMEOUT_S),
+        older_than=now - timedelta(seconds=AUDIT_PENDING_TIMEOUT_S),
         reason="left pending: the process making this change stopped before it finished; "
         "closed by the reaper. The store may or may not hold the change: check the target.",
     )

@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 
 from memory_app.jobs import job_start
+from memory_app.memory import dedup_blocks
 from memory_app.memory.documents import utcnow_naive
 from memory_app.memory.vector_state import build_snapshot
 from memory_app.models import MaintenanceRun, ReviewPair
@@ -45,11 +46,12 @@ def _agent_doc(note_id: str, content: str, vector: np.ndarray, at) -> dict:
 
 
 @pytest.fixture
-def planted(celery_worker, settings):
+def planted(celery_worker, settings, monkeypatch):
     """N clustered notes the agent wrote an hour ago, TWINS of them near-copies of
     another; the store, the vectors and the planted pairs."""
     settings.QQ_MONGO_DB = celery_worker["QQ_MONGO_DB"]  # the database the worker reads
-    settings.QQ_DEDUP_PAIRS_PER_BLOCK = 2_000  # several blocks, shared with the worker
+    # several blocks, shared with the worker
+    monkeypatch.setattr(dedup_blocks, "PAIRS_PER_BLOCK", 2_000)
     rng = np.random.default_rng(11)
     centres = rng.normal(size=(8, DIM))
     vectors = centres[rng.integers(0, 8, N)] + rng.normal(scale=1.2, size=(N, DIM))

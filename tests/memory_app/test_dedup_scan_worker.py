@@ -6,6 +6,7 @@ import time
 import numpy as np
 import pytest
 
+from memory_app.memory import dedup_blocks
 from memory_app.memory.deduplication import NoteDeduplicator
 from memory_app.models import MaintenanceRun, ReviewPair
 from memory_app.services.dedup_scan import scan_queue
@@ -35,9 +36,9 @@ def _plant(store) -> set[tuple[str, str]]:
 
 
 @pytest.fixture
-def planted(celery_worker, settings):
+def planted(celery_worker, settings, monkeypatch):
     settings.QQ_MONGO_DB = celery_worker["QQ_MONGO_DB"]  # the database the worker reads
-    settings.QQ_DEDUP_PAIRS_PER_BLOCK = 2_000  # ~15 blocks of 240 notes
+    monkeypatch.setattr(dedup_blocks, "PAIRS_PER_BLOCK", 2_000)  # ~15 blocks of 240 notes
     store = notes_store()
     pairs = _plant(store)
     yield store, pairs

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from memory_app import tasks
 from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.models import JobLock, MaintenanceRun
 from memory_app.services.maintenance import JobBusy, job_create, job_run
@@ -145,10 +146,10 @@ def test_only_one_run_of_a_kind_at_a_time_and_a_stale_lock_expires(memory):
     assert not JobLock.objects.exists()
 
 
-def test_a_store_that_is_down_is_retried_then_fails_with_the_reason(memory, settings):
+def test_a_store_that_is_down_is_retried_then_fails_with_the_reason(memory, settings, monkeypatch):
     settings.MONGODB_URI = f"mongodb://127.0.0.1:{free_port()}"
     settings.QQ_STORE_TIMEOUT_MS = 200
-    settings.QQ_JOB_RETRY_BASE_S = 0
+    monkeypatch.setattr(tasks, "RETRY_BASE_S", 0)
     job = job_create(kind="decay", actor=ADA)
     result = run_job_task.apply(args=[job.pk])  # the real task, in this process
     assert result.failed()

@@ -8,7 +8,7 @@ from memory_app import stores as stores_module
 from memory_app.charts import histogram_chart
 from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.memory.vectors import VectorIndex
-from memory_app.selectors import memory_insights
+from memory_app.selectors import memory_insights, overview
 from memory_app.stores import notes_store
 from tests.helpers import HeldReads, wait_until_counted
 
@@ -69,14 +69,14 @@ def test_a_bad_threshold_falls_back_to_the_setting(viewer_client, stores):
 
 
 def test_a_process_that_just_started_shows_the_other_stores_and_says_the_pictures_load(
-    viewer_client, stores, settings
+    viewer_client, stores, monkeypatch
 ):
     """The read model of a process with no snapshot loads in the background: until it is
     ready the Overview answers at once with the total from MongoDB's metadata, the other
     stores' cards, and says the pictures are loading; once loaded, they are drawn."""
     plant("note_0000000000a1", 0.9, 0)
     plant("note_0000000000a2", 0.2, 3)
-    settings.QQ_READ_MODEL_WAIT_S = 0.2
+    monkeypatch.setattr(overview, "READ_MODEL_WAIT_S", 0.2)
     index = notes_store().vector_index
     with index._refreshing:  # the background load cannot finish while this is held
         page = viewer_client.get(reverse("memory_app:overview")).content.decode()
@@ -88,21 +88,21 @@ def test_a_process_that_just_started_shows_the_other_stores_and_says_the_picture
     assert api["loading"] is True and api["notes_total"] == 2
     assert histogram.status_code == 503 and "loading" in histogram.json()["error"]["message"]
 
-    settings.QQ_READ_MODEL_WAIT_S = 5
+    monkeypatch.setattr(overview, "READ_MODEL_WAIT_S", 5)
     page = viewer_client.get(reverse("memory_app:overview")).content.decode()
     assert 'id="importance-card"' in page and 'id="pictures-loading"' not in page
     assert viewer_client.get("/api/notes/histogram").json()["counts"][9] == 1
 
 
 def test_a_process_loading_its_index_shows_the_loads_count_without_asking_the_server_again(
-    viewer_client, stores, settings, monkeypatch
+    viewer_client, stores, monkeypatch
 ):
     """A count is a scan of every note on SecantusDB's daemon (0.6 s at 100k) that the
     load's reads wait behind: while the index reads the vectors, the Overview's total is
     the count the load began with (a note written since is counted once it is read)."""
     plant("note_0000000000a1", 0.9, 0)
     plant("note_0000000000a2", 0.2, 3)
-    settings.QQ_READ_MODEL_WAIT_S = 0.05
+    monkeypatch.setattr(overview, "READ_MODEL_WAIT_S", 0.05)
     source = HeldReads(notes_store())
     index = VectorIndex(source, use_change_stream=False)
     monkeypatch.setattr(stores_module, "_vector_index_for", lambda store: index)

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from memory_app import tasks
 from memory_app.memory import StoreError, StoreUnavailable
 from memory_app.memory.mongo_store import utcnow_naive
 from memory_app.memory.vectors import VectorIndex
@@ -176,8 +177,8 @@ def test_a_stopped_server_is_a_503_the_client_may_retry(curator_client, settings
     assert response.json()["error"]["code"] == "store_unavailable"
 
 
-def test_a_job_that_meets_a_bug_fails_at_once_while_an_outage_is_retried(settings):
-    settings.QQ_JOB_RETRY_BASE_S = 0
+def test_a_job_that_meets_a_bug_fails_at_once_while_an_outage_is_retried(settings, monkeypatch):
+    monkeypatch.setattr(tasks, "RETRY_BASE_S", 0)
     for suffix in ("1", "2"):  # two notes that decay to the same value
         add_note(f"note_0000000000d{suffix}", f"Twin note number {suffix}", importance=0.6)
     old = utcnow_naive() - timedelta(days=60)

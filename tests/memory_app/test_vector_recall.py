@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memory_app.memory import vector_segments
 from memory_app.memory.vectors import VectorIndex
 from memory_app.stores import notes_store, vector_indexes_close
 
@@ -100,10 +101,10 @@ def test_a_segment_written_to_disk_holds_the_same_rows_as_one_kept_in_memory(tmp
 
 @pytest.mark.django_db
 @pytest.mark.usefixtures("mongo")
-def test_search_over_notes_in_mongodb_finds_what_the_exact_scan_finds(settings):
+def test_search_over_notes_in_mongodb_finds_what_the_exact_scan_finds(monkeypatch):
     """The app's own index (memory_app.stores), fed from the notes' documents, forced onto
-    its approximate path by QQ_VECTOR_EXACT_BELOW as a large collection would be."""
-    settings.QQ_VECTOR_EXACT_BELOW = 0
+    its approximate path by EXACT_BELOW as a large collection would be."""
+    monkeypatch.setattr(vector_segments, "EXACT_BELOW", 0)
     vector_indexes_close()  # the next index is made as a process started with that setting
     vectors, queries = _fixture()
     data = np.load(FIXTURE)

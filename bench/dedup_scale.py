@@ -14,7 +14,7 @@ the same scan's blocks shared by 1 and by 2 real Celery workers, and the increme
   first block task sent to the last block written, the workers already started.
 - **incremental**: 1,000 changed notes against every note (``changed_pairs_on_base``:
   the unchanged rows memory-mapped from a saved file, as from the vector index's
-  segment; the job end to end is ``bench/issue14_incremental.py``).
+  segment; the job end to end is ``bench/dedup_job.py``).
 - **naive**: pure-Python cosine per pair, timed on 400 notes, scaled by the pairs.
 
 Vectors: 384-d clustered with 1% planted near-duplicates (``planted``).
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.issue14_common import ROOT, Figure, Row, clustered, load, timed_ms
+from bench.common import ROOT, Figure, Row, clustered, load, timed_ms
 from memory_app.memory import dedup_blocks as db
 from memory_app.memory.dedup_math import similar_pairs_tiled
 
@@ -87,7 +87,7 @@ def minilm_recall(threshold: float = 0.85) -> tuple[float, int]:
 
 
 def naive_per_pair_ms() -> float:
-    from bench.issue14_inprocess import naive_cosine
+    from bench.search_overview_scale import naive_cosine
 
     small = planted(400, seed=9).tolist()
     t = time.perf_counter()
@@ -122,7 +122,7 @@ PRUNED_CHILD = """
 import json, resource, sys, time
 import numpy as np
 sys.path.insert(0, {root!r})
-from bench.issue14_dedup import planted_pairs, pruned_scan
+from bench.dedup_scale import planted_pairs, pruned_scan
 from memory_app.memory import dedup_blocks as db
 matrix = np.load({path!r}, mmap_mode="r")
 t = time.perf_counter()
@@ -206,7 +206,7 @@ def dedup_rows(
     row.figures["current"] = Figure(None, load(), f"recall {recall_minilm:.4f} of {truth:,}")
     report(rows, row)
     for n in workers_at:
-        from bench.issue14_workers import workers_row
+        from bench.dedup_workers import workers_row
 
         report(rows, workers_row(n, REDIS_PORT))
     for n in incremental_at:
@@ -214,7 +214,7 @@ def dedup_rows(
     return rows
 
 
-if __name__ == "__main__":  # a quick look: python -m bench.issue14_dedup 10000
+if __name__ == "__main__":  # a quick look: python -m bench.dedup_scale 10000
     os.environ.setdefault("OMP_NUM_THREADS", "2")
     sizes = [int(s) for s in (sys.argv[1:] or ["10000"])]
     dedup_rows(sizes, [], 1000, [])

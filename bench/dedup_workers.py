@@ -2,7 +2,7 @@
 vs 2 workers"), in a child process of its own (its own Django settings, broker and
 database under /tmp):
 
-    .venv/bin/python bench/issue14_workers.py --n 100000 --workers 1,2
+    .venv/bin/python bench/dedup_workers.py --n 100000 --workers 1,2
 
 Redis is started on ``--port`` (29510, or the next free one). For each worker count the
 scan's queue (snapshot + plan) is written once, as the run's coordinator does (timed
@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.issue14_common import Figure, Row, load, port_free  # noqa: E402
+from bench.common import Figure, Row, load, port_free  # noqa: E402
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
@@ -93,7 +93,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     from django.utils import timezone
 
-    from bench.issue14_dedup import planted
+    from bench.dedup_scale import planted
     from memory_app.models import MaintenanceRun
     from memory_app.services.dedup_scan import scan_queue
     from memory_app.tasks import dedup_block_task

@@ -7,7 +7,7 @@ read model of ``n`` agent-shaped notes with realistic text (30 words a note draw
 What is not MongoDB here: the page's documents "fetched by id" are made in the process
 (the same documents, deterministic by note number), so a figure is the read model's part
 plus building the page's ``Note`` objects; on a server add one ``$in`` of 50 ids
-(about 2-10 ms on the Rust server at 100k, ``issue14_server.py``). The naive column: sort
+(about 2-10 ms on the Rust server at 100k, ``server_scale.py``). The naive column: sort
 (or filter) every note in Python, timed on at most 100k documents and scaled linearly.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.issue14_common import NOW, SECTIONS, Figure, Row, load, sample, timed_ms
+from bench.common import NOW, SECTIONS, Figure, Row, load, sample, timed_ms
 from memory_app.memory import read_list
 from memory_app.memory.documents import effective_importance
 from memory_app.memory.listing import NoteFilter, NotesCount, NotesPage

@@ -1,9 +1,9 @@
 """Issue 14's table in one run: each row at each size, on each server found, against the
 current approach and the naive one, as ratios, with the load average beside each figure.
 
-    .venv/bin/python bench/issue14.py                         # 100k, every server found
-    .venv/bin/python bench/issue14.py --sizes 100000,1000000 --server-sizes 100000
-    .venv/bin/python bench/issue14.py --dedup-full 10000,100000 --only inprocess
+    .venv/bin/python bench/scale.py                         # 100k, every server found
+    .venv/bin/python bench/scale.py --sizes 100000,1000000 --server-sizes 100000
+    .venv/bin/python bench/scale.py --dedup-full 10000,100000 --only inprocess
 
 Servers: SecantusDB's Rust server (``secantusd-rs`` on PATH or ``var/cargo/bin``, built by
 ``make var/cargo/bin/secantusd-rs``; skipped, and said so, when it is not installed) and
@@ -12,7 +12,7 @@ the Python daemon ``make dev`` starts (``secantusd-py``), each started fresh on 
 that need a server run at ``--server-sizes``; search alone, the read model's pages and the
 dedup scan run in-process at ``--sizes`` (1M fits there; seeding a server with 1M notes
 does not fit in a run on this machine). What "current", "read model" and "naive" mean:
-``bench/issue14_common.py``. Results: bench/results/issue14.json and issue14.md.
+``bench/common.py``. Results: bench/results/scale.json and scale.md.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import qqweb  # noqa: E402, F401  (first: one BLAS thread per process, as in every qqweb process)
-from bench.issue14_common import Figure, Row, load, port_free, start_server  # noqa: E402
+from bench.common import Figure, Row, load, port_free, start_server  # noqa: E402
 
 COLUMNS = ("current", "read model", "naive")
 
@@ -98,7 +98,7 @@ def markdown(title: str, rows: list[Row]) -> str:
 
 
 def render(path: Path) -> str:
-    """issue14.md again from issue14.json (after a change to the table's layout)."""
+    """scale.md again from scale.json (after a change to the table's layout)."""
     data = json.loads(path.read_text())
     parts = []
     for title, rows in data.items():
@@ -108,8 +108,8 @@ def render(path: Path) -> str:
 
 
 DOCS_PAGE = Path("docs") / "scale-and-benchmarks.md"
-DOCS_BEGIN = "<!-- bench/issue14.py --docs: begin (generated, do not edit) -->"
-DOCS_END = "<!-- bench/issue14.py --docs: end -->"
+DOCS_BEGIN = "<!-- bench/scale.py --docs: begin (generated, do not edit) -->"
+DOCS_END = "<!-- bench/scale.py --docs: end -->"
 
 
 def write_docs(names: list[str], begin: str = DOCS_BEGIN, end: str = DOCS_END) -> None:
@@ -158,12 +158,12 @@ def main() -> None:
         "--dedup-workers", default="100000", help="1 vs 2 Celery workers at these sizes"
     )
     parser.add_argument("--changed", type=int, default=1000)
-    parser.add_argument("--out", default="issue14", help="results file name, without suffix")
+    parser.add_argument("--out", default="scale", help="results file name, without suffix")
     parser.add_argument("--render", action="store_true", help="the .md again from the .json")
     parser.add_argument(
         "--docs",
         default="",
-        help="results names (e.g. issue14,issue14-dedup) whose tables go into " + str(DOCS_PAGE),
+        help="results names (e.g. scale,dedup_scale) whose tables go into " + str(DOCS_PAGE),
     )
     args = parser.parse_args()
     if args.docs:
@@ -192,9 +192,9 @@ def main() -> None:
 
     print(f"cores {os.cpu_count()}, load {load():.1f} at the start")
     if args.only in ("", "server"):
-        work = Path(tempfile.mkdtemp(prefix="qqweb-bench14-"))
+        work = Path(tempfile.mkdtemp(prefix="qqweb-bench-scale-"))
         django_setup(work, args.embedder)
-        from bench.issue14_server import measure
+        from bench.server_scale import measure
 
         port = args.port_base
         for kind, binary in servers(args.servers):
@@ -217,9 +217,9 @@ def main() -> None:
                 proc.wait(60)
             port += 1
     if args.only in ("", "inprocess"):
-        from bench.issue14_dedup import dedup_rows
-        from bench.issue14_inprocess import read_model_rows, search_rows
-        from bench.issue14_lists import list_rows
+        from bench.dedup_scale import dedup_rows
+        from bench.notes_list_scale import list_rows
+        from bench.search_overview_scale import read_model_rows, search_rows
 
         for n in sizes:
             title = f"{n:,} notes, in-process"

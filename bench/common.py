@@ -1,4 +1,4 @@
-"""Shared pieces of ``bench/issue14.py``: figures with the load average beside them, timing,
+"""Shared pieces of ``bench/scale.py``: figures with the load average beside them, timing,
 agent-shaped notes, the servers, and the read-model answers the pages do not use yet.
 
 Three approaches per row:
@@ -10,7 +10,7 @@ Three approaches per row:
   (``memory/read_model.py``, kept by the vector index's follower) and the page's
   documents fetched by id. The list rows call what the Notes page calls (the selectors
   ``notes_list`` + ``notes_count``, ``memory/read_list.py``; in-process:
-  ``issue14_lists.py``); the "current" column of those rows is then the MongoDB query
+  ``notes_list_scale.py``); the "current" column of those rows is then the MongoDB query
   the list used before (``list_notes`` + ``count_notes``), now the reference and the
   small-collection fallback;
 - **naive**: fetch every note (the whole documents, as the seeds do), then pure Python:
@@ -165,7 +165,7 @@ def start_server(
     kind: str, binary: str, port: int, data: str | None = None
 ) -> tuple[str, subprocess.Popen[bytes]]:
     """A server on ``port`` on ``data``, by default a fresh directory under /tmp."""
-    data = data or tempfile.mkdtemp(prefix=f"qqweb-bench14-{kind}-")
+    data = data or tempfile.mkdtemp(prefix=f"qqweb-bench-{kind}-")
     if kind == "rust":
         cmd = [binary, "--port", str(port), "--storage-path", data]
     else:

@@ -2,8 +2,8 @@
 notes changed since the last scan against everything"), in-process against the Python
 daemon ``make dev`` starts (``secantusd-py``, fresh on ``--port``, data under /tmp):
 
-    .venv/bin/python bench/issue14_incremental.py --n 100000 --changed 1000 [--server rust]
-    .venv/bin/python bench/issue14_incremental.py --in-process 1000000 --changed 1000
+    .venv/bin/python bench/dedup_job.py --n 100000 --changed 1000 [--server rust]
+    .venv/bin/python bench/dedup_job.py --in-process 1000000 --changed 1000
 
 ``--n`` agent-shaped notes (384-d clustered vectors, written a minute apart, the last a
 month ago) are seeded; the vector index saves its snapshot of them (what it does in the
@@ -45,7 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.issue14_common import agent_notes, clustered, load, port_free, start_server  # noqa: E402
+from bench.common import agent_notes, clustered, load, port_free, start_server  # noqa: E402
 
 
 def main() -> None:
@@ -121,6 +121,7 @@ def main() -> None:
         if not args.no_snapshot:
             from django.conf import settings
 
+            from memory_app.memory.vector_segments import EXACT_BELOW
             from memory_app.memory.vector_state import build_snapshot
 
             t = time.perf_counter()
@@ -128,9 +129,7 @@ def main() -> None:
                 Path(settings.QQ_VECTOR_DIR)
                 / f"{settings.QQ_MONGO_DB}.{settings.QQ_MONGO_COLLECTION}"
             )
-            build_snapshot(
-                store.vector_rows(), store.index_generation(), root, settings.QQ_VECTOR_EXACT_BELOW
-            )
+            build_snapshot(store.vector_rows(), store.index_generation(), root, EXACT_BELOW)
             snapshot_s = time.perf_counter() - t
         MaintenanceRun.objects.create(  # the last complete scan, an hour ago
             kind="dedup_scan",

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.issue14_common import (
+from bench.common import (
     Figure,
     Row,
     agent_notes,

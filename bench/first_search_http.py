@@ -7,7 +7,7 @@ with the same embedder as the rest of the run (the real all-MiniLM-L6-v2 unless
 Reported: when the first search is answered (from the launch: Python and Django start,
 the model and the index load in the background), the longest any one request waited
 (a request that comes before the model or the index is ready is told "loading" with a
-503 after ``QQ_VECTOR_READY_TIMEOUT_S``, it never hangs), and how many were told so.
+503 after ``VECTOR_READY_TIMEOUT_S``, it never hangs), and how many were told so.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from bench.issue14_common import Figure, Row, load, port_free
+from bench.common import Figure, Row, load, port_free
 
 ROOT = Path(__file__).resolve().parent.parent
 POLL_S = 0.25

@@ -2,7 +2,7 @@
 Overview, the notes list (unfiltered at depth, and filtered), the note page and search at a
 person's pace, the first search after a process starts, and search alone in-process.
 
-Called by ``bench/issue14.py`` once Django is configured; see ``issue14_common`` for what
+Called by ``bench/scale.py`` once Django is configured; see ``bench/common.py`` for what
 "current", "read model" and "naive" mean.
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 from django.conf import settings
 from pymongo import MongoClient
 
-from bench.issue14_common import (
+from bench.common import (
     SECTIONS,
     Figure,
     Row,
@@ -32,7 +32,7 @@ from bench.issue14_common import (
     timed_ms,
     wait_idle,
 )
-from bench.issue14_startup import first_search_over_http
+from bench.first_search_http import first_search_over_http
 from memory_app.memory.documents import effective_importance, utcnow_naive
 from memory_app.memory.listing import NoteFilter, encode_cursor
 from memory_app.memory.mongo.outages import forget_outages
@@ -138,7 +138,7 @@ def measure(uri: str, n: int, args: Any, server_pid: int, kind: str = "") -> lis
     before = kind in getattr(args, "before_on", kind).split(",")
     not_run = f"not run on the {kind} server (--before-on)"
     settings.MONGODB_URI = uri
-    settings.QQ_MONGO_DB = f"bench14_{n}"
+    settings.QQ_MONGO_DB = f"bench_scale_{n}"
     # each server its own index folder: a snapshot of another server's notes (same ids,
     # other stamps) would make this one's catch-up re-read every note while the pages
     # are measured (on the daemon: pages 0.4-0.5 s instead of 16-27 ms, and a catch-up
