@@ -11,6 +11,6 @@ import os
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, os.environ.get("QQ_BLAS_THREADS", "1"))
 
-from .celery import app as celery_app  # noqa: E402  (after the threads are set)
+from qqweb.celery import app as celery_app  # noqa: E402  (after the threads are set)
 
 __all__ = ["celery_app"]

@@ -1,6 +1,6 @@
 """The knowledge-graph library: framework-free wrapper over the official Neo4j driver."""
 
-from .errors import (
+from graph_app.knowledge.errors import (
     EntityNotFound,
     GraphError,
     GraphRefusal,
@@ -8,8 +8,8 @@ from .errors import (
     GraphUnavailable,
     InvalidIdentifier,
 )
-from .identifiers import checked_label, checked_rel_type
-from .store import GraphStore
+from graph_app.knowledge.identifiers import checked_label, checked_rel_type
+from graph_app.knowledge.store import GraphStore
 
 __all__ = [
     "EntityNotFound",

@@ -24,9 +24,9 @@ from neo4j import Driver, Query
 from neo4j import time as neo4j_time
 from neo4j.spatial import Point
 
-from .errors import InvalidGraphValue, driver_errors_classified
-from .identifiers import checked_label, checked_rel_type
-from .states import SOURCE_LABEL
+from graph_app.knowledge.errors import InvalidGraphValue, driver_errors_classified
+from graph_app.knowledge.identifiers import checked_label, checked_rel_type
+from graph_app.knowledge.states import SOURCE_LABEL
 
 EXPORT_NODES = "MATCH (n) RETURN elementId(n) AS id, labels(n) AS labels, properties(n) AS props"
 EXPORT_RELATIONSHIPS = (

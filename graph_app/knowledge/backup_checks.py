@@ -16,10 +16,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .backup import decode_value
-from .errors import InvalidIdentifier
-from .identifiers import checked_label, checked_rel_type
-from .states import SOURCE_LABEL
+from graph_app.knowledge.backup import decode_value
+from graph_app.knowledge.errors import InvalidIdentifier
+from graph_app.knowledge.identifiers import checked_label, checked_rel_type
+from graph_app.knowledge.states import SOURCE_LABEL
 
 _INT64 = (-(2**63), 2**63 - 1)
 

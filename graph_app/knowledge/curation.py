@@ -12,9 +12,9 @@ from typing import Any, LiteralString, TypeVar, cast
 
 from neo4j import Driver, ManagedTransaction
 
-from . import cypher_writes as cw
-from .domain import EntitySummary, RecreatedName, SameNameGroup
-from .errors import (
+from graph_app.knowledge import cypher_writes as cw
+from graph_app.knowledge.domain import EntitySummary, RecreatedName, SameNameGroup
+from graph_app.knowledge.errors import (
     AmbiguousEntity,
     EntityChanged,
     EntityNotFound,
@@ -23,9 +23,9 @@ from .errors import (
     RelationshipNotFound,
     driver_errors_classified,
 )
-from .identifiers import checked_label, checked_rel_type
-from .merging import EntityMergePlan
-from .states import EntityState, NodeRef, RelationshipState, RelState
+from graph_app.knowledge.identifiers import checked_label, checked_rel_type
+from graph_app.knowledge.merging import EntityMergePlan
+from graph_app.knowledge.states import EntityState, NodeRef, RelationshipState, RelState
 
 T = TypeVar("T")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import InvalidIdentifier
+from graph_app.knowledge.errors import InvalidIdentifier
 
 # fullmatch, not match with ``$``: ``$`` also matches before a trailing newline, so
 # ``"Person\n"`` would pass and end a line of Cypher.

@@ -9,10 +9,10 @@ from typing import Any, LiteralString, cast
 
 from neo4j import Driver
 
-from . import cypher_writes as cw
-from .domain import SuggestedIndex
-from .errors import InvalidGraphValue, driver_errors_classified
-from .identifiers import checked_label
+from graph_app.knowledge import cypher_writes as cw
+from graph_app.knowledge.domain import SuggestedIndex
+from graph_app.knowledge.errors import InvalidGraphValue, driver_errors_classified
+from graph_app.knowledge.identifiers import checked_label
 
 
 class IndexesMixin:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .states import EntityState, RelState
+from graph_app.knowledge.states import EntityState, RelState
 
 SUMMED = ("mention_count",)
 

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .snapshots import decode, encode
+from graph_app.knowledge.snapshots import decode, encode
 
 SOURCE_LABEL = "Source"
 

@@ -13,10 +13,10 @@ from typing import Any, LiteralString, cast
 
 from neo4j import Driver, Query
 
-from . import cypher
-from .backup import BackupMixin
-from .curation import CurationMixin
-from .domain import (
+from graph_app.knowledge import cypher
+from graph_app.knowledge.backup import BackupMixin
+from graph_app.knowledge.curation import CurationMixin
+from graph_app.knowledge.domain import (
     Entity,
     EntityEmbedding,
     EntityPage,
@@ -26,10 +26,10 @@ from .domain import (
     ProvenanceLink,
     Relationship,
 )
-from .errors import InvalidIdentifier, driver_errors_classified
-from .identifiers import checked_label, checked_rel_type
-from .indexes import IndexesMixin
-from .values import plain
+from graph_app.knowledge.errors import InvalidIdentifier, driver_errors_classified
+from graph_app.knowledge.identifiers import checked_label, checked_rel_type
+from graph_app.knowledge.indexes import IndexesMixin
+from graph_app.knowledge.values import plain
 
 
 class GraphStore(BackupMixin, CurationMixin, IndexesMixin):

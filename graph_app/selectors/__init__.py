@@ -1,6 +1,6 @@
 """Reads over the knowledge graph, shaped for pages and the API."""
 
-from .browse import (
+from graph_app.selectors.browse import (
     EntitiesPage,
     EntityDetail,
     entities_page,
@@ -9,11 +9,16 @@ from .browse import (
     entity_renamed_to,
     orphans,
 )
-from .duplicates import DuplicateCandidate, duplicate_candidates
-from .neighbourhoods import NEIGHBOURHOOD_MAX, SOURCES_SHOWN, Neighbourhood, neighbourhood
-from .notes import notes_mentioning
-from .overview import GraphOverview, graph_overview
-from .search import EntitySearch, entities_search
+from graph_app.selectors.duplicates import DuplicateCandidate, duplicate_candidates
+from graph_app.selectors.neighbourhoods import (
+    NEIGHBOURHOOD_MAX,
+    SOURCES_SHOWN,
+    Neighbourhood,
+    neighbourhood,
+)
+from graph_app.selectors.notes import notes_mentioning
+from graph_app.selectors.overview import GraphOverview, graph_overview
+from graph_app.selectors.search import EntitySearch, entities_search
 
 __all__ = [
     "NEIGHBOURHOOD_MAX",

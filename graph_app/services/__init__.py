@@ -13,12 +13,16 @@ Entities are named ``(label, name)``. A description or a name change re-embeds
 when that model's dimension differs from the entity's stored embedding.
 """
 
-from . import entities, merge, relationships, verdicts
-from ._common import MAX_TEXT, NAME_MAX, Updated
-from .entities import DeleteOutcome, entity_delete, entity_update
-from .merge import MergeOutcome, entity_merge
-from .relationships import RELATIONSHIP_TEXT_FIELDS, relationship_delete, relationship_update
-from .verdicts import MERGE, NOT_DUPLICATE, entity_pair_verdict
+from graph_app.services import entities, merge, relationships, verdicts
+from graph_app.services._common import MAX_TEXT, NAME_MAX, Updated
+from graph_app.services.entities import DeleteOutcome, entity_delete, entity_update
+from graph_app.services.merge import MergeOutcome, entity_merge
+from graph_app.services.relationships import (
+    RELATIONSHIP_TEXT_FIELDS,
+    relationship_delete,
+    relationship_update,
+)
+from graph_app.services.verdicts import MERGE, NOT_DUPLICATE, entity_pair_verdict
 
 # Every undo handler of the graph by action, registered in GraphAppConfig.ready().
 UNDO_HANDLERS = {

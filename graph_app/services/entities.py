@@ -9,12 +9,19 @@ from graph_app.knowledge.agent_names import forgotten_names_warnings
 from graph_app.knowledge.domain import EntityRef, RelationshipRef
 from graph_app.knowledge.errors import InvalidGraphValue, NameTaken
 from graph_app.knowledge.states import EntityState, entity_key
+from graph_app.services._common import (
+    MAX_TEXT,
+    Updated,
+    _audit,
+    _clean_name,
+    _embedding_for,
+    _ref,
+    _undoable,
+)
 from graph_app.stores import graph_store
 from qqweb.actors import Actor
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audited
-
-from ._common import MAX_TEXT, Updated, _audit, _clean_name, _embedding_for, _ref, _undoable
 
 # --- description and name -----------------------------------------------------------------
 

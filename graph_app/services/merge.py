@@ -10,12 +10,18 @@ from graph_app.knowledge.domain import EntityRef, RelationshipRef
 from graph_app.knowledge.errors import InvalidGraphValue
 from graph_app.knowledge.merging import EntityMergePlan, plan_entity_merge
 from graph_app.knowledge.states import EntityState, entity_key
+from graph_app.services._common import (
+    MAX_TEXT,
+    _audit,
+    _embedding_for,
+    _ref,
+    _undoable,
+    _writable_type,
+)
 from graph_app.stores import graph_store
 from qqweb.actors import Actor
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audited
-
-from ._common import MAX_TEXT, _audit, _embedding_for, _ref, _undoable, _writable_type
 
 
 @dataclass

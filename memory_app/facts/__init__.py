@@ -11,10 +11,17 @@ error classification and the layout guard:
 - ``uri.py``: the database, chosen as the agent chooses it.
 """
 
-from .constants import AGENT_MODEL, DIMENSION, DUPLICATE_THRESHOLD
-from .domain import MISSING, EmbeddingState, Fact, ForeignDocument, LegacyTurn, StoredDocument
-from .store import FactNotFound, FactQuery, FactsPage, FactsStore
-from .uri import FactsConfigError, facts_database
+from memory_app.facts.constants import AGENT_MODEL, DIMENSION, DUPLICATE_THRESHOLD
+from memory_app.facts.domain import (
+    MISSING,
+    EmbeddingState,
+    Fact,
+    ForeignDocument,
+    LegacyTurn,
+    StoredDocument,
+)
+from memory_app.facts.store import FactNotFound, FactQuery, FactsPage, FactsStore
+from memory_app.facts.uri import FactsConfigError, facts_database
 
 __all__ = [
     "AGENT_MODEL",

@@ -27,10 +27,9 @@ import numpy as np
 from bson import ObjectId
 from bson.int64 import Int64
 
+from memory_app.facts.constants import DIMENSION, FACT_TYPE
 from memory_app.memory.errors import InvalidNote
 from memory_app.memory.safe_values import stored_value_problem
-
-from .constants import DIMENSION, FACT_TYPE
 
 
 class _Missing:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from memory_app.facts.constants import AGENT_MODEL, DIMENSION
 from memory_app.memory.errors import MemoryLibraryError
-
-from .constants import AGENT_MODEL, DIMENSION
 
 
 class AgentModelRequired(MemoryLibraryError):

@@ -22,10 +22,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from memory_app.facts.domain import EmbeddingState, Fact
+from memory_app.facts.rules import AddVerdict, CleanupPlan, Deletion, add_check, cleanup_plan
 from memory_app.memory.differences import Difference, differences
-
-from .domain import EmbeddingState, Fact
-from .rules import AddVerdict, CleanupPlan, Deletion, add_check, cleanup_plan
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .constants import DIMENSION, TEXT_INDEX_NAME
-from .domain import (
+from memory_app.facts.constants import DIMENSION, TEXT_INDEX_NAME
+from memory_app.facts.domain import (
     MISSING,
     EmbeddingState,
     Fact,

@@ -24,14 +24,14 @@ from typing import Any
 import numpy as np
 from bson import ObjectId
 
-from .constants import (
+from memory_app.facts.constants import (
     BORDERLINE_BAND,
     DIMENSION,
     DUPLICATE_THRESHOLD,
     FACT_TYPE,
     RETRIEVAL_TOP_K,
 )
-from .domain import MISSING, EmbeddingState, Fact
+from memory_app.facts.domain import MISSING, EmbeddingState, Fact
 
 BLOCK_ROWS = 1024
 

@@ -26,15 +26,14 @@ from pymongo import DESCENDING, MongoClient
 from pymongo.collection import Collection
 from pymongo.errors import BulkWriteError, DuplicateKeyError, PyMongoError
 
+from memory_app.facts.constants import DEFAULT_COLLECTION, FACT_TYPE
+from memory_app.facts.domain import Fact, StoredDocument, document_from_bson
+from memory_app.facts.domain import check_agent_document as check_agent_document  # its old home
+from memory_app.facts.domain import check_vector as check_vector
 from memory_app.memory.errors import InvalidNote, MemoryLibraryError
 from memory_app.memory.layouts import Layout, LayoutVerdict, WrongLayout, sample_layout
 from memory_app.memory.mongo.backup import only_duplicates
 from memory_app.memory.mongo.base import classify, guarded
-
-from .constants import DEFAULT_COLLECTION, FACT_TYPE
-from .domain import Fact, StoredDocument, document_from_bson
-from .domain import check_agent_document as check_agent_document  # its old home
-from .domain import check_vector as check_vector
 
 PAGE_SORT = [("timestamp", DESCENDING), ("_id", DESCENDING)]
 

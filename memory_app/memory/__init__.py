@@ -4,10 +4,15 @@ Django-side code composes it in ``memory_app.stores`` (wiring from settings),
 ``memory_app.selectors`` (reads) and ``memory_app.services`` (audited writes).
 """
 
-from .archive import ArchivedNote, ArchiveManager, RestoreConflict
-from .deduplication import ConsolidationReport, DuplicatePair, NoteDeduplicator
-from .embeddings import Embedder, HashingEmbedder, OpenAIEmbedder, SentenceTransformerEmbedder
-from .errors import (
+from memory_app.memory.archive import ArchivedNote, ArchiveManager, RestoreConflict
+from memory_app.memory.deduplication import ConsolidationReport, DuplicatePair, NoteDeduplicator
+from memory_app.memory.embeddings import (
+    Embedder,
+    HashingEmbedder,
+    OpenAIEmbedder,
+    SentenceTransformerEmbedder,
+)
+from memory_app.memory.errors import (
     DimensionMismatch,
     EmbeddingDimensionConflict,
     InvalidNote,
@@ -17,9 +22,9 @@ from .errors import (
     StoreError,
     StoreUnavailable,
 )
-from .importance import ImportanceScorer, ScoredNote
-from .markdown_notes import CoreNotesManager, NotesManager
-from .mongo_store import MongoNotesStore
+from memory_app.memory.importance import ImportanceScorer, ScoredNote
+from memory_app.memory.markdown_notes import CoreNotesManager, NotesManager
+from memory_app.memory.mongo_store import MongoNotesStore
 
 __all__ = [
     "ArchiveManager",

@@ -24,8 +24,8 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InvalidNote
-from .files import file_lock, fsync_directory
+from memory_app.memory.errors import InvalidNote
+from memory_app.memory.files import file_lock, fsync_directory
 
 ARCHIVE = "archive.jsonl"
 _NAME = re.compile(r"core\.md|notes\.md|notes\.[A-Za-z0-9_-]{1,64}\.md|archive\.jsonl")

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .vector_segments import open_segment
+from memory_app.memory.vector_segments import open_segment
 
 EPOCH = datetime(1970, 1, 1)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .vectors import normalise
+from memory_app.memory.vectors import normalise
 
 MERGE_IMPORTANCE_BONUS = 0.05
 

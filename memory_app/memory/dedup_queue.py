@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .dedup_blocks import (
+from memory_app.memory.dedup_blocks import (
     EXACT_BELOW,
     PAIRS_PER_BLOCK,
     Cells,

@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .dedup_math import MergePlan, choose_primary, plan_merge, similar_pairs_tiled
-from .embeddings import embed_keeping_dimension, require_dimension
-from .errors import DimensionMismatch, NoteNotFound, StoreUnavailable
-from .importance import ScoredNote
-from .mongo.writes import MERGED_IDS_FIELD
+from memory_app.memory.dedup_math import MergePlan, choose_primary, plan_merge, similar_pairs_tiled
+from memory_app.memory.embeddings import embed_keeping_dimension, require_dimension
+from memory_app.memory.errors import DimensionMismatch, NoteNotFound, StoreUnavailable
+from memory_app.memory.importance import ScoredNote
+from memory_app.memory.mongo.writes import MERGED_IDS_FIELD
 
 if TYPE_CHECKING:
-    from .archive import ArchiveManager
-    from .embeddings import Embedder
-    from .mongo_store import MongoNotesStore
+    from memory_app.memory.archive import ArchiveManager
+    from memory_app.memory.embeddings import Embedder
+    from memory_app.memory.mongo_store import MongoNotesStore
 
 DEDUP_THRESHOLD = 0.85
 MAX_WORKING_NOTES = 100

@@ -9,11 +9,11 @@ from typing import Any
 
 from bson import ObjectId
 
-from .constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE, SECTIONS
-from .domain import mistyped_fields
-from .errors import InvalidNote
-from .importance import decayed_importance
-from .safe_values import stored_value_problem
+from memory_app.memory.constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE, SECTIONS
+from memory_app.memory.domain import mistyped_fields
+from memory_app.memory.errors import InvalidNote
+from memory_app.memory.importance import decayed_importance
+from memory_app.memory.safe_values import stored_value_problem
 
 # A note id that is safe in a URL, a file name and a log line: the agent's two forms
 # (``note_`` + 12 hex, 16 hex) and the ids tests and older tools used, never a path.

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from .constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE
+from memory_app.memory.constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE
 
 # field name -> (accepted types, value when absent or of another type)
 _MODELLED: dict[str, tuple[tuple[type, ...], Any]] = {

@@ -30,8 +30,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .embeddings_numpy import NumpyBertEncoder, unsupported_reason
-from .errors import EmbeddingDimensionConflict, ModelLoading, StoreUnavailable
+from memory_app.memory.embeddings_numpy import NumpyBertEncoder, unsupported_reason
+from memory_app.memory.errors import EmbeddingDimensionConflict, ModelLoading, StoreUnavailable
 
 logger = logging.getLogger(__name__)
 

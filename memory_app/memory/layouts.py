@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .errors import StoreError
+from memory_app.memory.errors import StoreError
 
 SAMPLE_SIZE = 50
 SAMPLE_PROJECTION = {"note_id": 1, "type": 1, "user_input": 1, "llm_response": 1, "content": 1}

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from .constants import SECTIONS
-from .domain import Note
-from .errors import InvalidNote
+from memory_app.memory.constants import SECTIONS
+from memory_app.memory.domain import Note
+from memory_app.memory.errors import InvalidNote
 
 SORT_FIELDS = {
     "importance": "importance",

@@ -13,9 +13,9 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from .constants import CORE_CATEGORIES, SECTIONS
-from .errors import InvalidNote
-from .files import atomic_write_text, file_lock
+from memory_app.memory.constants import CORE_CATEGORIES, SECTIONS
+from memory_app.memory.errors import InvalidNote
+from memory_app.memory.files import atomic_write_text, file_lock
 
 _LAST_UPDATED_RE = re.compile(r"Last updated: .*")
 

@@ -12,15 +12,15 @@ stores as BSON dates.
 
 from __future__ import annotations
 
-from .documents import (
+from memory_app.memory.documents import (
     effective_importance,
     utcnow_naive,
     validate_agent_document,
     validate_importance,
     validate_note_fields,
 )
-from .listing import NotesPage
-from .mongo import DecayReport, MongoNotesStore
+from memory_app.memory.listing import NotesPage
+from memory_app.memory.mongo import DecayReport, MongoNotesStore
 
 __all__ = [
     "DecayReport",

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import difference_words as W
-from .differences import KINDS, Difference, differences, same_words
+from memory_app.memory import difference_words as W
+from memory_app.memory.differences import KINDS, Difference, differences, same_words
 
 WEIGHTS = Path(__file__).with_name("pair_model.npz")
 DIM = 384  # all-MiniLM-L6-v2

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from .read_model import DAY_US, MISSING, ReadModel, _us
+from memory_app.memory.read_model import DAY_US, MISSING, ReadModel, _us
 
 NO_SOURCE = "(no source)"
 DECAY_DAYS = (0, 7, 30, 90)

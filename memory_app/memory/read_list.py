@@ -32,10 +32,10 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Protocol
 
-from .documents import effective_importance
-from .domain import Note
-from .errors import StoreUnavailable
-from .listing import (
+from memory_app.memory.documents import effective_importance
+from memory_app.memory.domain import Note
+from memory_app.memory.errors import StoreUnavailable
+from memory_app.memory.listing import (
     MAX_PAGE,
     NoteFilter,
     NotesCount,
@@ -44,9 +44,9 @@ from .listing import (
     decode_cursor,
     encode_cursor,
 )
-from .read_model import ReadModel
-from .read_query import cursor_value, filter_mask, page_rows, text_candidates
-from .read_words import WORD, WORD_BYTES
+from memory_app.memory.read_model import ReadModel
+from memory_app.memory.read_query import cursor_value, filter_mask, page_rows, text_candidates
+from memory_app.memory.read_words import WORD, WORD_BYTES
 
 SMALL_COLLECTION = 5_000  # listed by the MongoDB query while the read model loads
 CONFIRM_COUNT_AT_MOST = 2_000  # candidates fetched to count a text of several words

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from .constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE
-from .read_words import WordIndex
+from memory_app.memory.constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE
+from memory_app.memory.read_words import WordIndex
 
 # The fields whose change the id diff looks for: the agent bumps access_count and
 # last_accessed, and a decay pass writes importance, without touching updated_at.

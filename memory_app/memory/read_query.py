@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidNote
-from .listing import NoteFilter
-from .read_model import MISSING, NULL_BITS, ReadModel, _us
+from memory_app.memory.errors import InvalidNote
+from memory_app.memory.listing import NoteFilter
+from memory_app.memory.read_model import MISSING, NULL_BITS, ReadModel, _us
 
 SORT_COLUMNS = {
     "importance": "importance",

@@ -37,7 +37,7 @@ import bson
 import numpy as np
 
 if TYPE_CHECKING:
-    from .vector_segments import Segment
+    from memory_app.memory.vector_segments import Segment
 
 Version = tuple[Any, tuple[Any, ...]]  # (_id, stamp)
 NO_OBJECT = 0  # the object key of a note without an ``_id``

@@ -42,11 +42,11 @@ from functools import partial
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from .errors import StoreError, StoreUnavailable
-from .vector_books import version_key
+from memory_app.memory.errors import StoreError, StoreUnavailable
+from memory_app.memory.vector_books import version_key
 
 if TYPE_CHECKING:
-    from .vectors import VectorIndex
+    from memory_app.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 

@@ -12,11 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import DimensionMismatch, MemoryLibraryError, StoreError, StoreUnavailable
-from .vector_segments import Segment, dot, normalise
+from memory_app.memory.errors import (
+    DimensionMismatch,
+    MemoryLibraryError,
+    StoreError,
+    StoreUnavailable,
+)
+from memory_app.memory.vector_segments import Segment, dot, normalise
 
 if TYPE_CHECKING:
-    from .vectors import VectorIndex
+    from memory_app.memory.vectors import VectorIndex
 
 
 class IndexWarming(StoreUnavailable):

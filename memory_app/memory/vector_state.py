@@ -57,8 +57,8 @@ from typing import Any
 import bson
 import numpy as np
 
-from .read_model import ReadModel, stamp
-from .vector_books import (
+from memory_app.memory.read_model import ReadModel, stamp
+from memory_app.memory.vector_books import (
     Books,
     SegmentRows,
     Versions,
@@ -66,7 +66,7 @@ from .vector_books import (
     version_key,
     versions_of,
 )
-from .vector_segments import Segment, build_segment, open_segment
+from memory_app.memory.vector_segments import Segment, build_segment, open_segment
 
 CHUNK = 4096
 BUILD_ABANDONED_S = 3600  # a ``building-*`` folder this old was left by a process that died

@@ -64,14 +64,14 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from . import vector_follow, vector_search
-from .errors import StoreUnavailable
-from .read_model import ReadModel, stamp
-from .vector_books import Versions
-from .vector_follow import VectorSource, diff, fold, follow, needs_fold
-from .vector_search import IndexWarming, SearchResult
-from .vector_segments import EXACT_BELOW, normalise
-from .vector_state import Snapshot, build_snapshot, load_snapshot
+from memory_app.memory import vector_follow, vector_search
+from memory_app.memory.errors import StoreUnavailable
+from memory_app.memory.read_model import ReadModel, stamp
+from memory_app.memory.vector_books import Versions
+from memory_app.memory.vector_follow import VectorSource, diff, fold, follow, needs_fold
+from memory_app.memory.vector_search import IndexWarming, SearchResult
+from memory_app.memory.vector_segments import EXACT_BELOW, normalise
+from memory_app.memory.vector_state import Snapshot, build_snapshot, load_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -250,7 +250,7 @@ class VectorIndex:
             return
         with self._start_lock:
             if not self._watching:
-                from .vector_follow import watch
+                from memory_app.memory.vector_follow import watch
 
                 self._watching = True
                 self._spawn(lambda: watch(self), "qqweb-vector-watch")

@@ -10,7 +10,7 @@
 - :mod:`.mongo`: the two places it touches MongoDB's collection directly.
 """
 
-from .entries import (
+from memory_app.memory.archive.entries import (
     ArchivedNote,
     archive_line_for,
     local_naive_iso,
@@ -19,16 +19,16 @@ from .entries import (
     reason_kind,
     validate_archive_entry,
 )
-from .file import ArchiveFile, ArchiveLine
-from .manager import (
+from memory_app.memory.archive.file import ArchiveFile, ArchiveLine
+from memory_app.memory.archive.manager import (
     ARCHIVE_FILE,
     ARCHIVE_LOCK,
     ArchiveManager,
     ArchiveReadResult,
     PurgePlan,
 )
-from .restore import ArchiveLineGone, RestoreConflict
-from .stats import ArchiveSummary
+from memory_app.memory.archive.restore import ArchiveLineGone, RestoreConflict
+from memory_app.memory.archive.stats import ArchiveSummary
 
 __all__ = [
     "ARCHIVE_FILE",

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from ..errors import InvalidNote
+from memory_app.memory.errors import InvalidNote
 
 if TYPE_CHECKING:
-    from .file import ArchiveLine
+    from memory_app.memory.archive.file import ArchiveLine
 
 
 def local_naive_iso(value: datetime | None = None) -> str:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..files import append_lines, atomic_write_bytes, file_lock
-from .entries import validate_archive_entry
+from memory_app.memory.archive.entries import validate_archive_entry
+from memory_app.memory.files import append_lines, atomic_write_bytes, file_lock
 
 
 @dataclass(frozen=True)

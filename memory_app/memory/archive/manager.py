@@ -14,18 +14,23 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..documents import utcnow_naive
-from ..embeddings import embed_keeping_dimension, require_dimension
-from ..errors import InvalidNote, MemoryLibraryError, NoteNotFound
-from ..importance import ARCHIVE_THRESHOLD
-from .entries import ArchivedNote, local_naive_iso, new_note_id
-from .file import ArchiveFile, ArchiveLine, parse_line
-from .restore import ArchiveLineGone, RestoreConflict, is_restore_of, restored_document
-from .stats import ArchiveSummary, archive_stats_cache
+from memory_app.memory.archive.entries import ArchivedNote, local_naive_iso, new_note_id
+from memory_app.memory.archive.file import ArchiveFile, ArchiveLine, parse_line
+from memory_app.memory.archive.restore import (
+    ArchiveLineGone,
+    RestoreConflict,
+    is_restore_of,
+    restored_document,
+)
+from memory_app.memory.archive.stats import ArchiveSummary, archive_stats_cache
+from memory_app.memory.documents import utcnow_naive
+from memory_app.memory.embeddings import embed_keeping_dimension, require_dimension
+from memory_app.memory.errors import InvalidNote, MemoryLibraryError, NoteNotFound
+from memory_app.memory.importance import ARCHIVE_THRESHOLD
 
 if TYPE_CHECKING:
-    from ..embeddings import Embedder
-    from ..mongo_store import MongoNotesStore
+    from memory_app.memory.embeddings import Embedder
+    from memory_app.memory.mongo_store import MongoNotesStore
 
 ArchivedLineAt = tuple[int, ArchivedNote | ArchiveLine]  # byte offset, the line read
 

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from ..errors import MemoryLibraryError, NoteNotFound
-from ..grace import with_grace
-from .entries import ArchivedNote, local_naive_iso, parse_local
+from memory_app.memory.archive.entries import ArchivedNote, local_naive_iso, parse_local
+from memory_app.memory.errors import MemoryLibraryError, NoteNotFound
+from memory_app.memory.grace import with_grace
 
 
 class RestoreConflict(MemoryLibraryError):

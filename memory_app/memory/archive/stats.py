@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..files import file_lock
-from .entries import ArchivedNote, reason_kind
-from .file import ArchiveLine, iter_lines
+from memory_app.memory.archive.entries import ArchivedNote, reason_kind
+from memory_app.memory.archive.file import ArchiveLine, iter_lines
+from memory_app.memory.files import file_lock
 
 BAD_LINES_KEPT = 100  # unreadable lines listed (with their number); all are counted
 

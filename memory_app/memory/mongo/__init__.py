@@ -8,9 +8,9 @@
 - ``paging.py``: the notes list, read through bounded index ranges.
 """
 
-from .base import classify
-from .scans import DecayReport, EmbeddingWrite
-from .seed import MongoNotesStore
-from .writes import MERGED_IDS_FIELD
+from memory_app.memory.mongo.base import classify
+from memory_app.memory.mongo.scans import DecayReport, EmbeddingWrite
+from memory_app.memory.mongo.seed import MongoNotesStore
+from memory_app.memory.mongo.writes import MERGED_IDS_FIELD
 
 __all__ = ["MERGED_IDS_FIELD", "DecayReport", "EmbeddingWrite", "MongoNotesStore", "classify"]

@@ -9,7 +9,7 @@ from typing import Any
 
 from pymongo.errors import BulkWriteError, PyMongoError
 
-from .base import MongoBase, classify
+from memory_app.memory.mongo.base import MongoBase, classify
 
 # A whole stored document, every field and BSON type as the server gave it (ints of 32
 # and 64 bits told apart, ObjectIds, dates to the millisecond). Untyped on purpose: an

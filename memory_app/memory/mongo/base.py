@@ -19,10 +19,10 @@ from pymongo.errors import (
     WTimeoutError,
 )
 
-from ..constants import DEFAULT_COLLECTION, DEFAULT_DATABASE
-from ..errors import MemoryLibraryError, StoreError, StoreUnavailable
-from .layout_guard import LayoutGuardedCollection
-from .outages import check_reachable, record_reachable, record_unreachable
+from memory_app.memory.constants import DEFAULT_COLLECTION, DEFAULT_DATABASE
+from memory_app.memory.errors import MemoryLibraryError, StoreError, StoreUnavailable
+from memory_app.memory.mongo.layout_guard import LayoutGuardedCollection
+from memory_app.memory.mongo.outages import check_reachable, record_reachable, record_unreachable
 
 # Server error codes that mean "not reachable now, try again later" rather than "this
 # request is wrong": shutdown, step-down, network, time limits.

@@ -16,7 +16,7 @@ from typing import Any
 
 from pymongo.collection import Collection
 
-from ..layouts import Layout, WrongLayout, sample_layout
+from memory_app.memory.layouts import Layout, WrongLayout, sample_layout
 
 _verified: weakref.WeakKeyDictionary[Any, set[tuple[str, str]]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 
-from ..errors import StoreUnavailable
+from memory_app.memory.errors import StoreUnavailable
 
 MIN_RETRY_AFTER_S = 1.0
 

@@ -9,9 +9,9 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..documents import effective_importance, within
-from ..domain import Note
-from ..listing import (
+from memory_app.memory.documents import effective_importance, within
+from memory_app.memory.domain import Note
+from memory_app.memory.listing import (
     LIST_FIELDS,
     MAX_PAGE,
     NoteFilter,

@@ -9,11 +9,11 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
-from ..documents import utcnow_naive
-from ..listing import LIST_FIELDS, NoteFilter, NotesCount, NotesPage, build_query
-from ..read_model import STAMP_FIELDS, stamp
-from .base import MongoBase
-from .paging import page_notes
+from memory_app.memory.documents import utcnow_naive
+from memory_app.memory.listing import LIST_FIELDS, NoteFilter, NotesCount, NotesPage, build_query
+from memory_app.memory.mongo.base import MongoBase
+from memory_app.memory.mongo.paging import page_notes
+from memory_app.memory.read_model import STAMP_FIELDS, stamp
 
 META_COLLECTION = "qqweb_meta"  # ours, beside the notes; the agent never reads it
 # What the vector index and the read model hold of a note (read_model.py).

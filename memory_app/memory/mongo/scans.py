@@ -13,18 +13,18 @@ from bson.codec_options import CodecOptions
 from bson.raw_bson import RawBSONDocument
 from pymongo import UpdateOne
 
-from ..documents import effective_importance
-from ..grace import KEEP_UNTIL_FIELD, kept_from_archival
-from ..importance import (
+from memory_app.memory.documents import effective_importance
+from memory_app.memory.grace import KEEP_UNTIL_FIELD, kept_from_archival
+from memory_app.memory.importance import (
     BASE_FIELD,
     DECAYED_FIELD,
     DecayWrite,
     agent_decay_comparison,
     decay_write_plan,
 )
-from ..vector_state import Columns
-from .base import WRITTEN_AT_FIELD, MongoBase
-from .raw_vectors import note_vector
+from memory_app.memory.mongo.base import WRITTEN_AT_FIELD, MongoBase
+from memory_app.memory.mongo.raw_vectors import note_vector
+from memory_app.memory.vector_state import Columns
 
 DECAY_FIELDS = {
     "_id": 0,

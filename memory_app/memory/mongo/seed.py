@@ -8,16 +8,16 @@ from typing import Any
 
 from pymongo import ASCENDING, DESCENDING, UpdateOne
 
-from ..constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE
-from ..documents import utcnow_naive, validate_importance, validate_note_fields
-from ..domain import Note
-from ..listing import LIST_FIELDS
-from ..vectors import VectorIndex
-from .backup import BackupAccess
-from .base import MongoBase
-from .reads import Reads
-from .scans import DecayReport, DecayScans
-from .writes import CuratorWrites
+from memory_app.memory.constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE
+from memory_app.memory.documents import utcnow_naive, validate_importance, validate_note_fields
+from memory_app.memory.domain import Note
+from memory_app.memory.listing import LIST_FIELDS
+from memory_app.memory.mongo.backup import BackupAccess
+from memory_app.memory.mongo.base import MongoBase
+from memory_app.memory.mongo.reads import Reads
+from memory_app.memory.mongo.scans import DecayReport, DecayScans
+from memory_app.memory.mongo.writes import CuratorWrites
+from memory_app.memory.vectors import VectorIndex
 
 FULL_FIELDS = {"_id": 0}
 

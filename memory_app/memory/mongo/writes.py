@@ -11,8 +11,8 @@ from typing import Any
 from pymongo import UpdateOne
 from pymongo.errors import DuplicateKeyError
 
-from ..documents import utcnow_naive, validate_agent_document
-from .base import WRITTEN_AT_FIELD, MongoBase
+from memory_app.memory.documents import utcnow_naive, validate_agent_document
+from memory_app.memory.mongo.base import WRITTEN_AT_FIELD, MongoBase
 
 MERGED_IDS_FIELD = "qqweb_merged_ids"  # secondaries already folded into this note
 

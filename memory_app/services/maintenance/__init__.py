@@ -7,11 +7,22 @@ task, the maintenance page, the API and the management commands all start jobs t
 :func:`job_run`, which holds the job's lock while it runs.
 """
 
-from . import graph_jobs, notes_jobs, schedules
-from .common import Job, JobBusy, NoPlanToApply, Progress, RunCancelled
-from .registry import JOBS, RUN_KINDS, UNDO_KIND, job_of, plan_job
-from .runner import job_apply_plan, job_create, job_run, job_undo_create
-from .schedules import (
+from memory_app.services.maintenance import graph_jobs, notes_jobs, schedules
+from memory_app.services.maintenance.common import (
+    Job,
+    JobBusy,
+    NoPlanToApply,
+    Progress,
+    RunCancelled,
+)
+from memory_app.services.maintenance.registry import JOBS, RUN_KINDS, UNDO_KIND, job_of, plan_job
+from memory_app.services.maintenance.runner import (
+    job_apply_plan,
+    job_create,
+    job_run,
+    job_undo_create,
+)
+from memory_app.services.maintenance.schedules import (
     DEFAULT_SCHEDULES,
     schedule_kwargs,
     schedule_update,

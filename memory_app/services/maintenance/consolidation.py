@@ -22,13 +22,12 @@ from memory_app.memory import DimensionMismatch, InvalidNote, NoteNotFound
 from memory_app.memory.differences import PairJudgment, pair_judgment
 from memory_app.memory.errors import StaleWrite
 from memory_app.models import MaintenanceRun
+from memory_app.services.maintenance.common import Progress, _actor, _batch
+from memory_app.services.maintenance.plans import TEXT, _apply_stats, _when
 from memory_app.services.notes import pair_merge
 from memory_app.services.review import duplicates_scan
 from memory_app.stores import deduplicator, notes_store
 from qqweb.audit.snapshots import to_json
-
-from .common import Progress, _actor, _batch
-from .plans import TEXT, _apply_stats, _when
 
 LEFT_LISTED = 500  # pairs left for review listed on the run (all are counted and queued)
 

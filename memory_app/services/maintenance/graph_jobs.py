@@ -8,10 +8,9 @@ from graph_app.knowledge import GraphUnavailable
 from graph_app.stores import graph_store
 from memory_app.memory import StoreUnavailable
 from memory_app.models import MaintenanceRun
+from memory_app.services.maintenance.common import Progress, _actor, _batch
 from qqweb.audit.services import audit_begin, audited
 from qqweb.clients import embedder
-
-from .common import Progress, _actor, _batch
 
 
 def graph_orphan_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:

@@ -22,14 +22,13 @@ from memory_app.models import MaintenanceRun
 from memory_app.selectors import promotion_candidates
 from memory_app.services.archive import archive_purge
 from memory_app.services.dedup_scan import clock_margin, duplicates_find_shared, last_complete_scan
+from memory_app.services.maintenance.common import BATCH, Progress, _actor, _batch
+from memory_app.services.maintenance.plans import archival_plan, decay_plan_items, purge_plan
 from memory_app.services.notes import note_archive
 from memory_app.services.review import duplicates_scan
 from memory_app.stores import archive_manager, notes_store
 from qqweb.audit.services import audit_begin, audited
 from qqweb.clients import embedder
-
-from .common import BATCH, Progress, _actor, _batch
-from .plans import archival_plan, decay_plan_items, purge_plan
 
 # --- decay ---------------------------------------------------------------------------------
 

@@ -21,12 +21,11 @@ from memory_app.memory.importance import BASE_FIELD, DECAYED_FIELD, DecayWrite
 from memory_app.memory.mongo.scans import DecayBatch
 from memory_app.models import MaintenanceRun
 from memory_app.services.archive import archive_purge
+from memory_app.services.maintenance.common import BATCH, Progress, _actor, _batch
 from memory_app.services.notes import note_archive
 from memory_app.stores import notes_store
 from qqweb.audit.services import audit_begin, audited
 from qqweb.audit.snapshots import from_json, to_json
-
-from .common import BATCH, Progress, _actor, _batch
 
 TEXT = 200  # characters of each note's text kept in the plan, for the table
 

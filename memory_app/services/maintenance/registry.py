@@ -10,11 +10,13 @@ from memory_app.job_params import (
     ReembedParams,
 )
 from memory_app.memory import InvalidNote
-
-from .common import Job
-from .consolidation import auto_consolidation_job, consolidation_apply
-from .graph_jobs import graph_orphan_scan_job, graph_reembed_job
-from .notes_jobs import (
+from memory_app.services.maintenance.common import Job
+from memory_app.services.maintenance.consolidation import (
+    auto_consolidation_job,
+    consolidation_apply,
+)
+from memory_app.services.maintenance.graph_jobs import graph_orphan_scan_job, graph_reembed_job
+from memory_app.services.maintenance.notes_jobs import (
     archival_job,
     decay_job,
     dedup_scan_job,
@@ -23,8 +25,8 @@ from .notes_jobs import (
     reembed_job,
     vector_index_rebuild_job,
 )
-from .plans import archival_apply, decay_apply, purge_apply
-from .undo import undo_run_job
+from memory_app.services.maintenance.plans import archival_apply, decay_apply, purge_apply
+from memory_app.services.maintenance.undo import undo_run_job
 
 JOBS: dict[str, Job] = {
     job.kind: job

@@ -15,6 +15,15 @@ from memory_app.job_params import (
 from memory_app.memory import InvalidNote, StoreUnavailable
 from memory_app.models import JobLock, MaintenanceRun
 from memory_app.selectors.plans import SCHEDULE_ACTOR, plan_changed_count
+from memory_app.services.maintenance.common import LOCK_TTL, JobBusy, NoPlanToApply, RunCancelled
+from memory_app.services.maintenance.registry import (
+    JOBS,
+    UNDO_KIND,
+    job_of,
+    kind_title,
+    plan_job,
+    planning_kinds,
+)
 from memory_app.services.runs import (
     run_cancel_requested,
     run_failed,
@@ -25,9 +34,6 @@ from memory_app.services.runs import (
 )
 from qqweb.actors import Actor
 from qqweb.audit.models import AuditEvent
-
-from .common import LOCK_TTL, JobBusy, NoPlanToApply, RunCancelled
-from .registry import JOBS, UNDO_KIND, job_of, kind_title, plan_job, planning_kinds
 
 # --- running a job ---------------------------------------------------------------------------
 

@@ -19,12 +19,11 @@ from django_celery_beat.validators import crontab_validator
 
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun
+from memory_app.services.maintenance.registry import JOBS
+from memory_app.services.maintenance.runner import job_apply_plan, job_create
 from qqweb.actors import Actor
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audit_begin, audited
-
-from .registry import JOBS
-from .runner import job_apply_plan, job_create
 
 DEFAULT_SCHEDULES = (  # kind, minute, hour, day_of_week
     ("decay", "0", "3", "*"),

@@ -6,10 +6,9 @@ from typing import Any
 
 from memory_app.memory import InvalidNote
 from memory_app.models import MaintenanceRun
+from memory_app.services.maintenance.common import Progress
 from qqweb.actors import Actor
 from qqweb.audit.services import batch_undo
-
-from .common import Progress
 
 
 def _actor(run: MaintenanceRun) -> Actor:

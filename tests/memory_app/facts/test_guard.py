@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from memory_app.facts.guard import write_plan
-
-from .vectors import at_cosine, fact, gram_vectors, unit
+from tests.memory_app.facts.vectors import at_cosine, fact, gram_vectors, unit
 
 
 def test_a_write_far_from_everything_archives_nothing() -> None:

@@ -12,8 +12,7 @@ from bson import Binary, ObjectId
 from memory_app.facts import FactsStore
 from memory_app.facts.lint import BREAKS, INFO, WARNING, agent_broken, lint
 from memory_app.facts.rules import cleanup_plan, retrieval_top
-
-from .vectors import unit
+from tests.memory_app.facts.vectors import unit
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 

@@ -17,9 +17,8 @@ from memory_app.facts.rules import (
     cosine,
     retrieval_top,
 )
-
-from .agent_simulator import agent_cleanup
-from .vectors import at_cosine, exactly_095, fact, gram_vectors, unit
+from tests.memory_app.facts.agent_simulator import agent_cleanup
+from tests.memory_app.facts.vectors import at_cosine, exactly_095, fact, gram_vectors, unit
 
 CHAIN = [[1.0, 0.975, 0.941], [0.975, 1.0, 0.961], [0.941, 0.961, 1.0]]
 

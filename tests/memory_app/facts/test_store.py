@@ -16,8 +16,7 @@ from memory_app.memory import InvalidNote
 from memory_app.memory.layouts import Layout, WrongLayout
 from memory_app.stores import notes_store
 from tests.helpers import add_note
-
-from .vectors import unit
+from tests.memory_app.facts.vectors import unit
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 

@@ -7,8 +7,7 @@ from typing import Any
 from django.test import Client
 
 from memory_app.facts import FactsStore
-
-from .planted import plant
+from tests.memory_app.facts_app.planted import plant
 
 
 def test_the_list(facts_store: FactsStore, viewer_client: Client) -> None:

@@ -11,8 +11,7 @@ from django.test import Client
 from memory_app.facts import FactsStore
 from memory_app.memory.embeddings import Embedder
 from tests.memory_app.facts.agent_simulator import SimulatedAgent
-
-from .conftest import agent_writes
+from tests.memory_app.facts_app.conftest import agent_writes
 
 OLD_PORT = "The TTS-Provider service runs on port 9000."
 NEW_PORT = "The TTS-Provider service runs on port 9100."

@@ -8,8 +8,7 @@ from typing import Any
 from django.test import Client
 
 from memory_app.facts import FactsStore
-
-from .planted import plant
+from tests.memory_app.facts_app.planted import plant
 
 
 def test_the_facts_pages_are_off_and_not_in_the_navigation_without_a_uri(

@@ -7,8 +7,7 @@ from __future__ import annotations
 from memory_app.facts import FactsStore
 from memory_app.facts_app import selectors
 from tests.memory_app.facts.vectors import at_cosine, unit
-
-from .planted import doc, plant
+from tests.memory_app.facts_app.planted import doc, plant
 
 
 def _kinds_and_values(older: str, newer: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:

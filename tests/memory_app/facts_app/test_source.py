@@ -10,8 +10,7 @@ from django.test import Client
 from memory_app.facts import FactsStore
 from memory_app.memory.embeddings import Embedder
 from qqweb.health import forget_cached_health, stores_health
-
-from .conftest import agent_writes
+from tests.memory_app.facts_app.conftest import agent_writes
 
 OLD_PORT = "The TTS-Provider service runs on port 9000."
 NEW_PORT = "The TTS-Provider service runs on port 9100."

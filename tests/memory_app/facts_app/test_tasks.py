@@ -8,8 +8,7 @@ from memory_app.facts import FactsStore
 from memory_app.facts_app.models import SeenFact
 from memory_app.facts_app.tasks import vanished_scan_task
 from memory_app.memory.embeddings import Embedder
-
-from .conftest import agent_writes
+from tests.memory_app.facts_app.conftest import agent_writes
 
 
 def test_beat_runs_the_scan_every_few_minutes() -> None:

@@ -13,9 +13,8 @@ from memory_app.facts_app.models import ArchivedFact
 from memory_app.memory.embeddings import Embedder
 from tests.memory_app.facts.agent_simulator import SimulatedAgent
 from tests.memory_app.facts.vectors import at_cosine, unit
-
-from .conftest import agent_writes
-from .planted import doc, plant
+from tests.memory_app.facts_app.conftest import agent_writes
+from tests.memory_app.facts_app.planted import doc, plant
 
 OLD_PORT = "The TTS-Provider service runs on port 9000."
 NEW_PORT = "The TTS-Provider service runs on port 9100."

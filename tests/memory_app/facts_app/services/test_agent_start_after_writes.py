@@ -34,8 +34,7 @@ from qqweb.actors import Actor
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audit_undo
 from tests.memory_app.facts.agent_simulator import SimulatedAgent
-
-from ..conftest import agent_writes
+from tests.memory_app.facts_app.conftest import agent_writes
 
 OLD_MODEL = "Lily uses Gemini 2.0 Flash as her model."
 NEW_MODEL = "Lily uses Gemini 2.5 Flash as her model."

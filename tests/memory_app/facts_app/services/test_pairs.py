@@ -13,8 +13,7 @@ from memory_app.memory.embeddings import Embedder
 from qqweb.actors import Actor
 from qqweb.audit.services import audit_undo
 from tests.memory_app.facts.agent_simulator import SimulatedAgent
-
-from ..conftest import agent_writes
+from tests.memory_app.facts_app.conftest import agent_writes
 
 OLD_PORT = "The TTS-Provider service runs on port 9000."
 NEW_PORT = "The TTS-Provider service runs on port 9100."
