@@ -117,9 +117,9 @@ bench-judgment: install
 	$(PY) bench/judgment_data.py --mirror $(JUDGMENT_MIRROR)
 	$(PY) bench/judgment.py --markdown
 
-# The learned pair model (memory_app/memory/pair_model.py): fitted on the train split of the
+# The learned pair model (memory_app/notes/lib/pair_model.py): fitted on the train split of the
 # pairs above (their vectors cached by bench-judgment), model and threshold chosen by
-# cross-validation on train; writes memory_app/memory/pair_model.npz (~20 KB). A few minutes.
+# cross-validation on train; writes memory_app/notes/lib/pair_model.npz (~20 KB). A few minutes.
 bench-judgment-train: install
 	$(PY) bench/judgment_data.py --mirror $(JUDGMENT_MIRROR)
 	$(PY) bench/judgment_train.py

@@ -47,10 +47,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import qqweb  # noqa: E402, F401  (first: one BLAS thread per process, as in every qqweb process)
-from bench.common import Figure, Row, agent_notes, clustered, load, start_server  # noqa: E402
+import qqweb  # noqa: F401  (first: one BLAS thread per process, as in every qqweb process)
+from bench.common import Figure, Row, agent_notes, clustered, load, start_server
 
 POLL_S = 0.25
 
@@ -179,7 +179,7 @@ def seed_daemon(args: argparse.Namespace, binary: str, data: str) -> None:
     from django.conf import settings
     from pymongo import MongoClient
 
-    from memory_app.memory.mongo_store import MongoNotesStore
+    from memory_app.notes.lib.mongo_store import MongoNotesStore
 
     uri, proc = start_server("py", binary, args.port, data)
     try:

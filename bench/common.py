@@ -4,7 +4,7 @@ agent-shaped notes, the servers, and the read-model answers the pages do not use
 Three approaches per row:
 
 - **current**: the code the pages and API call today (the selectors in
-  ``memory_app/selectors``, the store's ``list_notes`` and ``count_notes``, the vector
+  ``memory_app/notes/selectors``, the store's ``list_notes`` and ``count_notes``, the vector
   index the app builds), called in-process (no HTTP, no template rendering);
 - **read model**: the same question answered from the read model's numpy columns
   (``memory/read_model.py``, kept by the vector index's follower) and the page's
@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from memory_app.memory.read_aggregates import read_pictures, section_counts
+from memory_app.notes.lib.replica.aggregates import read_pictures, section_counts
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -107,7 +107,7 @@ WORDS = [
 
 
 def clustered(n: int, dim: int, seed: int) -> np.ndarray:
-    from memory_app.memory.vector_segments import normalise
+    from memory_app.notes.lib.replica.segments import normalise
 
     rng = np.random.default_rng(seed)
     centres = rng.normal(size=(max(1, n // 50), dim)).astype(np.float32)

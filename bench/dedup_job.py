@@ -45,7 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import agent_notes, clustered, load, port_free, start_server  # noqa: E402
+from bench.common import agent_notes, clustered, load, port_free, start_server
 
 
 def main() -> None:
@@ -100,11 +100,11 @@ def main() -> None:
         call_command("migrate", verbosity=0)
         from django.utils import timezone
 
-        from memory_app.memory.documents import utcnow_naive
-        from memory_app.models import MaintenanceRun
-        from memory_app.services.maintenance import job_create, job_run
-        from memory_app.stores import notes_store
-        from qqweb.actors import Actor
+        from memory_app.notes.lib.documents import utcnow_naive
+        from memory_app.notes.models import MaintenanceRun
+        from memory_app.notes.services.maintenance import job_create, job_run
+        from memory_app.notes.stores import notes_store
+        from qqweb.lib.actors import Actor
 
         store = notes_store()
         store.ensure_indexes()
@@ -121,8 +121,8 @@ def main() -> None:
         if not args.no_snapshot:
             from django.conf import settings
 
-            from memory_app.memory.vector_segments import EXACT_BELOW
-            from memory_app.memory.vector_state import build_snapshot
+            from memory_app.notes.lib.replica.segments import EXACT_BELOW
+            from memory_app.notes.lib.replica.state import build_snapshot
 
             t = time.perf_counter()
             root = (
@@ -204,8 +204,8 @@ def in_process(n: int, changed: int) -> None:
     """The incremental plan on a saved segment of ``n`` rows, computed here (no server)."""
     import resource
 
-    from memory_app.memory.dedup_queue import ScanQueue
-    from memory_app.memory.vector_segments import build_segment
+    from memory_app.notes.lib.dedup.pair_queue import ScanQueue
+    from memory_app.notes.lib.replica.segments import build_segment
 
     work = Path(tempfile.mkdtemp(prefix="qqweb-dedup-base-"))
     vectors = clustered(n, 384, seed=5)

@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from bench.common import ROOT, Figure, Row, clustered, load, timed_ms
-from memory_app.memory import dedup_blocks as db
-from memory_app.memory.dedup_math import similar_pairs_tiled
+from memory_app.notes.lib.dedup import blocks as db
+from memory_app.notes.lib.dedup.maths import similar_pairs_tiled
 
 REDIS_PORT = 29510
 
@@ -123,7 +123,7 @@ import json, resource, sys, time
 import numpy as np
 sys.path.insert(0, {root!r})
 from bench.dedup_scale import planted_pairs, pruned_scan
-from memory_app.memory import dedup_blocks as db
+from memory_app.notes.lib.dedup import blocks as db
 matrix = np.load({path!r}, mmap_mode="r")
 t = time.perf_counter()
 i, j, s = pruned_scan(matrix)

@@ -25,9 +25,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.search_and_dedup import naive_cosine  # noqa: E402
-from bench.vector_index import clustered  # noqa: E402
-from memory_app.memory.dedup_math import similar_pairs, similar_pairs_tiled  # noqa: E402
+from bench.search_and_dedup import naive_cosine
+from bench.vector_index import clustered
+from memory_app.notes.lib.dedup.maths import similar_pairs, similar_pairs_tiled
 
 
 def planted(n: int, seed: int) -> np.ndarray:

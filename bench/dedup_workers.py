@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import Figure, Row, load, port_free  # noqa: E402
+from bench.common import Figure, Row, load, port_free
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
@@ -94,9 +94,9 @@ def main() -> None:
     from django.utils import timezone
 
     from bench.dedup_scale import planted
-    from memory_app.models import MaintenanceRun
-    from memory_app.services.dedup_scan import scan_queue
-    from memory_app.tasks import dedup_block_task
+    from memory_app.notes.models import MaintenanceRun
+    from memory_app.notes.services.dedup_scan import scan_queue
+    from memory_app.notes.tasks import dedup_block_task
 
     vectors = planted(args.n, seed=3)
     ids = [f"note_{i:012x}" for i in range(args.n)]

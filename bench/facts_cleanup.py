@@ -33,9 +33,9 @@ from bson import ObjectId
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory_app.facts.domain import Fact  # noqa: E402
-from memory_app.facts.lint import lint  # noqa: E402
-from memory_app.facts.rules import cleanup_plan  # noqa: E402
+from memory_app.facts.lib.domain import Fact
+from memory_app.facts.lib.lint import lint
+from memory_app.facts.lib.rules import cleanup_plan
 
 DIM = 384
 

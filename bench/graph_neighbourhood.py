@@ -33,7 +33,7 @@ from neo4j import GraphDatabase
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from graph_app.knowledge import GraphStore  # noqa: E402
+from graph_app.knowledge import GraphStore
 
 
 def default_uri() -> str:

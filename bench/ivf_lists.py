@@ -1,5 +1,5 @@
 """How many lists, trained and assigned how: the experiments behind the vector index's
-list count and probing rule (``memory_app/memory/vector_segments.py``; figures in
+list count and probing rule (``memory_app/notes/lib/replica/segments.py``; figures in
 bench/HISTORY.md, "Warm start and search speed").
 
     OMP_NUM_THREADS=1 .venv/bin/python bench/ivf_lists.py --size 1000000 --lists 10000 --flat
@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import ROOT, clustered, load
-from memory_app.memory.vector_segments import dot, nearest_centroid
+from memory_app.notes.lib.replica.segments import dot, nearest_centroid
 
 
 def kmeans(x: np.ndarray, k: int, seed: int = 1) -> np.ndarray:

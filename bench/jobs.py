@@ -27,11 +27,11 @@ from pymongo import MongoClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.list_paging import start_server  # noqa: E402
-from bench.search_and_dedup import make_vectors, naive_cosine  # noqa: E402
-from memory_app.memory.deduplication import NoteDeduplicator  # noqa: E402
-from memory_app.memory.importance import ImportanceScorer, ScoredNote  # noqa: E402
-from memory_app.memory.mongo_store import MongoNotesStore  # noqa: E402
+from bench.list_paging import start_server
+from bench.search_and_dedup import make_vectors, naive_cosine
+from memory_app.notes.lib.dedup.deduplicator import NoteDeduplicator
+from memory_app.notes.lib.importance import ImportanceScorer, ScoredNote
+from memory_app.notes.lib.mongo_store import MongoNotesStore
 
 
 def load(store: MongoNotesStore, n: int) -> None:

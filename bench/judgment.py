@@ -4,7 +4,7 @@ they are labelled). Run on purpose: ``make bench-judgment``.
 
 Every pair is embedded with qqweb's own embedder (the configured model, numpy engine; the
 vectors cached in ``var/judgment/embeddings.npz`` by text, so a rerun only embeds what is
-new) and read by ``memory_app.memory.differences``. At a threshold ``t``:
+new) and read by ``memory_app.notes.lib.differences``. At a threshold ``t``:
 
 - a pair *reaches the queue* when its cosine is >= t; it is *offered as a duplicate* when
   it reaches the queue with no flag (a flagged pair is a possible update or a
@@ -24,7 +24,7 @@ new) and read by ``memory_app.memory.differences``. At a threshold ``t``:
   count without that rule (every pair above) is printed beside it.
 
 The targets are given three times: for the rules' flags, for the learned pair model's
-(memory_app/memory/pair_model.py, a pair flagged when its probability of a different fact is
+(memory_app/notes/lib/pair_model.py, a pair flagged when its probability of a different fact is
 at least the threshold stored with its weights) and for both together; the model's AUC and
 its trade-off at a few thresholds follow. The model and its threshold come from
 bench/judgment_train.py, on train only.
@@ -57,18 +57,18 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "qqweb.settings")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
-from django.conf import settings  # noqa: E402
-from judgment_data import OUT as PAIRS  # noqa: E402
-from judgment_data import Pair, read  # noqa: E402
+from django.conf import settings
+from judgment_data import OUT as PAIRS
+from judgment_data import Pair, read
 
-from memory_app.job_params import AutoConsolidationParams  # noqa: E402
-from memory_app.memory.differences import Difference, pair_judgment  # noqa: E402
-from memory_app.memory.embeddings import SentenceTransformerEmbedder  # noqa: E402
-from memory_app.memory.pair_model import pair_features, pair_model  # noqa: E402
+from memory_app.notes.job_params import AutoConsolidationParams
+from memory_app.notes.lib.differences import Difference, pair_judgment
+from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder
+from memory_app.notes.lib.pair_model import pair_features, pair_model
 
 CACHE = ROOT / "var" / "judgment" / "embeddings.npz"
 DIFFERENT = ("different", "contradiction")
@@ -397,7 +397,7 @@ def main() -> None:
         "",
         f"## The learned pair model on {reported}",
         "",
-        f"memory_app/memory/pair_model.npz: {learned.about}.",
+        f"memory_app/notes/lib/pair_model.npz: {learned.about}.",
         "",
         f"On {reported}: {learned_auc(dev, queue_t)}.",
         "",

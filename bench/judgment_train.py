@@ -1,5 +1,5 @@
-"""Train the learned pair model (memory_app/memory/pair_model.py) on the judgment
-benchmark's train split and write its weights to memory_app/memory/pair_model.npz. Run on
+"""Train the learned pair model (memory_app/notes/lib/pair_model.py) on the judgment
+benchmark's train split and write its weights to memory_app/notes/lib/pair_model.npz. Run on
 purpose: ``make bench-judgment-train`` (after bench/judgment_data.py extracted the pairs and
 bench/judgment.py cached their vectors; seconds then).
 
@@ -34,12 +34,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from judgment import embed_all, settings  # noqa: E402  (sets Django up)
-from judgment_data import OUT as PAIRS  # noqa: E402
-from judgment_data import Pair, read  # noqa: E402
+from judgment import embed_all, settings
+from judgment_data import OUT as PAIRS
+from judgment_data import Pair, read
 
-from memory_app.memory.differences import differences  # noqa: E402
-from memory_app.memory.pair_model import (  # noqa: E402
+from memory_app.notes.lib.differences import differences
+from memory_app.notes.lib.pair_model import (
     DIM,
     TEXT_FEATURES,
     WEIGHTS,

@@ -34,8 +34,8 @@ from pymongo import DESCENDING, MongoClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory_app.memory.constants import SECTIONS  # noqa: E402
-from memory_app.memory.mongo_store import MongoNotesStore  # noqa: E402
+from memory_app.notes.lib.constants import SECTIONS
+from memory_app.notes.lib.mongo_store import MongoNotesStore
 
 
 def free_port() -> int:

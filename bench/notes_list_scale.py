@@ -22,12 +22,12 @@ from typing import Any
 import numpy as np
 
 from bench.common import NOW, SECTIONS, Figure, Row, load, sample, timed_ms
-from memory_app.memory import read_list
-from memory_app.memory.documents import effective_importance
-from memory_app.memory.listing import NoteFilter, NotesCount, NotesPage
-from memory_app.memory.read_model import ReadModel
-from memory_app.memory.read_query import cursor_value, filter_mask, page_rows
-from memory_app.memory.vectors import VectorIndex
+from memory_app.notes.lib.documents import effective_importance
+from memory_app.notes.lib.listing import NoteFilter, NotesCount, NotesPage
+from memory_app.notes.lib.replica import lists as read_list
+from memory_app.notes.lib.replica.index import VectorIndex
+from memory_app.notes.lib.replica.query import cursor_value, filter_mask, page_rows
+from memory_app.notes.lib.replica.read_model import ReadModel
 
 VOCABULARY = 30_000
 WORDS_PER_NOTE = 30
@@ -122,7 +122,7 @@ def list_rows(n: int) -> list[Row]:
     def cursor_at(flt: NoteFilter, sort: str, depth: int) -> str | None:
         if depth == 0:
             return None
-        from memory_app.memory.listing import encode_cursor
+        from memory_app.notes.lib.listing import encode_cursor
 
         mask = filter_mask(model, flt, NOW)
         page = page_rows(model, mask, sort=sort, descending=True, position=None, take=depth)

@@ -9,7 +9,7 @@ README's page figures were measured before), labelled as such.
     .venv/bin/python bench/pages_http.py --n 10000 --server py --embedder hashing
 
 Then the Overview with an archive of 2,000 and of 50,000 lines (``archive.jsonl`` in the
-contract's format, docs/ and ``memory_app/memory/archive/entries.py``) over HTTP: the first
+contract's format, docs/ and ``memory_app/notes/lib/archive/entries.py``) over HTTP: the first
 request after the whole file is written, the warm requests, and the first request after
 the agent appends a line (each worker's ``ArchiveStatsCache`` parses only the new end).
 
@@ -38,8 +38,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import qqweb  # noqa: E402, F401  (first: one BLAS thread per process, as in every qqweb process)
-from bench.common import (  # noqa: E402
+import qqweb  # noqa: F401  (first: one BLAS thread per process, as in every qqweb process)
+from bench.common import (
     Figure,
     Row,
     load,
@@ -48,7 +48,7 @@ from bench.common import (  # noqa: E402
     start_server,
     wait_idle,
 )
-from bench.scale import django_setup, servers  # noqa: E402
+from bench.scale import django_setup, servers
 
 PACE_S = 0.3  # between two requests of one row
 WORKERS = 3
@@ -143,7 +143,7 @@ def curator() -> str:
     """A curator of the bench's database (shared with gunicorn); its username."""
     from django.contrib.auth.models import Group, User
 
-    from qqweb.auth import CURATOR
+    from qqweb.lib.auth import CURATOR
     from qqweb.services import roles_ensure
 
     roles_ensure()
@@ -179,8 +179,8 @@ def measured(fn: Callable[[], Any], repeat: int) -> tuple[Figure, Figure]:
 def page_rows(browser: Browser, token: str, repeat: int) -> list[Row]:
     """Each page over HTTP and its selectors in-process."""
     from bench.server_scale import read_model_cursor
-    from memory_app.memory.listing import NoteFilter
-    from memory_app.selectors import (
+    from memory_app.notes.lib.listing import NoteFilter
+    from memory_app.notes.selectors import (
         archive_browse,
         memory_insights,
         memory_overview,
@@ -190,7 +190,7 @@ def page_rows(browser: Browser, token: str, repeat: int) -> list[Row]:
         notes_search,
         review_next,
     )
-    from memory_app.stores import notes_store
+    from memory_app.notes.stores import notes_store
 
     index = notes_store().vector_index
     depth = 10_000
@@ -276,7 +276,7 @@ def archive_write(size: int) -> tuple[Path, float]:
     it whole on its next Overview); its path and megabytes."""
     from django.conf import settings
 
-    from memory_app.memory.files import atomic_write_bytes
+    from memory_app.notes.lib.files import atomic_write_bytes
 
     path = Path(settings.MEMORY_DIR) / "archive.jsonl"
     data = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in archive_lines(size))
@@ -286,7 +286,7 @@ def archive_write(size: int) -> tuple[Path, float]:
 
 def archive_rows(browser: Browser, sizes: list[int], repeat: int) -> list[Row]:
     """The Overview over HTTP with the archive file at each size (see the module)."""
-    from memory_app.memory.archive.file import ArchiveFile
+    from memory_app.notes.lib.archive.file import ArchiveFile
 
     rows = []
     for size in sizes:
@@ -385,7 +385,7 @@ def main() -> None:
     try:
         from bench.first_search_http import _token, launch
         from bench.server_scale import seed
-        from memory_app.stores import notes_store
+        from memory_app.notes.stores import notes_store
 
         print(f"cores {os.cpu_count()}, load {load():.1f} at the start", flush=True)
         seconds = seed(uri, args.n, 384)

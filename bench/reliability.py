@@ -37,8 +37,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import Figure, load  # noqa: E402
-from bench.scale import write_docs  # noqa: E402
+from bench.common import Figure, load
+from bench.scale import write_docs
 
 RESULTS = ROOT / "bench" / "results"
 DOCS_BEGIN = "<!-- bench/reliability.py --docs: begin (generated, do not edit) -->"

@@ -48,15 +48,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import qqweb  # noqa: E402, F401  (first: one BLAS thread per process)
-from bench.common import (  # noqa: E402
+import qqweb  # noqa: F401  (first: one BLAS thread per process)
+from bench.common import (
     agent_notes,
     clustered,
     load,
     port_free,
     start_server,
 )
-from bench.scale import django_setup, servers  # noqa: E402
+from bench.scale import django_setup, servers
 
 POLL_S = 0.25
 GIVE_UP_S = 300.0
@@ -101,8 +101,8 @@ def seed_and_snapshot(uri: str, n: int, with_embeddings: bool) -> float:
     from django.conf import settings
     from pymongo import MongoClient
 
-    from memory_app.memory.vector_segments import EXACT_BELOW
-    from memory_app.memory.vector_state import build_snapshot
+    from memory_app.notes.lib.replica.segments import EXACT_BELOW
+    from memory_app.notes.lib.replica.state import build_snapshot
 
     client: Any = MongoClient(uri)
     collection = client[settings.QQ_MONGO_DB][settings.QQ_MONGO_COLLECTION]

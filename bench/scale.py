@@ -28,8 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import qqweb  # noqa: E402, F401  (first: one BLAS thread per process, as in every qqweb process)
-from bench.common import Figure, Row, load, port_free, start_server  # noqa: E402
+import qqweb  # noqa: F401  (first: one BLAS thread per process, as in every qqweb process)
+from bench.common import Figure, Row, load, port_free, start_server
 
 COLUMNS = ("current", "read model", "naive")
 

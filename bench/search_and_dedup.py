@@ -26,8 +26,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory_app.memory.dedup_math import similar_pairs  # noqa: E402
-from memory_app.memory.vectors import VectorIndex  # noqa: E402
+from memory_app.notes.lib.dedup.maths import similar_pairs
+from memory_app.notes.lib.replica.index import VectorIndex
 
 
 def make_vectors(n: int, dim: int, seed: int) -> np.ndarray:

@@ -50,10 +50,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench.common import Figure, clustered, load, sample  # noqa: E402
-from memory_app.memory.vector_follow import fold  # noqa: E402
-from memory_app.memory.vector_segments import normalise  # noqa: E402
-from memory_app.memory.vectors import VectorIndex  # noqa: E402
+from bench.common import Figure, clustered, load, sample
+from memory_app.notes.lib.replica.follow import fold
+from memory_app.notes.lib.replica.index import VectorIndex
+from memory_app.notes.lib.replica.segments import normalise
 
 INSTALL = "hnswlib and usearch are bench-only: `uv sync --extra dev --extra bench` installs them"
 CACHE = ROOT / "var" / "search_libs" / "embeddings.npz"

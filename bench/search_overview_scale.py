@@ -27,9 +27,9 @@ from bench.common import (
     sample,
     timed_ms,
 )
-from memory_app.memory.documents import effective_importance
-from memory_app.memory.read_model import ReadModel
-from memory_app.memory.vectors import VectorIndex
+from memory_app.notes.lib.documents import effective_importance
+from memory_app.notes.lib.replica.index import VectorIndex
+from memory_app.notes.lib.replica.read_model import ReadModel
 
 
 def naive_cosine(a: list[float], b: list[float]) -> float:

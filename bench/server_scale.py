@@ -33,12 +33,12 @@ from bench.common import (
     wait_idle,
 )
 from bench.first_search_http import first_search_over_http
-from memory_app.memory.documents import effective_importance, utcnow_naive
-from memory_app.memory.listing import NoteFilter, encode_cursor
-from memory_app.memory.mongo.outages import forget_outages
-from memory_app.memory.read_query import cursor_value, filter_mask, page_rows
-from memory_app.memory.vectors import IndexWarming, VectorIndex
-from memory_app.selectors import (
+from memory_app.notes.lib.documents import effective_importance, utcnow_naive
+from memory_app.notes.lib.listing import NoteFilter, encode_cursor
+from memory_app.notes.lib.mongo.outages import forget_outages
+from memory_app.notes.lib.replica.index import IndexWarming, VectorIndex
+from memory_app.notes.lib.replica.query import cursor_value, filter_mask, page_rows
+from memory_app.notes.selectors import (
     memory_insights,
     memory_overview,
     note_detail,
@@ -46,8 +46,8 @@ from memory_app.selectors import (
     notes_list,
     notes_search,
 )
-from memory_app.stores import notes_store, vector_indexes_close
-from qqweb.clients import _cached
+from memory_app.notes.stores import notes_store, vector_indexes_close
+from qqweb.lib.clients import _cached
 
 PACE_S = 1.2  # a person's pace: 1.2 s between requests
 CATCH_UP_GIVE_UP_S = 600.0  # a catch-up or a load that takes longer is reported, not awaited
@@ -336,7 +336,7 @@ def measure(uri: str, n: int, args: Any, server_pid: int, kind: str = "") -> lis
         row.figures["naive"] = naive(naive_detail)
         report(row)
 
-        from qqweb.clients import embedder
+        from qqweb.lib.clients import embedder
 
         embedder().embed(["warm up"])  # the model is loaded at start (not timed here)
         words = ["billing", "deploy", "tea"] * 20

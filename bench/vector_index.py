@@ -26,10 +26,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.search_and_dedup import naive_cosine  # noqa: E402
-from memory_app.memory.vector_segments import normalise  # noqa: E402
-from memory_app.memory.vector_state import load_snapshot  # noqa: E402
-from memory_app.memory.vectors import VectorIndex  # noqa: E402
+from bench.search_and_dedup import naive_cosine
+from memory_app.notes.lib.replica.index import VectorIndex
+from memory_app.notes.lib.replica.segments import normalise
+from memory_app.notes.lib.replica.state import load_snapshot
 
 
 def load() -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from graph_app.knowledge import GraphStore
-from qqweb.clients import neo4j_driver
+from qqweb.lib.clients import neo4j_driver
 
 
 def graph_store() -> GraphStore:

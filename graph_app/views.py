@@ -11,10 +11,10 @@ from django.views.decorators.http import require_GET
 from graph_app import selectors
 from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentifier
 from graph_app.knowledge.errors import InvalidGraphValue
-from memory_app.memory import DimensionMismatch, InvalidNote
-from qqweb.auth import VIEWER, role_required
-from qqweb.pages import render_page
-from qqweb.positions import list_position, page_offset
+from memory_app.notes.lib import DimensionMismatch, InvalidNote
+from qqweb.lib.auth import VIEWER, role_required
+from qqweb.lib.pages import render_page
+from qqweb.lib.positions import list_position, page_offset
 
 SORTS = [("mentions", "most mentioned"), ("last_seen", "last seen"), ("first_seen", "first seen")]
 

@@ -8,7 +8,7 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
 from qqweb.admin_site import _is_admin, manageable_by_admins
-from qqweb.auth import ADMIN, CURATOR, VIEWER
+from qqweb.lib.auth import ADMIN, CURATOR, VIEWER
 from qqweb.models import ApiToken
 
 

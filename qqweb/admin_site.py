@@ -19,7 +19,7 @@ from django.http import HttpRequest
 
 
 def _is_admin(request: HttpRequest) -> bool:
-    from qqweb.auth import ADMIN, has_role  # imported while the apps load: lazily
+    from qqweb.lib.auth import ADMIN, has_role  # imported while the apps load: lazily
 
     return has_role(request.user, ADMIN)
 
@@ -38,6 +38,6 @@ class QQAdminConfig(AdminConfig):
 
 def manageable_by_admins(user: Any) -> bool:
     """May an admin who is not a superuser manage ``user``? Not an admin nor a superuser."""
-    from qqweb.auth import ADMIN, has_role
+    from qqweb.lib.auth import ADMIN, has_role
 
     return not user.is_superuser and not has_role(user, ADMIN)

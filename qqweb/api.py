@@ -1,7 +1,7 @@
 """The one NinjaAPI. Routers come from the apps; domain errors are mapped here, once.
 
 Auth: a bearer API token (``Authorization: Bearer qq_...``) or the browser session.
-Every error answers JSON ``{"error": {"code", "message", ...}}`` (``qqweb.api_types.
+Every error answers JSON ``{"error": {"code", "message", ...}}`` (``qqweb.lib.api_types.
 ErrorOut``, documented on every route with the statuses it answers) with a 4xx/503 status,
 or 500 (``code: "internal"``, the traceback logged) for a store error or any other bug,
 never Django's HTML page; a path under ``/api/`` that is no route answers the same JSON
@@ -44,16 +44,16 @@ from graph_app.knowledge.errors import (
     NameTaken,
     RelationshipNotFound,
 )
-from memory_app.api import router as memory_router
-from memory_app.facts import FactNotFound, FactsConfigError
-from memory_app.facts.errors import AgentModelRequired, FactChanged
-from memory_app.facts.store import FactIdTaken
-from memory_app.facts_app.api import router as facts_router
-from memory_app.facts_app.api_curation import router as facts_curation_router
-from memory_app.facts_app.services import NeedsConfirmation
-from memory_app.facts_app.shapes import plan_out
-from memory_app.facts_app.stores import FactsOff
-from memory_app.memory import (
+from memory_app.facts.api import router as facts_router
+from memory_app.facts.api_curation import router as facts_curation_router
+from memory_app.facts.lib import FactNotFound, FactsConfigError
+from memory_app.facts.lib.errors import AgentModelRequired, FactChanged
+from memory_app.facts.lib.store import FactIdTaken
+from memory_app.facts.services import NeedsConfirmation
+from memory_app.facts.shapes import plan_out
+from memory_app.facts.stores import FactsOff
+from memory_app.notes.api import router as memory_router
+from memory_app.notes.lib import (
     DimensionMismatch,
     EmbeddingDimensionConflict,
     InvalidNote,
@@ -63,17 +63,17 @@ from memory_app.memory import (
     StoreError,
     StoreUnavailable,
 )
-from memory_app.memory.errors import StaleWrite
-from memory_app.services.maintenance import NoPlanToApply
-from qqweb.api_types import errors
+from memory_app.notes.lib.errors import StaleWrite
+from memory_app.notes.services.maintenance import NoPlanToApply
 from qqweb.audit.errors import UndoRefused
-from qqweb.auth import VIEWER, require_role, user_role
 from qqweb.backup.api import router as backup_router
 from qqweb.health_api import router as health_router
+from qqweb.lib.api_types import errors
+from qqweb.lib.auth import VIEWER, require_role, user_role
+from qqweb.lib.security import client_key
+from qqweb.lib.sources import memory_sources
 from qqweb.models import TOKEN_PREFIX, ApiToken
-from qqweb.security import client_key
 from qqweb.services import api_token_authenticate
-from qqweb.sources import memory_sources
 
 logger = logging.getLogger(__name__)
 

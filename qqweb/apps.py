@@ -6,4 +6,4 @@ class QqwebConfig(AppConfig):
     verbose_name = "qqweb"
 
     def ready(self) -> None:
-        from qqweb import security  # noqa: F401 - registers the deploy checks
+        from qqweb.lib import security  # noqa: F401 - registers the deploy checks

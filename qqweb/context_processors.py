@@ -7,10 +7,10 @@ from typing import Any
 from django.http import HttpRequest
 from django.urls import reverse
 
-from memory_app.facts_app.stores import facts_enabled
-from qqweb.auth import ADMIN, CURATOR, has_role, user_role
+from memory_app.facts.stores import facts_enabled
 from qqweb.dev_startup import graph_starting
 from qqweb.health import cached_stores_health
+from qqweb.lib.auth import ADMIN, CURATOR, has_role, user_role
 
 NAV = (
     ("overview", "Overview", "memory_app:overview"),

@@ -19,8 +19,8 @@ from django.conf import settings
 from kombu import Connection
 
 from graph_app.stores import graph_store
-from memory_app.facts_app.stores import facts_enabled, facts_store
-from memory_app.stores import notes_store
+from memory_app.facts.stores import facts_enabled, facts_store
+from memory_app.notes.stores import notes_store
 from qqweb.dev_startup import graph_starting
 
 HINTS = {

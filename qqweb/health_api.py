@@ -8,9 +8,9 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Field, Router, Schema
 
-from qqweb.api_types import errors
-from qqweb.auth import VIEWER, require_role
 from qqweb.health import forget_cached_health, stores_health
+from qqweb.lib.api_types import errors
+from qqweb.lib.auth import VIEWER, require_role
 from qqweb.liveness import liveness
 
 router = Router(tags=["health"])

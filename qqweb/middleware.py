@@ -18,7 +18,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from graph_app.knowledge import GraphUnavailable
-from memory_app.memory import ModelLoading, StoreUnavailable
+from memory_app.notes.lib import ModelLoading, StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class _ExceptionMiddleware:
 
 class ModelLoadingMiddleware(_ExceptionMiddleware):
     """A page or htmx request that needs the embedding model while it is still loading in
-    the background (see ``qqweb.clients.embedder_warm_up``) is answered 503 with
+    the background (see ``qqweb.lib.clients.embedder_warm_up``) is answered 503 with
     Retry-After and the reason: the whole page for a plain request (it reloads itself)."""
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from qqweb.auth import token_manageable
+from qqweb.lib.auth import token_manageable
 from qqweb.models import ApiToken
 
 
@@ -26,7 +26,7 @@ class TokenRow:
 
 
 def api_tokens_for(*, actor: Any) -> list[TokenRow]:
-    """The tokens ``actor`` may manage (:func:`qqweb.auth.token_manageable`), newest
+    """The tokens ``actor`` may manage (:func:`qqweb.lib.auth.token_manageable`), newest
     first; the key prefix of its own tokens only, unless it is a superuser."""
     rows = []
     for token in ApiToken.objects.select_related("user"):

@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from qqweb.auth import ADMIN, ROLES, has_role, token_manageable
+from qqweb.lib.auth import ADMIN, ROLES, has_role, token_manageable
 from qqweb.models import ApiToken, hash_token
 
 

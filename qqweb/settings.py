@@ -99,7 +99,7 @@ def broker_transport_options(broker_url: str, visibility_timeout: int) -> dict[s
 
 DEBUG = envbool("DEBUG", False)
 # Public, for development only: with DEBUG off the web server refuses to start with it
-# (qqweb/security.py, called by qqweb/wsgi.py; `check --deploy` reports qqweb.E001).
+# (qqweb/lib/security.py, called by qqweb/wsgi.py; `check --deploy` reports qqweb.E001).
 DEV_SECRET_KEY = "qqweb-dev-only-secret-key-change-me-in-production"  # noqa: S105 - public
 SECRET_KEY = envstr("SECRET_KEY", DEV_SECRET_KEY)
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
@@ -123,8 +123,8 @@ INSTALLED_APPS = [
     "django_ratelimit",
     "qqweb",
     "qqweb.audit",
-    "memory_app",
-    "memory_app.facts_app",
+    "memory_app.notes",
+    "memory_app.facts",
     "graph_app",
     "qqweb.backup",
 ]
@@ -140,7 +140,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "qqweb.auth.LoginRequiredMiddleware",
+    "qqweb.lib.auth.LoginRequiredMiddleware",
     "qqweb.middleware.ModelLoadingMiddleware",
     "qqweb.middleware.StoreDownMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
@@ -248,7 +248,7 @@ AXES_FAILURE_LIMIT = envint("QQ_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = envint("QQ_LOGIN_COOLOFF_MINUTES", 15) / 60  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "qqweb.security.client_ip"
+AXES_CLIENT_IP_CALLABLE = "qqweb.lib.security.client_ip"
 AXES_VERBOSE = False
 
 # API token rate limits (django-ratelimit, counted in the default cache): a token may make
@@ -267,7 +267,7 @@ CACHES = {
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
-RATELIMIT_IP_META_KEY = "qqweb.security.client_ip"
+RATELIMIT_IP_META_KEY = "qqweb.lib.security.client_ip"
 # django-ratelimit names only memcached and django-redis: Django's own Redis cache does
 # atomic increments too (W001), and the per-process memory cache is the choice of a
 # development server without QQ_CACHE_URL (E003).
@@ -349,7 +349,7 @@ QQ_EMBEDDING_TIMEOUT_S = envfloat("QQ_EMBEDDING_TIMEOUT_S", 30.0)
 # in numpy, anything else through sentence-transformers; "numpy" only the numpy encoder;
 # "torch" always sentence-transformers. Why: importing torch and sentence-transformers takes
 # ~27 s in a fresh process here, the numpy encoder ~1 s to its first vector, same vectors
-# (memory_app/memory/embeddings_numpy.py). sentence-transformers and torch are the optional
+# (memory_app/notes/lib/embeddings_numpy.py). sentence-transformers and torch are the optional
 # `torch` extra (`uv sync --frozen --extra torch`, image: `--build-arg EXTRAS=torch`), not in
 # the default install: without it "torch", and a model the numpy encoder cannot run, are
 # reported unavailable with that command.
@@ -365,8 +365,8 @@ QQ_ARCHIVE_THRESHOLD = envfloat("QQ_ARCHIVE_THRESHOLD", 0.05)
 QQ_MIN_RETRIEVAL_IMPORTANCE = envfloat("QQ_MIN_RETRIEVAL_IMPORTANCE", 0.2)
 QQ_BASE_DECAY_RATE = envfloat("QQ_BASE_DECAY_RATE", 0.01)
 QQ_DEDUP_THRESHOLD = envfloat("QQ_DEDUP_THRESHOLD", 0.85)
-# The full dedup scan in blocks every worker shares (memory_app/memory/dedup_queue.py): where
-# the scan's snapshot and blocks live (every worker must reach it, like QQ_VECTOR_DIR), and
+# The full dedup scan in blocks every worker shares (memory_app/notes/lib/dedup/pair_queue.py):
+# where the scan's snapshot and blocks live (every worker must reach it, like QQ_VECTOR_DIR), and
 # the size from which candidates are pruned through k-means cells instead of compared
 # exactly (set it higher for exact full scans: docs/scale-and-benchmarks.md). The scores
 # per block and the block tasks queued are constants (PAIRS_PER_BLOCK, BLOCK_TASKS).
@@ -386,7 +386,7 @@ QQ_DEDUP_FROM_SNAPSHOT = envbool("QQ_DEDUP_FROM_SNAPSHOT", True)
 QQ_GRAPH_DUPLICATE_THRESHOLD = envfloat("QQ_GRAPH_DUPLICATE_THRESHOLD", 0.9)
 QQ_MAX_WORKING_NOTES = envint("QQ_MAX_WORKING_NOTES", 100)
 # Auto-consolidation merges, unattended, only the pairs at least this similar (and never a
-# pair whose texts differ in a value: memory_app/memory/updates.py); the review queue's
+# pair whose texts differ in a value: memory_app/notes/lib/updates.py); the review queue's
 # QQ_DEDUP_THRESHOLD is lower because a curator judges each pair there.
 QQ_CONSOLIDATION_THRESHOLD = envfloat("QQ_CONSOLIDATION_THRESHOLD", 0.95)
 # A scheduled decay, archival, purge or auto-consolidation keeps its plan for a curator to

@@ -9,9 +9,9 @@ from qqweb import views
 from qqweb.api import api
 
 urlpatterns = [
-    path("", include("memory_app.urls")),
+    path("", include("memory_app.notes.urls")),
     path("graph/", include("graph_app.urls")),
-    path("facts/", include("memory_app.facts_app.urls")),
+    path("facts/", include("memory_app.facts.urls")),
     path("backup/", include("qqweb.backup.urls")),
     path("health/", views.health, name="health"),
     path("healthz", views.healthz, name="healthz"),

@@ -9,9 +9,9 @@ from django.shortcuts import redirect, render
 from django.views import defaults
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from qqweb.auth import ADMIN, VIEWER, role_required
 from qqweb.forms import ApiTokenCreateForm
 from qqweb.health import forget_cached_health, stores_health
+from qqweb.lib.auth import ADMIN, VIEWER, role_required
 from qqweb.liveness import liveness
 from qqweb.models import ApiToken
 from qqweb.selectors import api_tokens_for

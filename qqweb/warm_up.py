@@ -1,5 +1,5 @@
 """Starting the embedding model and the vector index in the background when a process
-starts (see ``qqweb.clients.embedder_warm_up`` and ``memory_app.stores``).
+starts (see ``qqweb.lib.clients.embedder_warm_up`` and ``memory_app.notes.stores``).
 
 gunicorn imports the application once in its master and forks the workers from it
 (``preload_app`` in ``qqweb/gunicorn.conf.py``). The master sets :data:`after_fork`, so
@@ -22,8 +22,8 @@ after_fork = False  # set by gunicorn.conf.py: the workers warm up after the for
 
 def warm_up() -> None:
     """Start loading the model and this process's vector index; returns at once."""
-    from memory_app.stores import vector_index_warm_up
-    from qqweb.clients import embedder_warm_up
+    from memory_app.notes.stores import vector_index_warm_up
+    from qqweb.lib.clients import embedder_warm_up
 
     embedder_warm_up(wait_while_loading=False)
     vector_index_warm_up()
@@ -36,8 +36,8 @@ def at_import() -> None:
         return
     from django.conf import settings
 
-    from memory_app.memory.errors import StoreUnavailable
-    from qqweb.clients import embedder
+    from memory_app.notes.lib.errors import StoreUnavailable
+    from qqweb.lib.clients import embedder
 
     if not settings.QQ_EMBEDDER_WARM_UP:
         return
@@ -51,7 +51,7 @@ def at_import() -> None:
 
 def in_worker(parent_pid: int) -> None:
     """gunicorn's ``post_fork``: the master's model, this worker's vector index."""
-    from qqweb.clients import embedder_inherit
+    from qqweb.lib.clients import embedder_inherit
 
     embedder_inherit(parent_pid)
     warm_up()

@@ -3,8 +3,8 @@
 The embedding model and the vector index start loading in the background before Django
 sets up its apps: they need only the settings and the memory library, so their file
 reads and MongoDB catch-up overlap the seconds the apps and the URLconf take to import,
-and the first search after a start is answered sooner (see qqweb.clients and
-memory_app.stores; a request that comes before they are ready is told "loading").
+and the first search after a start is answered sooner (see qqweb.lib.clients and
+memory_app.notes.stores; a request that comes before they are ready is told "loading").
 """
 
 import os
@@ -23,6 +23,6 @@ application = get_wsgi_application()
 # each process's first request: under gunicorn's preload once, in the master, for every
 # worker it forks.
 import qqweb.urls  # noqa: E402, F401
-from qqweb.security import refuse_public_secret_key  # noqa: E402 - needs the apps
+from qqweb.lib.security import refuse_public_secret_key  # noqa: E402 - needs the apps
 
 refuse_public_secret_key()

@@ -142,10 +142,10 @@ def _model_save(model: Any) -> Callable[..., bool]:
 
 def _install(counter: _Counter) -> None:
     from graph_app.knowledge.store import GraphStore
-    from memory_app.memory.archive.file import ArchiveFile
-    from memory_app.memory.backup_files import MemoryFiles
-    from memory_app.memory.mongo_store import MongoNotesStore
-    from memory_app.models import MaintenanceRun, ReviewPair
+    from memory_app.notes.lib.archive.file import ArchiveFile
+    from memory_app.notes.lib.backup_files import MemoryFiles
+    from memory_app.notes.lib.mongo_store import MongoNotesStore
+    from memory_app.notes.models import MaintenanceRun, ReviewPair
     from qqweb.audit.models import AuditEvent
 
     for name in (
@@ -176,31 +176,31 @@ def _install(counter: _Counter) -> None:
 
 
 def _actor() -> Any:
-    from qqweb.actors import Actor
+    from qqweb.lib.actors import Actor
 
     return Actor("user", "ada-admin", None, "admin")
 
 
 def _archive(note_id: str) -> None:
-    from memory_app.services.notes import note_archive
+    from memory_app.notes.services.notes import note_archive
 
     note_archive(actor=_actor(), note_id=note_id)
 
 
 def _restore(note_id: str) -> None:
-    from memory_app.services.notes import note_restore
+    from memory_app.notes.services.notes import note_restore
 
     note_restore(actor=_actor(), note_id=note_id)
 
 
 def _merge(pair_id: int, verdict: str, content: str | None = None) -> None:
-    from memory_app.services.review import review_verdict
+    from memory_app.notes.services.review import review_verdict
 
     review_verdict(actor=_actor(), pair_id=pair_id, verdict=verdict, content=content)
 
 
 def _purge(days: int) -> None:
-    from memory_app.services.archive import archive_purge
+    from memory_app.notes.services.archive import archive_purge
 
     archive_purge(actor=_actor(), days=days)
 
@@ -212,7 +212,7 @@ def _graph_merge(source: list[str], target: list[str]) -> None:
 
 
 def _import(run_id: int) -> None:
-    from memory_app.models import MaintenanceRun
+    from memory_app.notes.models import MaintenanceRun
     from qqweb.backup.tasks import run_backup_task
 
     run_backup_task.run(MaintenanceRun.objects.get(pk=run_id).pk)
@@ -259,7 +259,8 @@ def main() -> None:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "qqweb.settings")
     django.setup()
-    for module in ("memory_app.services.review", "graph_app.services.merge", "qqweb.backup.tasks"):
+    modules = ("memory_app.notes.services.review", "graph_app.services.merge", "qqweb.backup.tasks")
+    for module in modules:
         __import__(module)  # imported once here, not in every child
     print("ready", flush=True)
     for request in _requests(sys.stdin):

@@ -13,10 +13,10 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from memory_app.memory import HashingEmbedder
-from memory_app.memory.mongo_store import utcnow_naive
-from memory_app.memory.vector_follow import diff
-from memory_app.stores import notes_store
+from memory_app.notes.lib import HashingEmbedder
+from memory_app.notes.lib.mongo_store import utcnow_naive
+from memory_app.notes.lib.replica.follow import diff
+from memory_app.notes.stores import notes_store
 
 EMBEDDER = HashingEmbedder(384)
 
@@ -123,7 +123,7 @@ def plant_note(
     other unless a test plants them so."""
     from datetime import timedelta
 
-    from memory_app.memory.mongo_store import utcnow_naive
+    from memory_app.notes.lib.mongo_store import utcnow_naive
 
     now = now or utcnow_naive()
     content = note_content(note_id) if content is None else content
@@ -150,7 +150,7 @@ def agent_archive_line(note_id: str, days_ago: int, **extra: Any) -> dict[str, A
     archived ``days_ago`` days ago."""
     from datetime import datetime, timedelta
 
-    from memory_app.memory.archive import local_naive_iso
+    from memory_app.notes.lib.archive import local_naive_iso
 
     return {
         "note_id": note_id,

@@ -13,7 +13,7 @@ from graph_app.knowledge import EntityNotFound, InvalidIdentifier
 from graph_app.knowledge.domain import Entity, EntityRef, OrphanEntity, ProvenanceLink, Relationship
 from graph_app.selectors.notes import notes_mentioning
 from graph_app.stores import graph_store
-from memory_app.memory import StoreUnavailable
+from memory_app.notes.lib import StoreUnavailable
 
 
 @dataclass

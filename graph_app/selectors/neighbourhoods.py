@@ -11,7 +11,7 @@ from graph_app.stores import graph_store
 
 NEIGHBOURHOOD_MAX = 300
 SOURCES_SHOWN = 12
-MAX_OFFSET = 100_000  # the API declares the same bound (qqweb.api_types.Offset)
+MAX_OFFSET = 100_000  # the API declares the same bound (qqweb.lib.api_types.Offset)
 
 
 @dataclass

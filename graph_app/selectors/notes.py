@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory_app.stores import notes_store
+from memory_app.notes.stores import notes_store
 
 
 def notes_mentioning(names: list[str], limit: int = 20) -> list[dict[str, Any]]:

@@ -11,17 +11,17 @@ from graph_app.knowledge import InvalidIdentifier, checked_rel_type
 from graph_app.knowledge.domain import RelationshipRef
 from graph_app.knowledge.errors import GraphRefusal, InvalidGraphValue
 from graph_app.knowledge.states import EntityState, RelationshipState, RelState
-from memory_app.memory.embeddings import embed_keeping_dimension
-from qqweb.actors import Actor
+from memory_app.notes.lib.embeddings import embed_keeping_dimension
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audit_begin
+from qqweb.lib.actors import Actor
 
 MAX_TEXT = 4000
 NAME_MAX = 300
 
 
 def _embedding_for(name: str, description: str, old: Any) -> list[float]:
-    from qqweb.clients import embedder
+    from qqweb.lib.clients import embedder
 
     stored = len(old) if isinstance(old, list) and old else None
     return embed_keeping_dimension(

@@ -19,9 +19,9 @@ from graph_app.services._common import (
     _writable_type,
 )
 from graph_app.stores import graph_store
-from qqweb.actors import Actor
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audited
+from qqweb.lib.actors import Actor
 
 
 @dataclass

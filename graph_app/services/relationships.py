@@ -8,9 +8,9 @@ from graph_app.knowledge.errors import InvalidGraphValue
 from graph_app.knowledge.states import RelationshipState, entity_key
 from graph_app.services._common import MAX_TEXT, Updated, _audit, _undoable, _writable_type
 from graph_app.stores import graph_store
-from qqweb.actors import Actor
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audited
+from qqweb.lib.actors import Actor
 
 RELATIONSHIP_TEXT_FIELDS = ("description", "evidence", "notes")
 

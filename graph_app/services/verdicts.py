@@ -8,8 +8,8 @@ from graph_app.knowledge.errors import InvalidGraphValue
 from graph_app.knowledge.states import pair_key
 from graph_app.models import EntityPairVerdict
 from graph_app.services.merge import MergeOutcome, entity_merge
-from qqweb.actors import Actor
 from qqweb.audit.services import audit_begin, audited
+from qqweb.lib.actors import Actor
 
 NOT_DUPLICATE = "not_duplicate"
 MERGE = "merge"

@@ -17,8 +17,8 @@ SettleCheck = Callable[[Any], Any]
 _handlers: dict[str, UndoHandler] = {}
 _settle_checks: dict[str, SettleCheck] = {}
 _roles: dict[str, str] = {}
-# The role names of qqweb.auth, spelled here: this module is imported while the apps load,
-# before qqweb.auth (which imports Django's auth middleware) can be.
+# The role names of qqweb.lib.auth, spelled here: this module is imported while the apps load,
+# before qqweb.lib.auth (which imports Django's auth middleware) can be.
 ADMIN = "admin"
 ROLES = ("viewer", "curator", "admin")
 

@@ -10,7 +10,7 @@ from django.db.models import Count
 
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.registry import undo_role
-from qqweb.auth import role_at_least
+from qqweb.lib.auth import role_at_least
 
 
 def audit_events(

@@ -14,12 +14,12 @@ from typing import Any
 
 from django.utils import timezone
 
-from qqweb.actors import Actor
 from qqweb.audit.errors import UndoForbidden, UndoRefused
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.registry import settle_check, settled_actions, undo_handler, undo_role
 from qqweb.audit.snapshots import from_json, to_json
-from qqweb.auth import role_at_least
+from qqweb.lib.actors import Actor
+from qqweb.lib.auth import role_at_least
 
 logger = logging.getLogger(__name__)
 

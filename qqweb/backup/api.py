@@ -12,10 +12,7 @@ from ninja import Field, File, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
-from memory_app.schemas import RunOut
-from qqweb.actors import Actor
-from qqweb.api_types import errors
-from qqweb.auth import ADMIN, require_role
+from memory_app.notes.schemas import RunOut
 from qqweb.backup.services import (
     backup_files,
     backup_path,
@@ -24,6 +21,9 @@ from qqweb.backup.services import (
     upload_save,
 )
 from qqweb.backup.tasks import backup_start
+from qqweb.lib.actors import Actor
+from qqweb.lib.api_types import errors
+from qqweb.lib.auth import ADMIN, require_role
 
 router = Router(tags=["backup"])
 

@@ -20,10 +20,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graph_app.knowledge.backup_checks import node_problem, relationship_problem
-from memory_app.facts.domain import fact_document_problem
-from memory_app.memory.backup_files import checked_file_name
-from memory_app.memory.documents import note_document_problem
-from memory_app.memory.errors import InvalidNote
+from memory_app.facts.lib.domain import fact_document_problem
+from memory_app.notes.lib.backup_files import checked_file_name
+from memory_app.notes.lib.documents import note_document_problem
+from memory_app.notes.lib.errors import InvalidNote
 from qqweb.backup import ndjson
 from qqweb.backup.ndjson import ExportFormatError, Line
 

@@ -16,8 +16,8 @@ from typing import IO, Any
 
 from graph_app.knowledge.backup import encode_props
 from graph_app.stores import graph_store
-from memory_app.facts_app.stores import facts_enabled, facts_store
-from memory_app.stores import memory_files, notes_store
+from memory_app.facts.stores import facts_enabled, facts_store
+from memory_app.notes.stores import memory_files, notes_store
 from qqweb.backup import ndjson
 
 # Called with (records written so far, records expected or None).

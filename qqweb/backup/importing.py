@@ -36,16 +36,16 @@ from typing import Any
 
 from graph_app.knowledge.backup import ExportedNode, ExportedRelationship, decode_props
 from graph_app.stores import graph_store
-from memory_app.facts.domain import EmbeddingState, Fact, document_from_bson
-from memory_app.facts.rules import AddTest
-from memory_app.facts.store import FactsStore
-from memory_app.facts_app.stores import facts_enabled, facts_store
-from memory_app.memory.backup_files import KEPT
-from memory_app.stores import memory_files, notes_store
+from memory_app.facts.lib.domain import EmbeddingState, Fact, document_from_bson
+from memory_app.facts.lib.rules import AddTest
+from memory_app.facts.lib.store import FactsStore
+from memory_app.facts.stores import facts_enabled, facts_store
+from memory_app.notes.lib.backup_files import KEPT
+from memory_app.notes.stores import memory_files, notes_store
 from qqweb.backup import ndjson
 from qqweb.backup.checking import RecordChecker
 from qqweb.backup.ndjson import ExportFormatError
-from qqweb.clients import embedder
+from qqweb.lib.clients import embedder
 
 Progress = Callable[[int, int | None], None]
 BATCH = 500

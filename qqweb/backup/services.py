@@ -15,16 +15,15 @@ from typing import Any
 
 from django.conf import settings
 
-from memory_app.memory import InvalidNote
-from memory_app.models import MaintenanceRun
-from memory_app.services.runs import (
+from memory_app.notes.lib import InvalidNote
+from memory_app.notes.models import MaintenanceRun
+from memory_app.notes.services.runs import (
     run_create,
     run_failed,
     run_finished,
     run_progress,
     run_started,
 )
-from qqweb.actors import Actor
 from qqweb.backup.exporting import Progress, backup_export
 from qqweb.backup.importing import (
     ImportConflicts,
@@ -33,6 +32,7 @@ from qqweb.backup.importing import (
     backup_preview,
 )
 from qqweb.backup.ndjson import ExportFormatError
+from qqweb.lib.actors import Actor
 
 EXPORT, IMPORT = "export", "import"
 _FILE_NAME = re.compile(r"(export|upload)-[0-9A-Za-z-]{1,64}\.ndjson")

@@ -6,8 +6,8 @@ from typing import Any
 
 from celery import shared_task
 
-from memory_app.memory import InvalidNote
-from memory_app.models import MaintenanceRun
+from memory_app.notes.lib import InvalidNote
+from memory_app.notes.models import MaintenanceRun
 from qqweb.backup.importing import ImportConflicts
 from qqweb.backup.ndjson import ExportFormatError
 from qqweb.backup.services import backup_run

@@ -9,11 +9,9 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_GET, require_POST
 
-from memory_app.facts_app.stores import facts_enabled
-from memory_app.memory import InvalidNote
-from memory_app.models import MaintenanceRun
-from qqweb.actors import Actor
-from qqweb.auth import ADMIN, role_required
+from memory_app.facts.stores import facts_enabled
+from memory_app.notes.lib import InvalidNote
+from memory_app.notes.models import MaintenanceRun
 from qqweb.backup.services import (
     EXPORT,
     IMPORT,
@@ -24,8 +22,10 @@ from qqweb.backup.services import (
     upload_save,
 )
 from qqweb.backup.tasks import backup_start
+from qqweb.lib.actors import Actor
+from qqweb.lib.auth import ADMIN, role_required
+from qqweb.lib.pages import render_page
 from qqweb.liveness import jobs_wait_for_a_worker
-from qqweb.pages import render_page
 
 
 @require_GET

@@ -1,12 +1,12 @@
-"""``{{ message|undo_target }}``: what a message's Undo button undoes (qqweb.messages)."""
+"""``{{ message|undo_target }}``: what a message's Undo button undoes (qqweb.audit.messages)."""
 
 from __future__ import annotations
 
 from django import template
 from django.contrib.messages.storage.base import Message
 
-from qqweb.messages import UndoTarget
-from qqweb.messages import undo_target as _undo_target
+from qqweb.audit.messages import UndoTarget
+from qqweb.audit.messages import undo_target as _undo_target
 
 register = template.Library()
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from memory_app.services import note_archive
-from memory_app.stores import archive_manager, notes_store
-from qqweb.actors import Actor
+from memory_app.notes.services import note_archive
+from memory_app.notes.stores import archive_manager, notes_store
+from qqweb.lib.actors import Actor
 from tests.helpers import plant_note
 
 SHOTS = Path(tempfile.gettempdir()) / "qqweb-browser-shots"

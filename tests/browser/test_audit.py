@@ -5,7 +5,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from memory_app.stores import notes_store
+from memory_app.notes.stores import notes_store
 from tests.helpers import add_note
 
 

@@ -14,12 +14,12 @@ from typing import Any
 from bson import ObjectId
 from playwright.sync_api import Locator, Page, expect
 
-from memory_app.facts import FactsStore
-from memory_app.facts_app.demo_data import NEAR_MISSES, VALUE_CHANGED
-from memory_app.facts_app.models import ArchivedFact
-from memory_app.memory.embeddings import Embedder
-from tests.memory_app.facts.agent_simulator import SimulatedAgent
-from tests.memory_app.facts_app.conftest import agent, agent_model, agent_writes, facts_store
+from memory_app.facts.demo_data import NEAR_MISSES, VALUE_CHANGED
+from memory_app.facts.lib import FactsStore
+from memory_app.facts.models import ArchivedFact
+from memory_app.notes.lib.embeddings import Embedder
+from tests.memory_app.facts.conftest import agent, agent_model, agent_writes, facts_store
+from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
 
 __all__ = ["agent", "agent_model", "facts_store"]  # fixtures of the facts tests
 

@@ -7,9 +7,9 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from memory_app.services.maintenance import job_create, job_run
-from memory_app.stores import archive_manager, notes_store
-from qqweb.actors import Actor
+from memory_app.notes.services.maintenance import job_create, job_run
+from memory_app.notes.stores import archive_manager, notes_store
+from qqweb.lib.actors import Actor
 from tests.helpers import plant_note
 
 FADED = ("note_0000000000f1", "note_0000000000f2", "note_0000000000f3")

@@ -11,7 +11,7 @@ import pytest
 
 from graph_app.knowledge.snapshots import encode
 from graph_app.stores import graph_store
-from qqweb.clients import neo4j_driver
+from qqweb.lib.clients import neo4j_driver
 from tests.helpers import add_note, vector
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)

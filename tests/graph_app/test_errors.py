@@ -35,7 +35,7 @@ from tests.services import free_port
 
 def _bound() -> float:
     """How long a request may take to give up on an unreachable Neo4j: the driver's
-    connection acquisition timeout (``qqweb.clients``), plus slack for a busy machine."""
+    connection acquisition timeout (``qqweb.lib.clients``), plus slack for a busy machine."""
     return max(settings.QQ_STORE_TIMEOUT_MS / 1000, 5.0) + 3.0
 
 

@@ -1,7 +1,7 @@
 import pytest
 
 from graph_app.stores import graph_store
-from qqweb.clients import neo4j_driver
+from qqweb.lib.clients import neo4j_driver
 
 pytestmark = pytest.mark.usefixtures("neo4j")
 

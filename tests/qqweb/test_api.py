@@ -1,7 +1,7 @@
 from django.core.management import call_command
 
 from graph_app.stores import graph_store
-from memory_app.stores import notes_store
+from memory_app.notes.stores import notes_store
 from tests.services import free_port
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.test import Client, RequestFactory
 
-from memory_app.models import MaintenanceRun
+from memory_app.notes.models import MaintenanceRun
 from qqweb.api import api
 from qqweb.services import api_token_create, api_token_revoke
 from qqweb.views import error_500

@@ -25,9 +25,9 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from graph_app.stores import graph_store
-from memory_app import services
-from qqweb.actors import Actor
+from memory_app.notes import services
 from qqweb.audit.models import AuditEvent
+from qqweb.lib.actors import Actor
 from qqweb.services import api_token_create
 from tests.helpers import add_note
 

@@ -27,18 +27,18 @@ from django.utils import timezone
 
 from graph_app.services.merge import entity_merge
 from graph_app.stores import graph_store
-from memory_app.memory import CoreNotesManager, NoteNotFound
-from memory_app.models import MaintenanceRun, ReviewPair
-from memory_app.services.archive import archive_purge
-from memory_app.services.notes import note_archive, note_restore
-from memory_app.services.review import review_verdict
-from memory_app.services.runs import runs_reap
-from memory_app.stores import notes_store
-from qqweb.actors import Actor
+from memory_app.notes.lib import CoreNotesManager, NoteNotFound
+from memory_app.notes.models import MaintenanceRun, ReviewPair
+from memory_app.notes.services.archive import archive_purge
+from memory_app.notes.services.notes import note_archive, note_restore
+from memory_app.notes.services.review import review_verdict
+from memory_app.notes.services.runs import runs_reap
+from memory_app.notes.stores import notes_store
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
 from qqweb.backup.exporting import backup_export
 from qqweb.backup.services import backup_run, import_create
+from qqweb.lib.actors import Actor
 from tests.crashing import CRASH_EXIT, CrashServer
 from tests.graph_app.conftest import graph_dump, run_cypher
 from tests.helpers import agent_archive_line, plant_note

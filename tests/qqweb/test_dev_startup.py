@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from memory_app.stores import notes_store
+from memory_app.notes.stores import notes_store
 from tests.services import free_port
 
 pytestmark = pytest.mark.usefixtures("mongo", "memory_dir")

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-from memory_app.stores import archive_manager, core_notes, notes_store, working_notes
+from memory_app.notes.stores import archive_manager, core_notes, notes_store, working_notes
 from qqweb.api import api
 from tests.graph_app.conftest import graph_dump
 from tests.helpers import add_note, agent_archive_line

@@ -19,7 +19,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from memory_app.models import MaintenanceRun
+from memory_app.notes.models import MaintenanceRun
 from qqweb.liveness import heartbeat_record
 from qqweb.models import ProcessHeartbeat
 from tests.services import start_celery_beat, start_celery_worker, stop

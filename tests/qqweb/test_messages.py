@@ -6,7 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from memory_app.stores import archive_manager, notes_store
+from memory_app.notes.stores import archive_manager, notes_store
 from qqweb.audit.models import AuditEvent
 from tests.helpers import add_note
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from qqweb.clients import embedder, embedder_warm_up
+from qqweb.lib.clients import embedder, embedder_warm_up
 from tests.helpers import plant_note as plant
 
 pytestmark = pytest.mark.django_db
@@ -107,7 +107,7 @@ def test_the_wsgi_module_imports_the_urlconf_so_gunicorn_workers_fork_with_it():
     import sys
     from pathlib import Path
 
-    modules = ("qqweb.urls", "qqweb.api", "memory_app.views", "graph_app.views")
+    modules = ("qqweb.urls", "qqweb.api", "memory_app.notes.views", "graph_app.views")
     code = f"import sys, qqweb.wsgi; print([m for m in {modules!r} if m not in sys.modules])"
     env = {
         **os.environ,

@@ -23,10 +23,10 @@ from django.urls import reverse
 from pymongo import MongoClient, monitoring
 
 from graph_app.stores import graph_store
-from memory_app.stores import notes_store
-from qqweb import clients
-from tests.memory_app.facts.conftest import facts_store
-from tests.memory_app.facts_app.planted import plant
+from memory_app.notes.stores import notes_store
+from qqweb.lib import clients
+from tests.memory_app.facts.lib.conftest import facts_store
+from tests.memory_app.facts.planted import plant
 
 pytestmark = pytest.mark.usefixtures("stores")
 __all__ = ["facts_store"]

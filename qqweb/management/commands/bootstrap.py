@@ -6,7 +6,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from memory_app.services.maintenance import schedules_ensure
+from memory_app.notes.services.maintenance import schedules_ensure
 from qqweb.services import admin_ensure, roles_ensure
 
 

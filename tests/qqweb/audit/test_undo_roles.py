@@ -6,12 +6,12 @@ import json
 import pytest
 from django.urls import reverse
 
-from memory_app.services import archive_purge, note_archive
-from memory_app.services.maintenance import job_create
-from memory_app.stores import archive_manager
-from memory_app.tasks import run_job_task
-from qqweb.actors import Actor
+from memory_app.notes.services import archive_purge, note_archive
+from memory_app.notes.services.maintenance import job_create
+from memory_app.notes.stores import archive_manager
+from memory_app.notes.tasks import run_job_task
 from qqweb.audit.models import AuditEvent
+from qqweb.lib.actors import Actor
 from tests.helpers import add_note
 from tests.helpers import agent_archive_line as agent_line
 

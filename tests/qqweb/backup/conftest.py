@@ -15,10 +15,10 @@ from bson.int64 import Int64
 from django.core.management import call_command
 
 from graph_app.stores import graph_store
-from memory_app.memory import NotesManager
-from memory_app.stores import notes_store
-from qqweb.clients import facts_mongo_client, mongo_client, neo4j_driver
-from tests.memory_app.facts.conftest import facts_store
+from memory_app.notes.lib import NotesManager
+from memory_app.notes.stores import notes_store
+from qqweb.lib.clients import facts_mongo_client, mongo_client, neo4j_driver
+from tests.memory_app.facts.lib.conftest import facts_store
 
 __all__ = ["facts_store"]
 

@@ -9,8 +9,8 @@ import time
 import pytest
 from django.core.management import CommandError, call_command
 
-from memory_app.models import MaintenanceRun
-from memory_app.stores import notes_store
+from memory_app.notes.models import MaintenanceRun
+from memory_app.notes.stores import notes_store
 from qqweb.backup.services import backup_path
 from tests.helpers import plant_note
 

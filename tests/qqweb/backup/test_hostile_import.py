@@ -21,17 +21,17 @@ from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 
 from graph_app.stores import graph_store
-from memory_app.facts_app.stores import facts_store as facts_store_from_settings
-from memory_app.memory import CoreNotesManager, NotesManager
-from memory_app.services.maintenance import job_create, job_run
-from memory_app.stores import notes_store
-from qqweb.actors import Actor
+from memory_app.facts.stores import facts_store as facts_store_from_settings
+from memory_app.notes.lib import CoreNotesManager, NotesManager
+from memory_app.notes.services.maintenance import job_create, job_run
+from memory_app.notes.stores import notes_store
 from qqweb.backup.exporting import backup_export
 from qqweb.backup.importing import ImportConflicts, backup_import
 from qqweb.backup.ndjson import ExportFormatError
-from qqweb.clients import neo4j_driver
+from qqweb.lib.actors import Actor
+from qqweb.lib.clients import neo4j_driver
 from tests.helpers import plant_note
-from tests.memory_app.facts.test_store import agent_fact
+from tests.memory_app.facts.lib.test_store import agent_fact
 
 MAX_EXAMPLES = 30
 ADA = Actor("user", "ada-admin", role="admin")

@@ -9,12 +9,12 @@ import json
 import pytest
 
 from graph_app.stores import graph_store
-from memory_app.memory import CoreNotesManager
-from memory_app.stores import notes_store
+from memory_app.notes.lib import CoreNotesManager
+from memory_app.notes.stores import notes_store
 from qqweb.backup.exporting import backup_export
 from qqweb.backup.importing import ImportConflicts, backup_import, backup_preview
 from qqweb.backup.ndjson import ExportFormatError
-from qqweb.clients import neo4j_driver
+from qqweb.lib.clients import neo4j_driver
 from tests.helpers import agent_archive_line, plant_note
 
 GRAPH = """

@@ -17,15 +17,15 @@ from bson import ObjectId
 from django.core.management import CommandError, call_command
 
 from graph_app.stores import graph_store
-from memory_app.models import MaintenanceRun
-from memory_app.stores import notes_store
-from qqweb.actors import Actor
+from memory_app.notes.models import MaintenanceRun
+from memory_app.notes.stores import notes_store
 from qqweb.backup import ndjson
 from qqweb.backup.exporting import backup_export
 from qqweb.backup.importing import RecordsRefused, backup_import, backup_preview
 from qqweb.backup.ndjson import ExportFormatError
 from qqweb.backup.services import backup_run, import_create, upload_save
-from qqweb.clients import neo4j_driver
+from qqweb.lib.actors import Actor
+from qqweb.lib.clients import neo4j_driver
 from tests.helpers import plant_note
 
 HEADER = {"kind": "header", "format": "qqweb-export", "version": 1, "created_at": "x"}

@@ -11,8 +11,8 @@ from django.conf import settings
 
 from graph_app.knowledge.backup import encode_props
 from graph_app.stores import graph_store
-from memory_app.facts_app.stores import facts_store
-from memory_app.stores import notes_store
+from memory_app.facts.stores import facts_store
+from memory_app.notes.stores import notes_store
 from qqweb.backup.exporting import backup_export
 from qqweb.backup.importing import backup_import
 

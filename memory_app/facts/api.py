@@ -1,0 +1,177 @@
+"""JSON front door of the facts store: a ninja router added to ``qqweb.api`` under
+``/facts``. The viewer role reads, the curator writes. Every write answers with its
+preview (what the agent would do with the result); one that would also archive facts not
+listed in ``archive`` answers 409 with that preview and writes nothing. The archive,
+vanished facts, contradictions and pair actions are in ``api_curation.py``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Field, Query, Router, Schema, Status
+
+from memory_app.facts import selectors, services
+from memory_app.facts.lib import MISSING
+from memory_app.facts.lib.lint import agent_broken
+from memory_app.facts.schemas import (
+    FactActionOut,
+    FactCreateIn,
+    FactDetailOut,
+    FactEditIn,
+    FactsPageOut,
+    LintOut,
+    NextStartOut,
+)
+from memory_app.facts.shapes import action_out, json_value, pair_out
+from qqweb.lib.actors import Actor
+from qqweb.lib.api_types import Cursor, Limit200, SearchText, ShortText, errors
+from qqweb.lib.auth import CURATOR, VIEWER, require_role
+
+router = Router(tags=["facts"])
+
+
+class FactsQuery(Schema):
+    q: SearchText = ""
+    embedding: str = Field("", max_length=10, description="ok, missing or invalid")
+    legacy: bool = False
+    next_start: bool = False
+    cursor: Cursor | None = None
+    limit: Limit200 = 50
+
+
+@router.get("/facts", response={200: FactsPageOut, **errors(404, 503)})
+def facts_list(request: HttpRequest, query: Query[FactsQuery]) -> dict[str, Any]:
+    """Newest first on ``(timestamp, _id)``; ``next_cursor`` gives the next page."""
+    require_role(request, VIEWER)
+    embedding = query.embedding if query.embedding in selectors.EMBEDDING_FILTERS else ""
+    listing = selectors.facts_list(
+        text=query.q,
+        embedding=embedding,
+        legacy=query.legacy,
+        next_start=query.next_start,
+        cursor=query.cursor,
+        limit=query.limit,
+    )
+    return {
+        "items": [
+            {
+                "id": row.id,
+                "kind": row.kind,
+                "content": row.text,
+                "timestamp": json_value(row.timestamp) if row.timestamp is not MISSING else None,
+                "embedding": row.embedding,
+                "legacy": row.legacy,
+                "deleted_at_next_start": row.deleted_at_next_start,
+                "anchor_id": row.anchor_id,
+            }
+            for row in listing.rows
+        ],
+        "next_cursor": listing.next_cursor,
+        "total": listing.total,
+        "next_start_deletions": listing.next_start_deletions,
+        "breaks": listing.breaks,
+    }
+
+
+@router.get("/facts/next-start", response={200: NextStartOut, **errors(404, 503)})
+def facts_next_start(request: HttpRequest) -> dict[str, Any]:
+    """What the agent hard-deletes at its next start, pair by pair (its cleanup, exactly:
+    float64 cosine >= 0.95, oldest ``timestamp`` first, greedy). ``borderline``: within
+    1e-6 of 0.95; ``tie``: equal timestamps (the agent keeps either one)."""
+    require_role(request, VIEWER)
+    plan = selectors.next_start_plan()
+    return {
+        "aborted": plan.aborted,
+        "aborted_by": [f.hex_id for f in plan.aborted_by],
+        "considered": plan.considered,
+        "deletions": [pair_out(d) for d in plan.deletions],
+        "near_misses": [pair_out(d) for d in plan.near_misses],
+    }
+
+
+@router.get("/facts/lint", response={200: LintOut, **errors(404, 503)})
+def facts_lint(request: HttpRequest) -> dict[str, Any]:
+    """Every document or index that breaks the agent (``breaks``) or bends what it does."""
+    require_role(request, VIEWER)
+    findings = selectors.facts_lint()
+    return {"agent_broken": agent_broken(findings), "findings": [asdict(f) for f in findings]}
+
+
+@router.get("/facts/{fact_id}", response={200: FactDetailOut, **errors(404, 503)})
+def fact_get(request: HttpRequest, fact_id: str) -> dict[str, Any]:
+    """One document: every field but the vector, the vector's dimension and norm, its
+    nearest facts (``duplicate`` >= 0.95, ``similar`` >= 0.85), and the cleanup pairs it
+    is in."""
+    require_role(request, VIEWER)
+    detail = selectors.fact_detail(fact_id)
+    doc = detail.doc.to_document()
+    doc.pop("content_embedding", None)
+    return {
+        "id": detail.doc.hex_id,
+        "kind": detail.doc.kind,
+        "id_time": detail.id_time,
+        "timestamp": json_value(detail.doc.timestamp)
+        if detail.doc.timestamp is not MISSING
+        else None,
+        "document": json_value(doc),
+        "embedding": detail.embedding,
+        "dimension": detail.dimension,
+        "norm": detail.norm,
+        "neighbours": [
+            {"id": n.fact.hex_id, "content": n.fact.text, "score": n.score, "mark": n.mark}
+            for n in detail.neighbours
+        ],
+        "deleted_by": pair_out(detail.deleted_by) if detail.deleted_by else None,
+        "deletes": [pair_out(d) for d in detail.deletes],
+        "findings": [asdict(f) for f in detail.findings],
+    }
+
+
+@router.post("/facts", response={201: FactActionOut, 200: FactActionOut, **errors(404, 409, 503)})
+def fact_create(request: HttpRequest, payload: FactCreateIn) -> Status:
+    """A new fact in the agent's exact shape, embedded with all-MiniLM-L6-v2 (any other
+    model: 422). ``preview.add.refused``: the agent itself would not have saved it."""
+    require_role(request, CURATOR)
+    result = services.fact_create(
+        actor=Actor.from_request(request),
+        content=payload.content,
+        confirm=payload.archive,
+        dry_run=payload.dry_run,
+    )
+    return Status(201 if result.applied else 200, action_out(result))
+
+
+class DeleteQuery(Schema):
+    archive: list[ShortText] = Field(default=[], max_length=1000)
+    dry_run: bool = False
+
+
+@router.patch("/facts/{fact_id}", response={200: FactActionOut, **errors(404, 409, 503)})
+def fact_edit(request: HttpRequest, fact_id: str, payload: FactEditIn) -> dict[str, Any]:
+    """In place: guarded on ``expected_content`` (409 ``stale`` when the fact changed or
+    is gone), ``_id`` and ``timestamp`` kept."""
+    require_role(request, CURATOR)
+    result = services.fact_edit(
+        actor=Actor.from_request(request),
+        fact_id=fact_id,
+        expected_content=payload.expected_content,
+        content=payload.content,
+        confirm=payload.archive,
+        dry_run=payload.dry_run,
+    )
+    return action_out(result)
+
+
+@router.delete("/facts/{fact_id}", response={200: FactActionOut, **errors(404, 409, 503)})
+def fact_delete(request: HttpRequest, fact_id: str, query: Query[DeleteQuery]) -> dict[str, Any]:
+    """Archived in qqweb's table first, then deleted; restorable."""
+    require_role(request, CURATOR)
+    result = services.fact_delete(
+        actor=Actor.from_request(request),
+        fact_id=fact_id,
+        confirm=query.archive,
+        dry_run=query.dry_run,
+    )
+    return action_out(result)

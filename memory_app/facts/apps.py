@@ -1,0 +1,35 @@
+from typing import Any
+
+from django.apps import AppConfig
+from django.core import checks
+
+
+class FactsAppConfig(AppConfig):
+    """The second agent's facts store (seed 004): pages under ``/facts/``, API under
+    ``/api/facts``. A Django app inside ``memory_app`` (the project's fixed top-level
+    packages) with its own layers contract, so the notes' layers stay as they are."""
+
+    name = "memory_app.facts"
+    label = "facts"
+    verbose_name = "Facts memory (second agent)"
+
+    def ready(self) -> None:
+        from memory_app.facts.services import UNDO_HANDLERS  # imports models
+        from memory_app.facts.source import facts_source
+        from qqweb.audit.registry import register_undo
+        from qqweb.lib.auth import CURATOR
+        from qqweb.lib.sources import register_source
+
+        checks.register(facts_settings_check)
+        register_source("facts", facts_source)
+        # Every facts write (create, edit, delete, restore, embed, pair, verdict) is a
+        # curator's action, so undoing it needs a curator too.
+        for action, handler in UNDO_HANDLERS.items():
+            register_undo(action, handler, CURATOR)
+
+
+def facts_settings_check(**kwargs: Any) -> list[checks.CheckMessage]:
+    from memory_app.facts.stores import facts_configuration_error
+
+    error = facts_configuration_error()
+    return [checks.Error(error, id="facts.E001")] if error else []

@@ -1,0 +1,183 @@
+"""JSON shapes of the facts API (``XOut``: what ``response=`` filters and documents)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from ninja import Field, Schema
+
+from qqweb.lib.api_types import ShortText, UtcDateTime
+
+
+class FactOut(Schema):
+    id: str
+    kind: str  # fact, turn (legacy conversation turn), foreign
+    content: str
+    timestamp: Any  # a date as the agent writes it; anything else as stored
+    embedding: str  # ok, missing, empty, zero, invalid ("" for non-facts)
+    legacy: bool
+    deleted_at_next_start: bool
+    anchor_id: str  # the older fact whose cleanup deletes this one
+
+
+class FactsPageOut(Schema):
+    items: list[FactOut]
+    next_cursor: str | None
+    total: int
+    next_start_deletions: int
+    breaks: int
+
+
+class NeighbourOut(Schema):
+    id: str
+    content: str
+    score: float
+    mark: str
+
+
+class PairOut(Schema):
+    anchor_id: str
+    anchor_content: str
+    anchor_timestamp: Any
+    deleted_id: str
+    deleted_content: str
+    deleted_timestamp: Any
+    score: float
+    borderline: bool
+    tie: bool
+
+
+class FindingOut(Schema):
+    code: str
+    severity: str
+    target: str
+    message: str
+    fix: str
+
+
+class FactDetailOut(Schema):
+    id: str
+    kind: str
+    id_time: UtcDateTime | None
+    timestamp: Any
+    document: dict[str, Any]  # every stored field but the vector
+    embedding: str
+    dimension: int | None
+    norm: float | None
+    neighbours: list[NeighbourOut]
+    deleted_by: PairOut | None
+    deletes: list[PairOut]
+    findings: list[FindingOut]
+
+
+class NextStartOut(Schema):
+    aborted: bool
+    aborted_by: list[str]
+    considered: int
+    deletions: list[PairOut]
+    near_misses: list[PairOut]
+
+
+class LintOut(Schema):
+    agent_broken: bool
+    findings: list[FindingOut]
+
+
+# --- writes ------------------------------------------------------------------------------
+
+FactText = Annotated[str, Field(max_length=20_000)]
+
+
+class WriteOptions(Schema):
+    archive: list[ShortText] = Field(
+        default=[], max_length=1000
+    )  # the ids the preview said qqweb also archives: confirmed
+    dry_run: bool = False  # only the preview
+
+
+class FactCreateIn(WriteOptions):
+    content: FactText
+
+
+class FactEditIn(WriteOptions):
+    expected_content: FactText  # the text the curator saw (the guard of the in-place edit)
+    content: FactText
+
+
+class PairResolveIn(WriteOptions):
+    anchor_id: ShortText
+    deleted_id: ShortText
+    how: ShortText  # keep-older, keep-newer-text, delete-both
+
+
+class VerdictIn(Schema):
+    a_id: ShortText
+    b_id: ShortText
+    verdict: ShortText  # both-true, contradiction
+
+
+class AddVerdictOut(Schema):
+    refused: bool  # the agent itself would not have saved this text
+    best_id: str | None
+    best_content: str | None
+    best_score: float | None
+    borderline: bool
+
+
+class ResolutionOut(Schema):
+    archive_id: str
+    archive_content: str
+    keeps_written: bool  # archived so that the written text survives
+    pair: PairOut
+
+
+class PlanOut(Schema):
+    add: AddVerdictOut | None
+    archive: list[str]  # what qqweb archives besides: send back in `archive` to confirm
+    resolutions: list[ResolutionOut]
+    new_deletions: list[PairOut]  # what the next start would delete that it does not now
+    next_start_deletions: int  # after the write
+
+
+class FactActionOut(Schema):
+    action: str
+    applied: bool
+    fact_id: str
+    event_id: int | None
+    archived: list[str]
+    preview: PlanOut
+
+
+class ArchivedFactOut(Schema):
+    id: int
+    fact_id: str
+    content: str
+    timestamp: UtcDateTime | None
+    reason: str
+    detail: str
+    actor: str
+    archived_at: UtcDateTime
+    restored_at: UtcDateTime | None
+    restored_id: str
+
+
+class VanishedOut(Schema):
+    fact_id: str
+    content: str
+    cause: str  # replaced, duplicate, unknown
+    related_id: str
+    related_content: str
+    score: float | None
+    vanished_at: UtcDateTime | None
+    archive_id: int | None  # restore it with POST /api/facts/archive/{archive_id}/restore
+
+
+class ScanOut(Schema):
+    seen: int
+    new: int
+    vanished: int
+
+
+class ContradictionOut(Schema):
+    pair: PairOut
+    verdict: str

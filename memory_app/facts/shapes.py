@@ -1,0 +1,80 @@
+"""Plain-data forms of the facts domain objects, shared by the API and its error
+mapping (``qqweb/api.py`` answers an unconfirmed write with the preview)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from memory_app.facts.lib.guard import WritePlan
+from memory_app.facts.lib.rules import Deletion
+from memory_app.facts.services import FactAction
+
+
+def json_value(value: Any) -> Any:
+    """A stored value as JSON can hold it (dates and ids as strings)."""
+    if isinstance(value, dict):
+        return {k: json_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_value(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, datetime):  # pymongo's are naive UTC: said with their offset
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
+    return str(value)
+
+
+def pair_out(d: Deletion) -> dict[str, Any]:
+    return {
+        "anchor_id": d.anchor.hex_id,
+        "anchor_content": d.anchor.text,
+        "anchor_timestamp": (
+            json_value(d.anchor.timestamp) if d.anchor.timestamp_is_date else None
+        ),
+        "deleted_id": d.deleted.hex_id,
+        "deleted_content": d.deleted.text,
+        "deleted_timestamp": (
+            json_value(d.deleted.timestamp) if d.deleted.timestamp_is_date else None
+        ),
+        "score": d.score,
+        "borderline": d.borderline,
+        "tie": d.tie,
+    }
+
+
+def plan_out(plan: WritePlan) -> dict[str, Any]:
+    add = plan.add
+    return {
+        "add": None
+        if add is None
+        else {
+            "refused": add.refused,
+            "best_id": add.best.hex_id if add.best else None,
+            "best_content": add.best.text if add.best else None,
+            "best_score": add.best_score,
+            "borderline": add.borderline,
+        },
+        "archive": plan.archive_ids,
+        "resolutions": [
+            {
+                "archive_id": r.archive.hex_id,
+                "archive_content": r.archive.text,
+                "keeps_written": r.keeps_written,
+                "pair": pair_out(r.pair),
+            }
+            for r in plan.resolutions
+        ],
+        "new_deletions": [pair_out(d) for d in plan.new_deletions],
+        "next_start_deletions": len(plan.remaining.deletions),
+    }
+
+
+def action_out(result: FactAction) -> dict[str, Any]:
+    return {
+        "action": result.action,
+        "applied": result.applied,
+        "fact_id": result.fact_id,
+        "event_id": result.event_id,
+        "archived": result.archived,
+        "preview": plan_out(result.plan),
+    }

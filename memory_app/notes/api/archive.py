@@ -1,0 +1,75 @@
+"""archive.jsonl: browse, restore, purge."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from django.http import HttpRequest
+from pydantic import Field
+
+from memory_app.notes import selectors, services
+from memory_app.notes.api.common import _counts, router
+from memory_app.notes.lib.domain import Note
+from memory_app.notes.schemas import ArchiveOut, NoteOut, PurgeIn, PurgeOut, RestoreIn
+from qqweb.lib.actors import Actor
+from qqweb.lib.api_types import Limit1000, NoBool, SearchText, errors
+from qqweb.lib.auth import ADMIN, VIEWER, require_role
+
+ArchiveOffset = Annotated[
+    int, Field(ge=0, le=2**53, description="where to go on from: a page's `older`"), NoBool
+]
+
+
+@router.get("/archive", response={200: ArchiveOut, **errors(503)}, tags=["archive"])
+def archive_list(
+    request: HttpRequest,
+    q: SearchText = "",
+    include_restored: bool = False,
+    limit: Limit1000 = 100,
+    before: ArchiveOffset | None = None,
+) -> dict[str, Any]:
+    """archive.jsonl newest first, searched by content or id; unreadable lines listed. A
+    page reads the file back from its end (or from ``before``, the previous page's
+    ``older``) at most 2 MB a request: a search that finds fewer than ``limit`` lines
+    there answers what it found and ``older``, where to go on."""
+    require_role(request, VIEWER)
+    view = selectors.archive_browse(
+        query=q, include_restored=include_restored, limit=limit, before=before
+    )
+    return {
+        "items": [vars(n) for n in view.entries],
+        "total": view.total,
+        "restored": view.restored,
+        "by_reason": _counts(view.by_reason),
+        "unreadable_lines": [
+            {"line": b.number, "error": b.error, "raw": b.raw[:500]} for b in view.bad_lines
+        ],
+        "unreadable": view.unreadable,
+        "older": view.older,
+    }
+
+
+@router.post(
+    "/archive/{note_id}/restore", response={200: NoteOut, **errors(404, 409, 503)}, tags=["archive"]
+)
+def archive_restore(request: HttpRequest, note_id: str, body: RestoreIn) -> Note:
+    """Restore (admin): re-embedded, provenance back, kept from the archival pass for
+    ``keep_days`` (default QQ_RESTORE_GRACE_DAYS). 409 with a ``suggested_id`` when the
+    id exists in MongoDB; send it back as ``new_id`` to restore under it."""
+    require_role(request, ADMIN)
+    doc = services.note_restore(
+        actor=Actor.from_request(request),
+        note_id=note_id,
+        new_id=body.new_id,
+        keep_days=body.keep_days,
+    )
+    return selectors.note_get(note_id=doc.note_id)
+
+
+@router.post("/archive/purge", response={200: PurgeOut, **errors(503)}, tags=["archive"])
+def archive_purge(request: HttpRequest, body: PurgeIn) -> dict[str, Any]:
+    """Drop lines older than ``days`` (admin). ``dry_run`` (the default) only counts."""
+    require_role(request, ADMIN)
+    return services.archive_purge(
+        actor=Actor.from_request(request), days=body.days, dry_run=body.dry_run
+    )

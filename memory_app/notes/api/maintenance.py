@@ -1,0 +1,143 @@
+"""Maintenance runs: start a job (its parameters checked by its schema), poll a run."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from django.http import HttpRequest
+from ninja import Status
+from ninja.errors import HttpError
+from pydantic import Field
+
+from memory_app.notes.api.common import router
+from memory_app.notes.jobs import job_start, plan_apply_start, run_undo_start
+from memory_app.notes.lib import InvalidNote
+from memory_app.notes.models import MaintenanceRun
+from memory_app.notes.schemas import JobIn, PlanOut, RunOut, job_in
+from memory_app.notes.selectors.maintenance import plan_page, plan_summary
+from memory_app.notes.services.maintenance import JOBS, Job
+from memory_app.notes.services.runs import run_cancel
+from qqweb.lib.actors import Actor
+from qqweb.lib.api_types import Limit1000, Offset, ShortText, errors
+from qqweb.lib.auth import ADMIN, VIEWER, require_role
+
+
+@router.get(
+    "/maintenance/runs/{run_id}", response={200: RunOut, **errors(404)}, tags=["maintenance"]
+)
+def maintenance_run(request: HttpRequest, run_id: int) -> MaintenanceRun:
+    require_role(request, VIEWER)
+    return _run(run_id)
+
+
+@router.get("/maintenance/runs", response={200: list[RunOut], **errors()}, tags=["maintenance"])
+def maintenance_runs(
+    request: HttpRequest, kind: ShortText = "", limit: Annotated[int, Field(ge=1, le=500)] = 50
+) -> list[Any]:
+    require_role(request, VIEWER)
+    runs = MaintenanceRun.objects.defer("plan")
+    if kind:
+        runs = runs.filter(kind=kind)
+    return list(runs[:limit])
+
+
+def _run(run_id: int) -> MaintenanceRun:
+    run = MaintenanceRun.objects.filter(pk=run_id).first()
+    if run is None:
+        raise HttpError(404, f"there is no run {run_id}")
+    return run
+
+
+@router.get(
+    "/maintenance/runs/{run_id}/plan", response={200: PlanOut, **errors(404)}, tags=["maintenance"]
+)
+def maintenance_run_plan(
+    request: HttpRequest, run_id: int, offset: Offset = 0, limit: Limit1000 = 200
+) -> dict[str, Any]:
+    """The plan of a dry run of a destructive job (archival, purge, decay,
+    auto-consolidation): each note it would change, before -> after, paged."""
+    require_role(request, VIEWER)
+    run = _run(run_id)
+    if run.plan is None:
+        raise InvalidNote("run", f"run {run.pk} has no plan (only dry runs of destructive jobs)")
+    total, items = plan_page(run=run, offset=offset, limit=limit)
+    return {"run": run.pk, "summary": plan_summary(run), "total": total, "items": items}
+
+
+@router.post(
+    "/maintenance/runs/{run_id}/apply",
+    response={202: RunOut, **errors(404, 409, 503)},
+    tags=["maintenance"],
+)
+def maintenance_run_apply(request: HttpRequest, run_id: int) -> Status:
+    """Apply exactly the plan of dry run ``run_id`` in the worker: the planned notes by id,
+    each only if unchanged since the plan (the others are counted in
+    ``stats.changed_since_plan``); 404 when there is no such run, 409 when its kind keeps
+    no plan (an export, a scan), 400 when it is not a finished dry run or its plan was
+    applied already."""
+    require_role(request, ADMIN)
+    _run(run_id)
+    return Status(202, plan_apply_start(actor=Actor.from_request(request), run_id=run_id))
+
+
+@router.post(
+    "/maintenance/runs/{run_id}/cancel",
+    response={200: RunOut, **errors(404, 503)},
+    tags=["maintenance"],
+)
+def maintenance_run_cancel(request: HttpRequest, run_id: int) -> MaintenanceRun:
+    """Cancel a queued run (closed at once) or a running one (it stops at its next batch,
+    then is ``cancelled``; what it changed before can be undone); 400 when it is closed."""
+    require_role(request, ADMIN)
+    _run(run_id)
+    return run_cancel(actor=Actor.from_request(request), run_id=run_id)
+
+
+@router.post(
+    "/maintenance/runs/{run_id}/undo",
+    response={202: RunOut, **errors(404, 409, 503)},
+    tags=["maintenance"],
+)
+def maintenance_run_undo(request: HttpRequest, run_id: int) -> Status:
+    """Undo every change of run ``run_id`` in the worker, as a run of kind ``undo`` (poll
+    it); a change whose note moved on since is refused and listed in its stats."""
+    require_role(request, ADMIN)
+    _run(run_id)
+    return Status(202, run_undo_start(actor=Actor.from_request(request), run_id=run_id))
+
+
+def _maintenance_start(job: Job) -> None:
+    """``POST /maintenance/<kind>``, whose body's ``params`` is the job's own schema: a
+    bad or unknown parameter is a 422 naming it, before any run is created."""
+
+    def start(request: HttpRequest, body: JobIn) -> Status:
+        require_role(request, ADMIN)
+        run = job_start(
+            kind=job.kind,
+            actor=Actor.from_request(request),
+            dry_run=body.dry_run,
+            params=body.params,
+        )
+        return Status(202, run)
+
+    start.__annotations__["body"] = job_in(job.kind, job.params)  # ninja reads it from here
+    router.post(
+        f"/maintenance/{job.kind}",
+        response={202: RunOut, **errors(409, 503)},
+        tags=["maintenance"],
+        operation_id=f"maintenance_start_{job.kind}",
+        summary=f"Start: {job.title}",
+        description=f"{job.description} Runs in the worker (admin); ``dry_run`` reports "
+        "what it would do and changes nothing. Poll ``/api/maintenance/runs/{id}``.",
+    )(start)
+
+
+for _job in JOBS.values():
+    _maintenance_start(_job)
+
+
+@router.post("/maintenance/{job}", include_in_schema=False)
+def maintenance_start_unknown(request: HttpRequest, job: str) -> None:
+    """Every job has its own route above; this one names the jobs there are."""
+    require_role(request, ADMIN)
+    raise InvalidNote("job", f"must be one of {', '.join(JOBS)}")

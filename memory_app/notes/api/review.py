@@ -1,0 +1,92 @@
+"""The near-duplicate review queue."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from ninja import Status
+
+from memory_app.notes import selectors, services
+from memory_app.notes.api.common import router
+from memory_app.notes.job_params import DedupScanParams
+from memory_app.notes.jobs import job_start
+from memory_app.notes.lib import InvalidNote
+from memory_app.notes.models import ReviewPair
+from memory_app.notes.schemas import (
+    ReviewPairOut,
+    ReviewVerdictIn,
+    RunOut,
+    SuggestionIn,
+    SuggestionOut,
+)
+from qqweb.lib.actors import Actor
+from qqweb.lib.api_types import Limit1000, ShortText, errors
+from qqweb.lib.auth import ADMIN, CURATOR, VIEWER, require_role
+
+
+@router.get("/duplicates", response={200: list[ReviewPairOut], **errors()}, tags=["duplicates"])
+def duplicates_list(
+    request: HttpRequest, status: ShortText = "pending", limit: Limit1000 = 100
+) -> list[ReviewPair]:
+    """The review queue, most similar first."""
+    require_role(request, VIEWER)
+    if status not in dict(ReviewPair.STATUSES):
+        raise InvalidNote("status", "must be pending, merged, rejected or skipped")
+    return list(ReviewPair.objects.filter(status=status)[:limit])
+
+
+@router.post("/duplicates/scan", response={202: RunOut, **errors(409, 503)}, tags=["duplicates"])
+def duplicates_scan(request: HttpRequest, body: DedupScanParams) -> Status:
+    """Start a dedup scan in the worker (admin); poll ``/api/maintenance/runs/{id}``."""
+    require_role(request, ADMIN)
+    run = job_start(kind="dedup_scan", actor=Actor.from_request(request), params=body)
+    return Status(202, run)
+
+
+@router.post(
+    "/duplicates/{pair_id}/verdict",
+    response={200: ReviewPairOut, **errors(404, 409, 503)},
+    tags=["duplicates"],
+)
+def duplicates_verdict(request: HttpRequest, pair_id: int, body: ReviewVerdictIn) -> ReviewPair:
+    """merge (into ``primary_id``, optionally with ``content``), supersede ("keep the
+    newer text": the note written later survives with its text, the older one is
+    archived; 400 when neither is newer), not_duplicate (remembered until a text
+    changes) or skip. Undoing a merge or a supersede (``POST /api/audit/{event_id}/undo``)
+    puts the pair back in the queue. Without ``primary_id`` the merge keeps the
+    agent's primary, the note of higher importance (ties: more reads, then older), as
+    auto-consolidation does; a pair whose texts contradict each other (one negates the
+    other) is merged only with ``primary_id`` (400 without)."""
+    require_role(request, CURATOR)
+    return services.review_verdict(
+        actor=Actor.from_request(request),
+        pair_id=pair_id,
+        verdict=body.verdict,
+        primary_id=body.primary_id,
+        content=body.content,
+    )
+
+
+@router.post(
+    "/duplicates/back", response={200: ReviewPairOut, **errors(400, 503)}, tags=["duplicates"]
+)
+def duplicates_back(request: HttpRequest) -> ReviewPair:
+    """Take back the caller's latest verdict (a merge or supersede is undone through the
+    audit log, 400 with the reason when that is refused); the pair is pending again."""
+    require_role(request, CURATOR)
+    return services.review_back(actor=Actor.from_request(request))
+
+
+@router.post(
+    "/duplicates/{pair_id}/suggestion",
+    response={200: SuggestionOut, **errors(404, 503)},
+    tags=["duplicates"],
+)
+def duplicates_suggestion(
+    request: HttpRequest, pair_id: int, body: SuggestionIn
+) -> selectors.MergeSuggestion:
+    """The merged text the configured LLM (``QQ_LLM_URL``) suggests for a pending pair
+    (kept ``primary_id``, or the agent's choice). Nothing is written: send it back as the
+    ``content`` of a merge verdict. 400 when no LLM is configured, 503 when it does not
+    answer."""
+    require_role(request, CURATOR)
+    return selectors.review_llm_text(pair_id=pair_id, primary_id=body.primary_id)

@@ -1,0 +1,22 @@
+from django.apps import AppConfig
+
+from qqweb.audit.registry import register_settle, register_undo
+
+
+class MemoryAppConfig(AppConfig):
+    name = "memory_app.notes"
+    label = "memory_app"
+    verbose_name = "Notes memory"
+
+    def ready(self) -> None:
+        # services import models: after populate
+        from memory_app.notes.services import UNDO_HANDLERS, UNDO_ROLES
+        from memory_app.notes.services.settle import SETTLE_CHECKS
+        from memory_app.notes.source import notes_source
+        from qqweb.lib.sources import register_source
+
+        for action, handler in UNDO_HANDLERS.items():
+            register_undo(action, handler, UNDO_ROLES[action])
+        for action, check in SETTLE_CHECKS.items():
+            register_settle(action, check)
+        register_source("notes", notes_source)

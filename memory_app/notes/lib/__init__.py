@@ -1,0 +1,57 @@
+"""The memory library: framework-free (no Django), laid out like the agent's ``qq.memory``.
+
+Django-side code composes it in ``memory_app.notes.stores`` (wiring from settings),
+``memory_app.notes.selectors`` (reads) and ``memory_app.notes.services`` (audited writes).
+"""
+
+from memory_app.notes.lib.archive import ArchivedNote, ArchiveManager, RestoreConflict
+from memory_app.notes.lib.dedup.deduplicator import (
+    ConsolidationReport,
+    DuplicatePair,
+    NoteDeduplicator,
+)
+from memory_app.notes.lib.embeddings import (
+    Embedder,
+    HashingEmbedder,
+    OpenAIEmbedder,
+    SentenceTransformerEmbedder,
+)
+from memory_app.notes.lib.errors import (
+    DimensionMismatch,
+    EmbeddingDimensionConflict,
+    InvalidNote,
+    MemoryLibraryError,
+    ModelLoading,
+    NoteNotFound,
+    StoreError,
+    StoreUnavailable,
+)
+from memory_app.notes.lib.importance import ImportanceScorer, ScoredNote
+from memory_app.notes.lib.markdown_notes import CoreNotesManager, NotesManager
+from memory_app.notes.lib.mongo_store import MongoNotesStore
+
+__all__ = [
+    "ArchiveManager",
+    "ArchivedNote",
+    "ConsolidationReport",
+    "CoreNotesManager",
+    "DimensionMismatch",
+    "DuplicatePair",
+    "Embedder",
+    "EmbeddingDimensionConflict",
+    "HashingEmbedder",
+    "ImportanceScorer",
+    "InvalidNote",
+    "MemoryLibraryError",
+    "ModelLoading",
+    "MongoNotesStore",
+    "NoteDeduplicator",
+    "NoteNotFound",
+    "NotesManager",
+    "OpenAIEmbedder",
+    "RestoreConflict",
+    "ScoredNote",
+    "SentenceTransformerEmbedder",
+    "StoreError",
+    "StoreUnavailable",
+]

@@ -1,0 +1,346 @@
+"""The vector index's helpers that run off the request path: the change-stream thread
+(collects the ``_id`` of every changed note for the follower to re-read, or asks for a full
+reload on a drop or an invalidate) and the fold of the delta into new segments; and the
+protocol of what the index needs from the notes store.
+
+**How soon a note written by one process is found in the others.** The writer's own index
+is told by the store and re-reads the note before the write returns: its next search finds
+it. Every other process (the other gunicorn workers, the Celery workers) learns of it from
+its change stream, whose thread hands the note's ``_id`` over and wakes the follower
+(:func:`follow`), which reads the note by ``_id`` into the index and the read model
+(search and the notes list's text filter both answer from those). So a note is found by
+search and the text filter in the other processes once their stream delivers the change,
+plus one read by ``_id`` (milliseconds on loopback):
+
+- a server that holds the stream's poll open until a change comes (a replica set,
+  SecantusDB in-process) delivers it at once: measured here (20 notes written through
+  one index's store, SecantusDB in-process, load 11), another index held each 7 ms
+  later (p50; 18 ms at most), where the follower that read what the stream collected
+  once a second took 670 ms (p50; 699 ms at most, load 9);
+- a server that answers an empty poll at once (SecantusDB's daemon) is polled every
+  ``IDLE_POLL_S`` (0.25 s) while nothing happens: at most that plus a poll.
+
+Changes handed over while the follower reads are read in its next light step, together.
+What lengthens it: a full step the follower is in (every ``refresh_interval``; its fold of
+the delta into a new snapshot takes milliseconds below ``exact_below`` notes, longer from
+there on, every ``fold_at`` changes). Where the server has no change stream, the follower
+diffs every note's id and stamp every ``refresh_interval`` seconds, or five times as long
+as the last diff took if that is longer (tens of seconds at 100k notes on a slow server). A
+job that must count exactly what MongoDB holds does not rely on any of this:
+:meth:`VectorIndex.in_step` returns once the index holds every write acknowledged before it
+was called.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from memory_app.notes.lib.errors import StoreError, StoreUnavailable
+from memory_app.notes.lib.replica.books import version_key
+
+if TYPE_CHECKING:
+    from memory_app.notes.lib.replica.index import VectorIndex
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+IDLE_POLL_S = 0.25  # at most four empty polls of the change stream a second
+DIFF_WINDOW = 1000  # notes a diff query reads (a range of note ids; see Reads.id_versions)
+# Embeddings one query of the vector index asks for at most (the load without a snapshot,
+# the re-read of many changed notes): SecantusDB's daemon reads a find's whole result
+# before its first batch and answers nothing else meanwhile; every vector at once grew it
+# past 10 GB at 100k notes of 384 floats.
+LOAD_BATCH = 500
+LOAD_RETRIES, LOAD_RETRY_S = 15, 2.0  # one range of the load, asked again (every_vector)
+WINDOW_DIGITS = 6  # hex digits of the windows' edges (id_bounds)
+
+
+class VectorSource(Protocol):
+    """What the index needs from the notes store."""
+
+    def vector_rows(
+        self,
+        *,
+        note_ids: Iterable[str] | None = None,
+        object_ids: Iterable[Any] | None = None,
+        window: tuple[str | None, str | None] | None = None,
+        limit: int = 0,
+    ) -> Iterator[dict[str, Any]]: ...
+
+    def note_ids_in(self, low: str | None, high: str | None) -> list[str]: ...
+
+    def id_versions(
+        self, bounds: Sequence[str] = ()
+    ) -> Iterator[tuple[Any, str, tuple[Any, ...]]]: ...
+
+    def count_notes(self) -> Any: ...  # a NotesCount: about how many notes (the progress)
+
+    def watch_changes(self, resume_after: Any = None) -> Any: ...
+
+    def index_generation(self) -> int: ...
+
+    def bump_index_generation(self) -> None: ...
+
+    def notes_by_ids(
+        self, note_ids: Iterable[str], *, with_embedding: bool = False
+    ) -> dict[str, dict[str, Any]]: ...
+
+    def atlas_vector_search(
+        self, index: str, query: list[float], limit: int, section: str | None
+    ) -> list[dict[str, Any]]: ...
+
+
+def watch(index: VectorIndex) -> None:
+    source = index._source
+    assert source is not None
+    token = None
+    while not index._stop.is_set():
+        try:
+            with source.watch_changes(resume_after=token) as stream:
+                index._stream_live.set()
+                index._stream_tried.set()
+                while stream.alive and not index._stop.is_set():
+                    asked = time.monotonic()
+                    change = stream.try_next()
+                    if change is None:
+                        index.stream_drained(asked)
+                        # A server that answers an empty batch at once instead of waiting
+                        # max_await_time_ms (SecantusDB's daemon) would make this a busy
+                        # loop holding the GIL: 75 ms a search at 30k notes instead of 1.
+                        idle = IDLE_POLL_S - (time.monotonic() - asked)
+                        if idle > 0:
+                            index._stop.wait(idle)
+                        continue
+                    token = stream.resume_token
+                    key = (change.get("documentKey") or {}).get("_id")
+                    if key is None:  # a drop or an invalidate: read everything again
+                        with index._lock:
+                            index._reload_needed = True
+                    else:
+                        index.objects_changed([key])
+                if not stream.alive:  # invalidated (collection dropped): stop following
+                    break
+        except StoreUnavailable:  # down for now: the diff covers the gap, then retry
+            index._stream_live.clear()
+            index._stream_tried.set()
+            index._stop.wait(2.0)
+            continue
+        except StoreError as e:  # no change streams on this server: diff instead
+            log.info("vector index: no change stream (%s); diffing ids instead", e)
+            break
+        except Exception:  # a bug in here must not kill the process, only the stream
+            log.exception("vector index: change stream stopped")
+            break
+    index._stream_live.clear()
+    index._stream_tried.set()
+
+
+def follow(index: VectorIndex) -> None:
+    """The follower thread: a full step (:meth:`VectorIndex.refresh`: a rebuild asked for,
+    the diff where there is no change stream, the notes handed over, the fold) every
+    ``refresh_interval`` seconds after the last one ended; between them, each time the
+    change stream hands notes over, a light one: only those notes are read (no fold: no
+    more snapshots saved than before, however often the agent writes), under the
+    catch-up's lock, so :meth:`VectorIndex.in_step` waits for a read under way."""
+    due = 0.0  # when the next full step is due (monotonic)
+    while not index._stop.is_set():
+        index._wake.clear()
+        full = time.monotonic() >= due or not index.caught_up
+        try:
+            if full:
+                index.refresh()
+            else:  # under the catch-up's lock: in_step's refresh waits for these reads
+                with index._refreshing:
+                    index._apply()
+        except StoreUnavailable as e:  # down for now: try again later
+            log.info("vector index: %s", e)
+        except Exception:  # a bug must not kill the follower: log it and go on
+            log.exception("vector index: refresh failed")
+        if full:
+            due = time.monotonic() + max(index._refresh_interval, 0.05)
+        index._wake.wait(max(due - time.monotonic(), 0.0))
+
+
+def needs_fold(index: VectorIndex) -> bool:
+    with index._lock:
+        changed = len(index._delta) + sum(int(m.sum()) for m in index._masked.values())
+        size = sum(len(s) for s in index._snapshot.segments.values())
+    return changed > 0 and (changed >= max(index._fold_at, size // 50) or size < index._exact_below)
+
+
+def fold(index: VectorIndex) -> None:
+    """New segments from the live rows of the old ones and the delta, built without the
+    lock; changes made meanwhile stay in the delta of the new ones."""
+    with index._lock:
+        epoch, journal_at = index._epoch, len(index._journal)
+        base = index._snapshot
+        masked = {d: m.copy() for d, m in index._masked.items()}
+        delta = dict(index._delta)
+        versions = index._versions.copy()
+        model = index.read_model.copy()
+    snapshot = base.folded(masked, delta, versions, model, index._directory, index._exact_below)
+    with index._lock:
+        if epoch != index._epoch:  # reloaded meanwhile
+            snapshot.retire()
+            return
+        since = set(index._journal[journal_at:])
+        keep = {n: index._delta[n] for n in since if n in index._delta}
+        versions_now, model_now = index._versions, index.read_model
+        index._install(snapshot)
+        index._versions = versions_now.rebased(snapshot.books, since)
+        index.read_model = model_now
+        for note_id in since:  # changed during the build: the new segment's row is stale
+            where = snapshot.row_of(note_id)
+            if where is not None:
+                index._masked[where[0]][where[1]] = True
+        index._delta = keep
+
+
+def diff(index: VectorIndex) -> None:
+    """Compare every ``(_id, note_id, updated_at)`` with what the index holds, read in
+    windows of about :data:`DIFF_WINDOW` of the note ids the index knows (notes with
+    other ids fall in the windows around them), so the server answers the pages'
+    queries between windows instead of after the whole read."""
+    assert index._source is not None
+    started = time.monotonic()
+    live: set[str] = set()
+    changed: set[str] = set()
+    with index._lock:
+        versions = index._versions.copy()  # shares the snapshot's memory-mapped columns
+    known = versions.note_ids()
+    bounds = known[DIFF_WINDOW::DIFF_WINDOW]  # windows of the ids known
+    window: list[tuple[str, int]] = []
+
+    def compare() -> None:
+        held = versions.keys([n for n, _ in window])
+        changed.update(n for (n, key), was in zip(window, held, strict=True) if key != was)
+        window.clear()
+
+    for object_id, note_id, updated in index._source.id_versions(bounds):
+        live.add(note_id)
+        window.append((note_id, version_key(object_id, updated)))
+        if len(window) >= DIFF_WINDOW:
+            compare()
+    compare()
+    changed.update(i for i in known if i not in live)
+    with index._lock:
+        index._pending_notes.update(changed)
+    index._diffed_at = time.monotonic()
+    index._diff_every = max(index._refresh_interval, 5 * (index._diffed_at - started))
+
+
+def id_bounds(total: int, batch: int) -> list[str]:
+    """Edges of windows of note ids that split ``total`` notes into windows of about
+    ``batch`` or fewer, without reading them: the data contract's ids are ``note_`` + hex
+    of a uuid4 or bare hex of a SHA-256, both uniform, so evenly spaced edges (six hex
+    digits) give windows holding about as many notes each, whichever of the two forms the
+    notes have. The windows cover every string however the ids look; ids of another
+    shape only make some windows larger (below ``000000``, between ``ffffff`` and
+    ``note_000000``, above ``note_ffffff``, or among the hex ones)."""
+    windows = min(max(1, -(-total // max(1, batch))), 16**WINDOW_DIGITS)
+    edges = sorted({(i * 16**WINDOW_DIGITS) // windows for i in range(windows)})
+    hexes = [f"{e:0{WINDOW_DIGITS}x}" for e in edges]
+    return [*hexes, *(f"note_{h}" for h in hexes)]
+
+
+def every_vector(source: VectorSource, total: int | None, batch: int) -> Iterator[dict[str, Any]]:
+    """Every note's row (``vector_rows``) in queries of at most ``batch`` embeddings, so
+    the server answers the pages' queries between them and never holds every vector at
+    once: one query per window of note ids (:func:`id_bounds`, sized from ``total`` to
+    hold about half a batch), asking for at most ``batch`` rows; a window that turns out
+    to hold that many (ids of another shape, a count far off) is read again as the note
+    ids in it (one light range of the ``note_id`` index), then the vectors of
+    consecutive ranges of ``batch`` of those ids. On SecantusDB's daemon listing a
+    window's ids decodes its documents as reading them does, so a window read whole
+    holds no more of the daemon's memory than its listing did (and reading the windows
+    directly spared the listing: 8.8 s of the 42 s the reads took at 100k). A note
+    written meanwhile falls in a window read later, or reaches the index through the
+    change stream (opened before this read) or the next diff. A thread reads the next
+    windows (two at most) while the caller builds from this one: the server's work and
+    the index's overlap."""
+    ready: queue.Queue[list[dict[str, Any]] | Exception | None] = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def hand_over(item: list[dict[str, Any]] | Exception | None) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.5)
+                return True
+            except queue.Full:
+                continue
+        return False  # the caller stopped reading
+
+    def read() -> None:
+        try:
+            for rows in _ranges(source, total, batch):
+                if not hand_over(rows):
+                    return
+            hand_over(None)
+        except Exception as e:  # the caller raises it
+            hand_over(e)
+
+    threading.Thread(target=read, name="qqweb-vector-read", daemon=True).start()
+    try:
+        while (item := ready.get()) is not None:
+            if isinstance(item, Exception):
+                raise item
+            yield from item
+    finally:
+        stop.set()
+
+
+def _ranges(source: VectorSource, total: int | None, batch: int) -> Iterator[list[dict[str, Any]]]:
+    edges: list[str | None] = [None, *id_bounds(total or 0, max(1, batch // 2)), None]
+    for low, high in pairwise(edges):
+        rows = _retried(partial(_rows_in, source, (low, high), batch))
+        if len(rows) < batch:  # the whole window
+            if rows:
+                yield rows
+            continue
+        del rows  # more than expected: its ids first, then ranges of ``batch`` of them
+        ids = sorted(_retried(partial(source.note_ids_in, low, high)))
+        if not ids:
+            continue
+        parts: list[str | None] = [low, *ids[batch::batch], high]
+        for part in pairwise(parts):
+            yield _retried(partial(_rows_in, source, part))
+
+
+def _rows_in(
+    source: VectorSource, window: tuple[str | None, str | None], limit: int = 0
+) -> list[dict[str, Any]]:
+    return list(source.vector_rows(window=window, limit=limit))
+
+
+def _retried(read: Callable[[], list[T]]) -> list[T]:
+    """``read()``, asked again while the server is unavailable, at most
+    :data:`LOAD_RETRIES` times :data:`LOAD_RETRY_S` apart, so a passing failure does not
+    start the load again from its first note (on the daemon at 100k notes, load 13, the
+    driver cancelled queries under way: "operation cancelled", and the load never ended)."""
+    for _ in range(LOAD_RETRIES):
+        try:
+            return read()
+        except StoreUnavailable as e:
+            log.info("vector index: %s; reading this range again", e)
+            time.sleep(LOAD_RETRY_S)
+    return read()
+
+
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """``items`` in lists of at most ``size``."""
+    chunk: list[T] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -1,0 +1,5 @@
+from memory_app.notes.management.jobcommand import JobCommand
+
+
+class Command(JobCommand):
+    kind = "archival"

@@ -1,0 +1,89 @@
+"""The base of the per-job management commands: same options as the page and the API,
+a progress bar on the terminal, a summary at the end. The job runs in this process.
+
+The options are the job's parameters, made from its schema (``memory_app/notes/job_params.py``),
+which also checks their values: a bad one is a CommandError naming the option."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal, get_args, get_origin
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from memory_app.notes.job_params import InvalidJobParams
+from memory_app.notes.lib import InvalidNote, StoreUnavailable
+from memory_app.notes.services.maintenance import JOBS, job_create, job_run
+from qqweb.lib.actors import Actor
+
+
+class JobCommand(BaseCommand):
+    kind = ""
+
+    @property
+    def help(self) -> str:  # type: ignore[override]
+        return JOBS[self.kind].description
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--dry-run", action="store_true", help="report what would change, change nothing"
+        )
+        for name, field in JOBS[self.kind].params.model_fields.items():
+            if field.annotation is bool:
+                parser.add_argument(
+                    _flag(name),
+                    dest=name,
+                    action="store_true",
+                    default=None,
+                    help=field.description,
+                )
+            else:  # taken as text: the schema converts and checks it, as for the page
+                parser.add_argument(
+                    _flag(name),
+                    dest=name,
+                    metavar=_metavar(name, field.annotation),
+                    help=field.description,
+                )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        names = JOBS[self.kind].params.model_fields
+        params = {name: options[name] for name in names if options[name] is not None}
+        try:
+            run = job_create(
+                kind=self.kind,
+                actor=Actor.job(f"command:{self.kind}"),
+                dry_run=options["dry_run"],
+                params=params,
+            )
+        except InvalidJobParams as e:
+            raise CommandError(
+                "; ".join(f"{_flag(name)}: {message}" for name, message in e.errors)
+            ) from e
+        except InvalidNote as e:
+            raise CommandError(str(e)) from e
+        try:
+            stats = job_run(run=run, on_progress=self._bar)
+        except (InvalidNote, StoreUnavailable) as e:
+            raise CommandError(str(e)) from e
+        self.stdout.write("")
+        label = "Dry run" if run.dry_run else "Done"
+        self.stdout.write(self.style.SUCCESS(f"{label}: {JOBS[self.kind].title} (run #{run.pk})"))
+        self.stdout.write(json.dumps(stats, indent=2, default=str))
+
+    def _bar(self, done: int, total: int | None) -> None:
+        if not total:
+            self.stdout.write(f"\r{done} done", ending="")
+            return
+        filled = int(30 * done / total)
+        self.stdout.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total}", ending="")
+        self.stdout.flush()
+
+
+def _flag(name: str) -> str:
+    return f"--{name.replace('_', '-')}"
+
+
+def _metavar(name: str, annotation: Any) -> str:
+    if get_origin(annotation) is Literal:
+        return "{" + ",".join(str(choice) for choice in get_args(annotation)) + "}"
+    return name.upper()

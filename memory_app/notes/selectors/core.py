@@ -1,0 +1,64 @@
+"""Reads of core.md, notes.md and the promotion candidates."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from memory_app.notes.lib import StoreUnavailable
+from memory_app.notes.models import PromotionVerdict
+from memory_app.notes.stores import core_notes, notes_store, working_notes
+
+
+@dataclass
+class CoreView:
+    core: dict[str, list[str]]
+    working: dict[str, list[str]]
+    candidates: list[dict[str, Any]]
+    candidates_unavailable: str = ""  # why there are no candidates: MongoDB is down
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(" ".join(content.split()).lower().encode()).hexdigest()
+
+
+def promotion_candidates(*, limit: int = 50) -> list[dict[str, Any]]:
+    """Notes with importance >= QQ_CORE_THRESHOLD read at least 3 times, not in core.md
+    and with no verdict on their current text; each with a suggested category."""
+    store = notes_store()
+    docs = store.most_important_read_notes(
+        min_importance=settings.QQ_CORE_THRESHOLD, min_access=3, limit=limit * 4
+    )
+    core = core_notes()
+    in_core = {
+        " ".join(i.split()).lower() for items in core.get_all_items().values() for i in items
+    }
+    decided = set(PromotionVerdict.objects.values_list("note_id", "content_hash"))
+    found = []
+    for doc in docs:
+        text = str(doc.get("content", ""))
+        if (
+            " ".join(text.split()).lower() in in_core
+            or (doc["note_id"], content_hash(text)) in decided
+        ):
+            continue
+        ok, category = core.is_core_candidate(text)
+        found.append({**doc, "suggested_category": category if ok else ""})
+        if len(found) >= limit:
+            break
+    return found
+
+
+def core_view() -> CoreView:
+    """The two files, and the promotion candidates when MongoDB answers (the files are
+    shown, and can be curated, while it is down)."""
+    try:
+        candidates, unavailable = promotion_candidates(), ""
+    except StoreUnavailable as e:
+        candidates, unavailable = [], e.message
+    return CoreView(
+        core_notes().get_all_items(), working_notes().get_all_items(), candidates, unavailable
+    )

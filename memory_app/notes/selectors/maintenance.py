@@ -1,0 +1,254 @@
+"""Reads for the Maintenance page: each job with its last run, run history, schedules.
+
+The catalogue of jobs is the maintenance service's (``services.maintenance.JOBS``); the
+caller passes it in, so reads do not depend on writes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from django_celery_beat.models import PeriodicTask
+
+from memory_app.notes.models import MaintenanceRun
+from memory_app.notes.stores import notes_store
+from qqweb.audit.models import AuditEvent
+
+
+class JobInfo(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def apply(self) -> object: ...  # a destructive job's plan apply, else None
+
+
+@dataclass(frozen=True)
+class ScheduleRow:
+    task: PeriodicTask
+    kind: str
+    plans: bool  # a destructive job's schedule: its runs plan, and wait unless ``apply``
+    apply: bool  # opted into applying its plans on its own (up to QQ_SCHEDULE_MAX_SHARE)
+
+
+@dataclass
+class JobRow:
+    job: JobInfo
+    last: MaintenanceRun | None
+
+
+DECAY_VS_AGENT = (
+    "qqweb's decay pass honours each note's stored decay_rate (the agent's notes agent "
+    "writes rates from 0.005 to 0.05 on purpose) and starts again from the undecayed "
+    "importance, so running it twice changes nothing. The agent's own decay command uses "
+    "0.01 for every note and decays the stored value again each time it runs (it "
+    "compounds); its low-importance archival and its deduplication also use 0.01. For "
+    "some notes the two give another importance."
+)
+
+
+@dataclass(frozen=True)
+class DecayComparison:
+    """How many notes qqweb's decay and the agent's own command treat differently, as
+    counted by a decay run (``run``; None when no run counted them yet)."""
+
+    explanation: str
+    run: MaintenanceRun | None = None
+    scanned: int = 0
+    differs: int = 0
+    by_rate: int = 0
+    by_compounding: int = 0
+
+
+def decay_agent_comparison(*, run: MaintenanceRun | None = None) -> DecayComparison:
+    """The counts of ``run``, or of the latest finished decay run (dry or not)."""
+    if run is None:
+        run = (
+            MaintenanceRun.objects.filter(
+                kind="decay", status=MaintenanceRun.DONE, stats__has_key="agent_differs"
+            )
+            .order_by("-created_at", "-pk")
+            .first()
+        )
+    stats = run.stats if run is not None and isinstance(run.stats, dict) else {}
+    if "agent_differs" not in stats:
+        return DecayComparison(DECAY_VS_AGENT)
+    return DecayComparison(
+        DECAY_VS_AGENT,
+        run=run,
+        scanned=int(stats.get("scanned") or 0),
+        differs=int(stats["agent_differs"]),
+        by_rate=int(stats.get("agent_differs_rate") or 0),
+        by_compounding=int(stats.get("agent_differs_compounding") or 0),
+    )
+
+
+def maintenance_overview(*, jobs: Iterable[JobInfo], history: int = 30) -> dict[str, Any]:
+    jobs = list(jobs)
+    planned = {job.kind for job in jobs if job.apply is not None}
+    runs = list(MaintenanceRun.objects.defer("plan")[:history])
+    rows = [
+        JobRow(job, MaintenanceRun.objects.defer("plan").filter(kind=job.kind).first())
+        for job in jobs
+    ]
+    schedules = []
+    for task in (
+        PeriodicTask.objects.filter(task="memory_app.scheduled_job")
+        .select_related("crontab")
+        .order_by("name")
+    ):
+        kwargs = _kwargs(task.kwargs)
+        kind = str(kwargs.get("kind", ""))
+        schedules.append(ScheduleRow(task, kind, kind in planned, bool(kwargs.get("apply"))))
+    return {
+        "jobs": rows,
+        "runs": runs,
+        "schedules": schedules,
+        "active": [r for r in runs if r.status in (MaintenanceRun.QUEUED, MaintenanceRun.RUNNING)],
+        "decay_comparison": decay_agent_comparison(),
+    }
+
+
+def _kwargs(text: str | None) -> dict[str, Any]:
+    try:
+        kwargs = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return kwargs if isinstance(kwargs, dict) else {}
+
+
+# --- one run: its plan, what became of it -----------------------------------------------------
+
+PLAN_ROWS = 200  # rows of a plan shown on the run page (the API pages through all)
+
+_PLAN_VERBS = {  # kind: (what the plan does, to what, the stat counting the whole)
+    "archival": ("Archive", "notes", "of_notes"),
+    "decay": ("Lower the stored importance of", "notes", "of_notes"),
+    "archive_purge": ("Drop", "archive lines", "of_lines"),
+    "auto_consolidation": ("Merge", "pairs of notes", "of_notes"),
+}
+
+
+@dataclass(frozen=True)
+class RunDetail:
+    run: MaintenanceRun
+    plan_rows: list[dict[str, Any]]
+    plan_total: int
+    plan_summary: str  # "Archive 352 of 500 notes (70%)"
+    applied_by: MaintenanceRun | None  # the run that applies this dry run's plan
+    undone_by: MaintenanceRun | None  # the latest run that undoes this one
+    can_apply: bool
+    can_undo: bool
+    sample: list[dict[str, Any]]  # a run without a plan: its sample, as rows
+
+
+def _sample_rows(stats: dict[str, Any]) -> list[dict[str, Any]]:
+    """``stats["sample"]`` as rows: the note ids (linked when they are notes) and the
+    rest in words (a pair's similarity, a value before and after)."""
+    rows = []
+    for item in stats.get("sample") or []:
+        parts = list(item) if isinstance(item, list | tuple) else [item]
+        ids = [str(p) for p in parts if isinstance(p, str)]
+        numbers = [p for p in parts if isinstance(p, int | float) and not isinstance(p, bool)]
+        detail = " -> ".join(f"{n:.3f}" if isinstance(n, float) else str(n) for n in numbers)
+        rows.append(
+            {"ids": ids, "notes": all(i.startswith("note_") for i in ids), "detail": detail}
+        )
+    return rows
+
+
+def _decay_directions(plan: list[dict[str, Any]]) -> tuple[int, int]:
+    """(lowered, raised) importances of a decay plan: the pass starts again from the
+    undecayed importance, so a note the agent's compounding decay or its reads left below
+    its effective value is raised (0.375 -> 0.708)."""
+    lower = higher = 0
+    for item in plan:
+        guard = item.get("guard") or {}
+        new, old = guard.get("new"), guard.get("expected")
+        if isinstance(new, int | float) and isinstance(old, int | float):
+            lower += new < old
+            higher += new > old
+    return lower, higher
+
+
+def plan_summary(run: MaintenanceRun) -> str:
+    """What the plan does, in words: "Archive 347 of 501 notes (69%)"; a decay that raises
+    some importances says so ("Change the stored importance of 493 of 503 notes (98%):
+    480 lower, 13 higher")."""
+    if run.plan is None or run.kind not in _PLAN_VERBS:
+        return ""
+    verb, what, whole_key = _PLAN_VERBS[run.kind]
+    count = len(run.plan)
+    whole = int((run.stats or {}).get(whole_key) or 0)
+    if run.kind == "decay":
+        lower, higher = _decay_directions(run.plan)
+        if higher:
+            share = f" of {whole}" if whole else ""
+            percent = f" ({round(100 * count / whole)}%)" if whole else ""
+            return (
+                f"Change the stored importance of {count}{share} {what}{percent}: "
+                f"{lower} lower, {higher} higher"
+            )
+    if run.kind == "auto_consolidation":
+        share = (
+            f" ({2 * count} of {whole} notes, {round(100 * 2 * count / whole)}%)" if whole else ""
+        )
+        return f"{verb} {count} {what}{share}"
+    share = f" of {whole} {what} ({round(100 * count / whole)}%)" if whole else f" {what}"
+    return f"{verb} {count}{share}"
+
+
+def plan_page(
+    *, run: MaintenanceRun, offset: int = 0, limit: int = PLAN_ROWS
+) -> tuple[int, list[dict[str, Any]]]:
+    """``(total, rows)`` of a dry run's plan, without the guards; each row's text read from
+    the store where the plan did not keep one (decay)."""
+    plan = run.plan or []
+    rows = [
+        {k: v for k, v in item.items() if k != "guard"} for item in plan[offset : offset + limit]
+    ]
+    missing = [r["note_id"] for r in rows if not r.get("text")]
+    if missing:
+        docs = notes_store().notes_by_ids(missing)
+        for row in rows:
+            if not row.get("text") and row["note_id"] in docs:
+                row["text"] = str(docs[row["note_id"]].get("content", ""))[:200]
+    return len(plan), rows
+
+
+def run_detail(*, run: MaintenanceRun, has_plan_job: bool) -> RunDetail:
+    total, rows = plan_page(run=run) if run.plan else (0, [])
+    # a failed or cancelled application can be applied again: what it did is skipped as gone
+    applied_by = run.applications.exclude(
+        status__in=(MaintenanceRun.FAILED, MaintenanceRun.CANCELLED)
+    ).first()
+    undone_by = run.undo_runs.first()
+    return RunDetail(
+        run=run,
+        plan_rows=rows,
+        plan_total=total,
+        plan_summary=plan_summary(run),
+        applied_by=applied_by,
+        undone_by=undone_by,
+        can_apply=has_plan_job
+        and run.dry_run
+        and run.status == MaintenanceRun.DONE
+        and run.plan is not None
+        and applied_by is None,
+        can_undo=not run.dry_run
+        and run.kind != "undo"
+        and AuditEvent.objects.filter(
+            batch_id=run.batch_id, status=AuditEvent.DONE, undo_of__isnull=True
+        ).exists()
+        and run.status in (MaintenanceRun.DONE, MaintenanceRun.CANCELLED, MaintenanceRun.FAILED)
+        and (undone_by is None or undone_by.status == MaintenanceRun.FAILED),
+        sample=[] if run.plan is not None else _sample_rows(run.stats or {}),
+    )

@@ -1,0 +1,250 @@
+"""Reads of the near-duplicate review queue: the next pair with everything needed to judge
+it, the calibration of the threshold, and the latest scan."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from memory_app.notes.lib import InvalidNote, NoteNotFound, StoreUnavailable
+from memory_app.notes.lib.dedup.maths import MergePlan
+from memory_app.notes.lib.differences import Difference, differences, newer_and_older
+from memory_app.notes.lib.documents import effective_importance, utcnow_naive
+from memory_app.notes.models import MaintenanceRun, ReviewPair
+from memory_app.notes.selectors.notes import source_summary
+from memory_app.notes.stores import deduplicator, notes_store
+from qqweb.lib.actors import Actor
+
+Segment = tuple[str, str]  # ("same" | "gone" | "new", words)
+
+
+@dataclass
+class ReviewItem:
+    pair: ReviewPair
+    a: dict[str, Any]
+    b: dict[str, Any]
+    diff_a: list[Segment]
+    diff_b: list[Segment]
+    plan: MergePlan
+    merged_preview: dict[str, Any]
+    remaining: int
+    changes: tuple[Difference, ...] = ()  # how the two texts differ, kind by kind
+    newer_id: str | None = None  # the note written later, when the dates tell
+    chosen: bool = True  # a note to keep is selected (a contradiction waits for a choice)
+
+    @property
+    def possible_update(self) -> bool:
+        """The texts differ in a value (a date, number, version, id, name, colour or an
+        opposite word): perhaps an old and a new value of one fact rather than two copies;
+        or one negates the other (:attr:`contradiction`)."""
+        return bool(self.changes)
+
+    @property
+    def contradiction(self) -> bool:
+        """One text negates what the other says: not a duplicate, most likely; neither
+        note is kept by default."""
+        return any(c.contradiction for c in self.changes)
+
+    @property
+    def provenance(self) -> tuple[dict[str, str] | None, dict[str, str] | None]:
+        return tuple(
+            source_summary(d["source"]) if isinstance(d.get("source"), dict) else None
+            for d in (self.a, self.b)
+        )  # type: ignore[return-value]
+
+
+def word_diff(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
+    """Word-level diff of two texts, as segments for the left and the right side."""
+    wa, wb = a.split(), b.split()
+    left: list[Segment] = []
+    right: list[Segment] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes():
+        if op == "equal":
+            left.append(("same", " ".join(wa[i1:i2])))
+            right.append(("same", " ".join(wb[j1:j2])))
+        else:
+            if i2 > i1:
+                left.append(("gone", " ".join(wa[i1:i2])))
+            if j2 > j1:
+                right.append(("new", " ".join(wb[j1:j2])))
+    return left, right
+
+
+DECIDED = (ReviewPair.MERGED, ReviewPair.SUPERSEDED, ReviewPair.REJECTED, ReviewPair.SKIPPED)
+
+
+def review_last_decided(*, actor: Actor) -> ReviewPair | None:
+    """The pair ``actor`` gave the latest verdict on, still standing (not taken back)."""
+    return (
+        ReviewPair.objects.filter(decided_by=actor.label, status__in=DECIDED)
+        .order_by("-decided_at", "-id")
+        .first()
+    )
+
+
+def review_pending_count() -> int:
+    return ReviewPair.objects.filter(status=ReviewPair.PENDING).count()
+
+
+def review_next(
+    *, pair_id: int | None = None, content: str | None = None, primary_id: str | None = None
+) -> ReviewItem | None:
+    """The most similar pending pair (or ``pair_id``) whose two notes still exist, with a
+    preview of the merge: the seed's simple merge, or ``content`` as the curator wrote it.
+    A pair whose texts differ in a value (:func:`differences`) is flagged a possible
+    update, and its merge keeps the newer note unless ``primary_id`` says otherwise; a pair
+    whose texts contradict each other (a negation) keeps no note by default: the curator
+    chooses (the preview shows the agent's choice meanwhile)."""
+    pending = ReviewPair.objects.filter(status=ReviewPair.PENDING)
+    if pair_id is not None:
+        pending = pending.filter(pk=pair_id)
+    store = notes_store()
+    for pair in pending.order_by("-similarity", "id")[:50]:
+        a, b = store.get_full_note(pair.note_a), store.get_full_note(pair.note_b)
+        if a is None or b is None:
+            continue  # merged or archived elsewhere since the scan
+        changes = differences(str(a["content"]), str(b["content"]))
+        contradiction = any(c.contradiction for c in changes)
+        ordered = newer_and_older(a, b)
+        newer_id = str(ordered[0]["note_id"]) if ordered else None
+        chosen = primary_id is not None or not contradiction
+        if primary_id is None and changes and newer_id and not contradiction:
+            primary_id = newer_id  # a possible update: keep the newer text by default
+        plan = deduplicator().plan(a, b, pair.similarity, content=content, primary_id=primary_id)
+        primary = a if plan.primary_id == a["note_id"] else b
+        merged = {
+            **primary,
+            **plan.set_fields,
+            "access_count": int(primary.get("access_count") or 0) + plan.inc_access,
+        }
+        merged["effective_importance"] = effective_importance(merged, utcnow_naive())
+        diff_a, diff_b = word_diff(str(a["content"]), str(b["content"]))
+        if newer_id == a["note_id"]:  # from the older text to the newer, on either side
+            diff_b, diff_a = word_diff(str(b["content"]), str(a["content"]))
+        return ReviewItem(
+            pair,
+            a,
+            b,
+            diff_a,
+            diff_b,
+            plan,
+            merged,
+            review_pending_count(),
+            changes,
+            newer_id,
+            chosen,
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    low: float
+    high: float
+    merged: int
+    rejected: int
+
+    @property
+    def judged(self) -> int:
+        return self.merged + self.rejected
+
+    @property
+    def merge_share(self) -> float | None:
+        return round(self.merged / self.judged, 2) if self.judged else None
+
+
+@dataclass
+class Calibration:
+    rows: list[CalibrationRow]
+    suggested_threshold: float | None
+
+
+def review_calibration(
+    *, step: float = 0.025, min_verdicts: int = 5, target_share: float = 0.8
+) -> Calibration:
+    """The share of "merge" verdicts per similarity bucket, and the lowest threshold above
+    which curators merged at least ``target_share`` of the pairs they judged. A supersede
+    counts as a merge (the pair was one fact); a verdict taken back (its pair pending
+    again) is not counted."""
+    merged_like = (ReviewPair.MERGED, ReviewPair.SUPERSEDED)  # "the same fact": a duplicate
+    judged = ReviewPair.objects.filter(status__in=[*merged_like, ReviewPair.REJECTED])
+    values = [
+        (s, ReviewPair.MERGED if st in merged_like else st)
+        for s, st in judged.values_list("similarity", "status")
+    ]
+    low = min((s for s, _ in values), default=settings.QQ_DEDUP_THRESHOLD)
+    start = max(0.0, min(int(low / step) * step, 1.0 - step))  # 1.0 is in the last bucket
+    rows = []
+    edge = start
+    while edge < 1.0 - 1e-9:
+        top = round(edge + step, 4)
+        in_bucket = [st for s, st in values if edge <= s < top or (top >= 1 and s >= edge)]
+        rows.append(
+            CalibrationRow(
+                round(edge, 4),
+                top,
+                in_bucket.count(ReviewPair.MERGED),
+                in_bucket.count(ReviewPair.REJECTED),
+            )
+        )
+        edge = top
+    suggested = None
+    for i in range(len(rows)):
+        above = rows[i:]
+        merged = sum(r.merged for r in above)
+        total = sum(r.judged for r in above)
+        if total >= min_verdicts and merged / total >= target_share:
+            suggested = rows[i].low
+            break
+    return Calibration(rows, suggested)
+
+
+def latest_scan() -> MaintenanceRun | None:
+    """The newest dedup scan that finished (done, failed or cancelled), by when it was
+    started: an older run that closes later never takes the place of a newer one."""
+    return (
+        MaintenanceRun.objects.filter(kind="dedup_scan", status__in=MaintenanceRun.CLOSED)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+
+
+def open_scan() -> MaintenanceRun | None:
+    """A dedup scan queued or running now (the page names it; it polls only its own)."""
+    return (
+        MaintenanceRun.objects.filter(kind="dedup_scan", status__in=MaintenanceRun.OPEN)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+
+
+@dataclass(frozen=True)
+class MergeSuggestion:
+    content: str
+    model: str
+
+
+def review_llm_text(*, pair_id: int, primary_id: str | None = None) -> MergeSuggestion:
+    """The merged text the configured LLM (QQ_LLM_URL) suggests for a pending pair, for
+    the curator to read and edit before merging: a suggestion, never written by itself."""
+    pair = ReviewPair.objects.filter(pk=pair_id, status=ReviewPair.PENDING).first()
+    if pair is None:
+        raise InvalidNote("pair", f"there is no pending pair {pair_id}")
+    dedup = deduplicator()
+    if not dedup.llm_url:
+        raise InvalidNote(
+            "llm",
+            "no LLM is configured: set QQ_LLM_URL (and QQ_LLM_MODEL) to an "
+            "OpenAI-compatible endpoint",
+        )
+    store = notes_store()
+    a, b = store.get_full_note(pair.note_a), store.get_full_note(pair.note_b)
+    if a is None or b is None:
+        raise NoteNotFound(pair.note_a if a is None else pair.note_b)
+    text = dedup.llm_merge_text(*dedup.ordered(a, b, primary_id))
+    if text is None:
+        raise StoreUnavailable("llm", f"{dedup.llm_url} gave no merged text; try again later")
+    return MergeSuggestion(text, dedup.llm_model)

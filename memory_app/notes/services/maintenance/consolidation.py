@@ -1,0 +1,201 @@
+"""Auto-consolidation: the agent's merge of near-duplicate pairs, safe to run unattended.
+
+Only the pairs at or above the threshold (QQ_CONSOLIDATION_THRESHOLD, 0.95 by default) are
+considered, and of those only the copies are merged (``PairJudgment.unattended_merge`` of
+``memory_app.notes.lib.differences``: no difference found, the same content words in the
+same order; ``merge="unflagged"`` also merges rewordings with no difference found). A pair
+whose texts differ in a value (a date, number, version, id or name) or contradict each
+other is never merged: it is left for review (queued in the review queue, where a curator
+sees both values side by side) and listed on the run's page with the reason, as is a
+rewording under the default. The dry run's plan is
+made of the other pairs only; applying it merges exactly those, each only if neither note
+changed since the plan."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+from memory_app.notes.job_params import AutoConsolidationParams
+from memory_app.notes.lib import DimensionMismatch, InvalidNote, NoteNotFound
+from memory_app.notes.lib.differences import PairJudgment, pair_judgment
+from memory_app.notes.lib.errors import StaleWrite
+from memory_app.notes.models import MaintenanceRun
+from memory_app.notes.services.maintenance.common import Progress, _actor, _batch
+from memory_app.notes.services.maintenance.plans import TEXT, _apply_stats, _when
+from memory_app.notes.services.notes import pair_merge
+from memory_app.notes.services.review import duplicates_scan
+from memory_app.notes.stores import deduplicator, notes_store
+from qqweb.audit.snapshots import to_json
+
+LEFT_LISTED = 500  # pairs left for review listed on the run (all are counted and queued)
+
+Pair = tuple[str, str, float]
+
+
+NOT_A_COPY = (
+    "not a copy: the texts are worded differently (a rewording or an added detail waits "
+    "for review; merge='unflagged' merges those too)"
+)
+
+
+def pair_reason(judgment: PairJudgment) -> str:
+    """Why a pair is not merged, in words: "possible update: the texts differ in a number
+    (9000 / 9100)", "contradiction: ...", or that it is not a copy."""
+    if not judgment.flagged:
+        return NOT_A_COPY
+    values = ", ".join(
+        f"{'an' if d.kind[0] in 'aeiou' else 'a'} {d.kind} "
+        f"({', '.join(d.left)} / {', '.join(d.right)})"
+        for d in judgment.differences
+    )
+    return f"{judgment.verdict}: the texts differ in {values}"
+
+
+def pairs_split(
+    pairs: list[Pair], merge: str = "copies"
+) -> tuple[list[Pair], list[dict[str, Any]], dict[str, Any]]:
+    """``(mergeable, left, docs)``: the pairs merged unattended (``copies``: the pair
+    analysis' ``unattended_merge``, copies apart from punctuation, case and small words;
+    ``unflagged``: any pair it finds no difference in), the others as rows left for review
+    (ids, similarity, reason), and the notes as they are now. A pair with a note gone
+    since the search is dropped."""
+    ids = sorted({i for a, b, _ in pairs for i in (a, b)})
+    docs: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(ids), 1000):
+        docs.update(notes_store().notes_by_ids(ids[start : start + 1000]))
+    mergeable: list[Pair] = []
+    left: list[dict[str, Any]] = []
+    for a, b, similarity in pairs:
+        if a not in docs or b not in docs:
+            continue
+        judgment = pair_judgment(str(docs[a].get("content", "")), str(docs[b].get("content", "")))
+        if judgment.flagged or (merge == "copies" and not judgment.unattended_merge):
+            left.append(
+                {
+                    "note_id": a,
+                    "other_id": b,
+                    "similarity": round(similarity, 4),
+                    "reason": pair_reason(judgment),
+                }
+            )
+        else:
+            mergeable.append((a, b, similarity))
+    return mergeable, left, docs
+
+
+def _greedy(pairs: list[Pair]) -> list[Pair]:
+    """Most similar first, each note merged at most once (the agent's walk)."""
+    chosen: list[Pair] = []
+    touched: set[str] = set()
+    for a, b, similarity in pairs:
+        if a not in touched and b not in touched:
+            chosen.append((a, b, similarity))
+            touched.update((a, b))
+    return chosen
+
+
+def consolidation_plan(pairs: list[Pair], docs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pairs the pass would merge, with both notes' ``updated_at`` as they are now."""
+    return [
+        {
+            "note_id": a,
+            "other_id": b,
+            "text": str(docs[a].get("content", ""))[:TEXT],
+            "other_text": str(docs[b].get("content", ""))[:TEXT],
+            "before": f"two notes, similarity {similarity:.3f}",
+            "after": "merged into one",
+            "guard": {
+                "similarity": similarity,
+                "updated_at": {i: to_json(docs[i].get("updated_at")) for i in (a, b)},
+            },
+        }
+        for a, b, similarity in _greedy(pairs)
+    ]
+
+
+def _queue_left(run: MaintenanceRun, left: list[dict[str, Any]], threshold: float) -> None:
+    if left:
+        rows = [(r["note_id"], r["other_id"], float(r["similarity"])) for r in left]
+        duplicates_scan(run=run, threshold=threshold, rows=rows)
+
+
+def _left_stats(left: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"left_for_review": len(left), "left": left[:LEFT_LISTED]}
+
+
+def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+    """Merge every pair above the threshold whose texts do not differ in a value, with
+    the simple merge, each merge audited and undoable; the flagged pairs are left for
+    review. Runs only when there are more than QQ_MAX_WORKING_NOTES notes, unless
+    ``force``. A dry run keeps the plan and queues nothing."""
+    dedup = deduplicator()
+    params = AutoConsolidationParams.model_validate(run.params)
+    if not params.force and not dedup.should_consolidate():
+        return {
+            "skipped": f"{dedup.store.count()} notes, not more than "
+            f"{settings.QQ_MAX_WORKING_NOTES} (QQ_MAX_WORKING_NOTES)"
+        }
+    found = dedup.find_similar_ids(params.threshold)
+    mergeable, left, docs = pairs_split(found, params.merge)
+    stats: dict[str, Any] = {"of_notes": dedup.store.count(), "pairs_found": len(found)}
+    if run.dry_run:
+        run.plan = consolidation_plan(mergeable, docs)
+        progress(len(found), len(found))
+        return {**stats, "would_merge": len(run.plan), **_left_stats(left), "merged": 0}
+    _queue_left(run, left, params.threshold)
+    done = _merge_all(run, consolidation_plan(mergeable, docs), progress)
+    return {**stats, **_left_stats(left), "merged": done["merged"], **_errors(done)}
+
+
+def _errors(done: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "changed_since_plan": done["changed_since_plan"],
+        "gone": done["gone"],
+        "failed": len(done["errors"]),
+        "errors": done["errors"][:10],
+    }
+
+
+def _merge_all(
+    run: MaintenanceRun, items: list[dict[str, Any]], progress: Progress
+) -> dict[str, Any]:
+    use_llm = bool(run.params.get("use_llm"))
+    stats = _apply_stats(items, "merged")
+    stats["errors"] = []
+    for index, item in enumerate(items, start=1):
+        guard = item["guard"]
+        try:
+            pair_merge(
+                actor=_actor(run),
+                note_a_id=item["note_id"],
+                note_b_id=item["other_id"],
+                similarity=guard["similarity"],
+                use_llm=use_llm,
+                batch_id=_batch(run),
+                expected_updated_at={i: _when(v) for i, v in guard["updated_at"].items()},
+            )
+            stats["merged"] += 1
+        except StaleWrite:
+            stats["changed_since_plan"] += 1
+        except NoteNotFound:
+            stats["gone"] += 1
+        except (InvalidNote, DimensionMismatch) as e:
+            stats["errors"].append(f"{item['note_id']} + {item['other_id']}: {e}")
+        if index % 20 == 0 or index == len(items):
+            progress(index, len(items))
+    return stats
+
+
+def consolidation_apply(
+    run: MaintenanceRun, items: list[dict[str, Any]], progress: Progress
+) -> dict[str, Any]:
+    """Merge exactly the planned pairs (each only if unchanged since the plan) and queue
+    the pairs the dry run left for review."""
+    plan_run = MaintenanceRun.objects.filter(pk=run.plan_of_id or 0).only("stats").first()
+    left = list((plan_run.stats or {}).get("left") or []) if plan_run is not None else []
+    _queue_left(run, left, float(run.params.get("threshold") or 1.0))
+    stats = _merge_all(run, items, progress)
+    stats["errors"] = stats["errors"][:10]
+    return {**stats, "left_for_review": len(left)}

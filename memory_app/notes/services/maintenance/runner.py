@@ -1,0 +1,185 @@
+"""Creating a run (its parameters checked) and running it under the job's lock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from memory_app.notes.job_params import JobParams, params_validate
+from memory_app.notes.lib import InvalidNote, StoreUnavailable
+from memory_app.notes.models import JobLock, MaintenanceRun
+from memory_app.notes.selectors.plans import SCHEDULE_ACTOR, plan_changed_count
+from memory_app.notes.services.maintenance.common import (
+    LOCK_TTL,
+    JobBusy,
+    NoPlanToApply,
+    RunCancelled,
+)
+from memory_app.notes.services.maintenance.registry import (
+    JOBS,
+    UNDO_KIND,
+    job_of,
+    kind_title,
+    plan_job,
+    planning_kinds,
+)
+from memory_app.notes.services.runs import (
+    run_cancel_requested,
+    run_failed,
+    run_finished,
+    run_progress,
+    run_started,
+    run_stopped,
+)
+from qqweb.audit.models import AuditEvent
+from qqweb.lib.actors import Actor
+
+# --- running a job ---------------------------------------------------------------------------
+
+
+def job_create(
+    *,
+    kind: str,
+    actor: Actor,
+    dry_run: bool = False,
+    params: Mapping[str, Any] | JobParams | None = None,
+) -> MaintenanceRun:
+    """A queued run of ``kind``. ``params`` is validated with the job's schema (raising
+    InvalidJobParams naming each bad one) and stored whole, the settings' values filled in
+    for what was left out, so the run records what it will use."""
+    if kind not in JOBS:
+        raise InvalidNote("job", f"must be one of {', '.join(JOBS)}")
+    valid = params_validate(JOBS[kind].params, params)
+    return MaintenanceRun.objects.create(
+        kind=kind, started_by=actor.label, params=valid.model_dump(mode="json"), dry_run=dry_run
+    )
+
+
+def job_apply_plan(*, actor: Actor, run_id: int) -> MaintenanceRun:
+    """A queued run that applies exactly the plan of dry run ``run_id`` (a destructive
+    job's): the same parameters, the planned notes only, each only if it is still as it
+    was planned. Refused (InvalidNote) when the run has no plan or it was applied already."""
+    plan_run = MaintenanceRun.objects.filter(pk=run_id).first()
+    if plan_run is None:
+        raise InvalidNote("run", f"there is no run {run_id}")
+    if plan_job(plan_run.kind) is None:
+        raise NoPlanToApply(plan_run.pk, kind_title(plan_run.kind), planning_kinds())
+    if not plan_run.dry_run or plan_run.status != MaintenanceRun.DONE or plan_run.plan is None:
+        raise InvalidNote("run", f"run {plan_run.pk} is not a finished dry run with a plan")
+    applied = plan_run.applications.exclude(
+        status__in=(MaintenanceRun.FAILED, MaintenanceRun.CANCELLED)
+    ).first()
+    if applied is not None:
+        raise InvalidNote("run", f"this plan is applied by run {applied.pk} already")
+    if plan_run.started_by == SCHEDULE_ACTOR:
+        changed = plan_changed_count(plan_run)
+        if changed:
+            raise InvalidNote(
+                "run",
+                f"this scheduled plan expired: {changed} of its notes changed since it was "
+                "made; preview the job again",
+            )
+    return MaintenanceRun.objects.create(
+        kind=plan_run.kind,
+        started_by=actor.label,
+        params=plan_run.params,
+        dry_run=False,
+        plan_of=plan_run,
+    )
+
+
+def job_undo_create(*, actor: Actor, run_id: int) -> MaintenanceRun:
+    """A queued run (kind ``undo``) that undoes every change run ``run_id`` made."""
+    target = MaintenanceRun.objects.filter(pk=run_id).first()
+    if target is None:
+        raise InvalidNote("run", f"there is no run {run_id}")
+    if target.dry_run or target.kind == UNDO_KIND:
+        raise InvalidNote("run", f"run {target.pk} changed nothing: there is nothing to undo")
+    if target.is_open:
+        raise InvalidNote("run", f"run {target.pk} is {target.status}: cancel it or wait")
+    busy = target.undo_runs.filter(status__in=MaintenanceRun.OPEN).first()
+    if busy is not None:
+        raise InvalidNote("run", f"run {target.pk} is being undone by run {busy.pk}")
+    return MaintenanceRun.objects.create(
+        kind=UNDO_KIND,
+        started_by=actor.label,
+        params={"run": target.pk, "user_id": actor.user_id},
+        undo_of=target,
+    )
+
+
+def _lock(run: MaintenanceRun) -> None:
+    now = timezone.now()
+    with transaction.atomic():
+        JobLock.objects.filter(kind=run.kind, expires_at__lt=now).delete()
+        lock = JobLock.objects.filter(kind=run.kind).first()
+        if lock is not None and lock.run_id != run.pk:
+            raise JobBusy(run.kind, lock.run_id)
+        try:
+            JobLock.objects.update_or_create(
+                kind=run.kind, defaults={"run": run, "expires_at": now + LOCK_TTL}
+            )
+        except IntegrityError as e:
+            raise JobBusy(run.kind, 0) from e
+
+
+def _unlock(run: MaintenanceRun) -> None:
+    JobLock.objects.filter(kind=run.kind, run=run).delete()
+
+
+def job_run(
+    *, run: MaintenanceRun, on_progress: Callable[[int, int | None], None] | None = None
+) -> dict[str, Any]:
+    """Run (or resume) a job under its lock. A store that is down raises StoreUnavailable
+    for the caller to retry; anything else (a StoreError included: a bug) fails the run
+    with the reason and is not retried. A run closed before it started (cancelled while
+    queued, closed by the reaper) does nothing; a run asked to stop stops at its next
+    progress report (a batch boundary) and is closed as cancelled."""
+    job = job_of(run.kind)
+    try:
+        _lock(run)
+    except JobBusy as e:
+        run_failed(run, str(e))
+        raise
+    if not run_started(run):
+        _unlock(run)
+        return dict(run.stats)
+
+    def progress(done: int, total: int | None) -> None:
+        run_progress(run, done, total)
+        if on_progress is not None:
+            on_progress(done, total)
+        JobLock.objects.filter(kind=run.kind, run=run).update(expires_at=timezone.now() + LOCK_TTL)
+        if run_cancel_requested(run):
+            raise RunCancelled
+
+    try:
+        if run.plan_of_id is not None:
+            plan_run = MaintenanceRun.objects.get(pk=run.plan_of_id)
+            if job.apply is None or plan_run.plan is None:
+                raise InvalidNote("plan", f"run {plan_run.pk} has no plan to apply")
+            stats = job.apply(run, list(plan_run.plan), progress)
+        else:
+            stats = job.work(run, progress)
+    except RunCancelled:
+        _unlock(run)
+        stats = {"changes_before_cancel": _changes_in_batch(run)}
+        run_stopped(run, stats)
+        return stats
+    except StoreUnavailable:  # an outage: the caller retries (the run stays open)
+        _unlock(run)
+        raise
+    except Exception as e:
+        _unlock(run)
+        run_failed(run, str(e))
+        raise
+    run_finished(run, stats)
+    _unlock(run)
+    return stats
+
+
+def _changes_in_batch(run: MaintenanceRun) -> int:
+    return AuditEvent.objects.filter(batch_id=run.batch_id, status=AuditEvent.DONE).count()

@@ -1,0 +1,150 @@
+"""Maintenance runs: a row per job run, with its progress, for pages to poll; cancelling
+one; and the reaper that closes the runs no worker will ever finish."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from memory_app.notes.lib import InvalidNote
+from memory_app.notes.models import MaintenanceRun
+from qqweb.audit.services import audit_close_pending
+from qqweb.lib.actors import Actor
+
+# An audit event still pending after this many seconds is closed by the reaper (settled, or
+# failed with the reason): an event is pending only while the change to its one target is
+# written (milliseconds to seconds), so half an hour is far past any live writer, and short
+# enough that the Audit page does not show a dead process's change as in progress all day.
+AUDIT_PENDING_TIMEOUT_S = 1800
+
+
+def run_create(
+    *, kind: str, actor: Actor, params: dict[str, Any] | None = None, dry_run: bool = False
+) -> MaintenanceRun:
+    return MaintenanceRun.objects.create(
+        kind=kind, started_by=actor.label, params=params or {}, dry_run=dry_run
+    )
+
+
+def run_started(run: MaintenanceRun) -> bool:
+    """Mark the run running (a redelivered run resumes). False when it was closed in the
+    meantime (cancelled while queued, or closed by the reaper): then nothing runs."""
+    now = timezone.now()
+    started = MaintenanceRun.objects.filter(pk=run.pk, status__in=MaintenanceRun.OPEN).update(
+        status=MaintenanceRun.RUNNING, started_at=now, heartbeat_at=now
+    )
+    run.refresh_from_db()
+    return bool(started)
+
+
+def run_progress(run: MaintenanceRun, processed: int, total: int | None) -> None:
+    run.processed, run.total, run.heartbeat_at = processed, total, timezone.now()
+    run.save(update_fields=["processed", "total", "heartbeat_at"])
+
+
+def run_cancel_requested(run: MaintenanceRun) -> bool:
+    return MaintenanceRun.objects.filter(pk=run.pk, cancel_requested_at__isnull=False).exists()
+
+
+def run_finished(run: MaintenanceRun, stats: dict[str, Any]) -> None:
+    run.status, run.stats, run.finished_at = MaintenanceRun.DONE, stats, timezone.now()
+    if run.total is None:
+        run.total = run.processed
+    fields = ["status", "stats", "finished_at", "total"]
+    if run.plan is not None:  # a dry run's plan, for the curator to apply
+        run.plan_size = len(run.plan)
+        fields += ["plan", "plan_size"]
+    run.save(update_fields=fields)
+
+
+def run_failed(run: MaintenanceRun, error: str) -> None:
+    run.status, run.error, run.finished_at = MaintenanceRun.FAILED, error[:5000], timezone.now()
+    run.save(update_fields=["status", "error", "finished_at"])
+
+
+def run_stopped(run: MaintenanceRun, stats: dict[str, Any]) -> None:
+    """A running run that stopped at a batch boundary because it was cancelled."""
+    run.refresh_from_db(fields=["cancelled_by", "cancel_requested_at"])
+    run.status, run.stats, run.finished_at = MaintenanceRun.CANCELLED, stats, timezone.now()
+    run.error = (
+        f"cancelled by {run.cancelled_by or 'someone'}: stopped after {run.processed}"
+        f"{f' of {run.total}' if run.total is not None else ''}; what it changed before "
+        "stopping can be undone"
+    )
+    run.save(update_fields=["status", "stats", "finished_at", "error"])
+
+
+def run_cancel(*, actor: Actor, run_id: int) -> MaintenanceRun:
+    """Cancel a run: a queued one is closed at once (its task, when it reaches a worker,
+    does nothing); a running one is asked to stop and does so at its next batch boundary.
+    Refused (InvalidNote) for a run that is closed already."""
+    run = MaintenanceRun.objects.filter(pk=run_id).first()
+    if run is None:
+        raise InvalidNote("run", f"there is no run {run_id}")
+    now = timezone.now()
+    closed = MaintenanceRun.objects.filter(pk=run.pk, status=MaintenanceRun.QUEUED).update(
+        status=MaintenanceRun.CANCELLED,
+        cancel_requested_at=now,
+        cancelled_by=actor.label,
+        finished_at=now,
+        error=f"cancelled by {actor.label} before it started",
+    )
+    if not closed:
+        asked = MaintenanceRun.objects.filter(pk=run.pk, status=MaintenanceRun.RUNNING).update(
+            cancel_requested_at=now, cancelled_by=actor.label
+        )
+        if not asked:
+            run.refresh_from_db()
+            raise InvalidNote("run", f"run {run.pk} is {run.status} already: nothing to cancel")
+    run.refresh_from_db()
+    return run
+
+
+def runs_reap(*, now: Any = None) -> dict[str, int]:
+    """Close what no worker will ever finish, each as failed with the reason:
+
+    - runs still queued after ``QQ_RUN_QUEUED_TIMEOUT_S``: their task never reached a
+      worker (no worker running, a broker that lost it, a worker that died at start);
+      should the task arrive later, it finds the run closed and does nothing;
+    - running runs with no sign of life for ``QQ_RUN_SILENT_TIMEOUT_S`` (longer than the
+      broker's visibility timeout, after which a live broker hands the task out again);
+    - audit events left pending for ``AUDIT_PENDING_TIMEOUT_S`` (the process making
+      the change stopped before it said how it went)."""
+    now = now or timezone.now()
+    queued_bound = now - timedelta(seconds=settings.QQ_RUN_QUEUED_TIMEOUT_S)
+    silent_bound = now - timedelta(seconds=settings.QQ_RUN_SILENT_TIMEOUT_S)
+    queued = MaintenanceRun.objects.filter(
+        status=MaintenanceRun.QUEUED, created_at__lt=queued_bound
+    ).update(
+        status=MaintenanceRun.FAILED,
+        finished_at=now,
+        error=f"never started: its task did not reach a worker within "
+        f"{_duration(settings.QQ_RUN_QUEUED_TIMEOUT_S)} (is a Celery worker running on this "
+        "broker?); closed by the reaper, start it again",
+    )
+    silent = MaintenanceRun.objects.filter(
+        status=MaintenanceRun.RUNNING, heartbeat_at__lt=silent_bound
+    ).update(
+        status=MaintenanceRun.FAILED,
+        finished_at=now,
+        error=f"its worker stopped: no progress for "
+        f"{_duration(settings.QQ_RUN_SILENT_TIMEOUT_S)}; closed by the reaper (what it "
+        "changed before can be undone)",
+    )
+    pending = audit_close_pending(
+        older_than=now - timedelta(seconds=AUDIT_PENDING_TIMEOUT_S),
+        reason="left pending: the process making this change stopped before it finished; "
+        "closed by the reaper. The store may or may not hold the change: check the target.",
+    )
+    return {"queued_runs": queued, "silent_runs": silent, "pending_events": pending}
+
+
+def _duration(seconds: int) -> str:
+    if seconds % 3600 == 0:
+        return f"{seconds // 3600} h"
+    if seconds % 60 == 0:
+        return f"{seconds // 60} min"
+    return f"{seconds} s"

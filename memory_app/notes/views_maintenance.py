@@ -1,0 +1,161 @@
+"""HTML front door of the maintenance jobs (admin): run, dry-run, progress, schedule."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.views.decorators.http import require_GET, require_POST
+
+from memory_app.notes.forms import JobForm
+from memory_app.notes.jobs import job_start, plan_apply_start, run_undo_start, waits_for_worker
+from memory_app.notes.lib import InvalidNote
+from memory_app.notes.models import MaintenanceRun
+from memory_app.notes.selectors.maintenance import (
+    decay_agent_comparison,
+    maintenance_overview,
+    run_detail,
+)
+from memory_app.notes.selectors.plans import plan_expired, plans_waiting
+from memory_app.notes.services.maintenance import JOBS, plan_job, schedule_update
+from memory_app.notes.services.runs import run_cancel
+from qqweb.lib.actors import Actor
+from qqweb.lib.auth import ADMIN, VIEWER, has_role, role_required
+from qqweb.lib.pages import render_page
+
+
+def _context(request: HttpRequest, bound: JobForm | None = None) -> dict[str, Any]:
+    """The page's data, each job row with its form (``bound``, with its errors, for its job)."""
+    context = {
+        **maintenance_overview(jobs=JOBS.values()),
+        "plans_waiting": plans_waiting(),
+        "schedule_max_share": f"{100 * settings.QQ_SCHEDULE_MAX_SHARE:g}%",
+        "is_admin": has_role(request.user, ADMIN),
+    }
+    context["jobs"] = [
+        (row, bound if bound and bound.kind == row.job.kind else _form(row.job.kind))
+        for row in context["jobs"]
+    ]
+    return context
+
+
+def _form(kind: str, data: Any = None) -> JobForm:
+    job = JOBS[kind]
+    return JobForm(data, schema=job.params, kind=kind, destructive=job.apply is not None)
+
+
+@require_GET
+@role_required(VIEWER)
+def maintenance(request: HttpRequest) -> HttpResponse:
+    return render_page(request, "memory_app/maintenance.html", "runs-table", _context(request))
+
+
+@require_POST
+@role_required(ADMIN)
+def maintenance_start(request: HttpRequest, kind: str) -> HttpResponse:
+    """Start a run with the parameters of the job's form; a bad one re-renders the page
+    (its form only, for htmx) with the message next to the field, and starts nothing."""
+    if kind not in JOBS:
+        raise Http404(f"there is no job {kind}")
+    form = _form(kind, request.POST)
+    if not form.is_valid():
+        context = {**_context(request, bound=form), "form": form}
+        return render_page(request, "memory_app/maintenance.html", "job-form", context, status=400)
+    destructive = JOBS[kind].apply is not None
+    try:
+        run = job_start(
+            kind=kind,
+            actor=Actor.from_request(request),
+            # a destructive job starts as a dry run: its page shows the plan to apply
+            dry_run=form.cleaned_data["dry_run"] or destructive,
+            params=form.params,
+        )
+    except InvalidNote as e:
+        messages.error(request, str(e))
+        return redirect("memory_app:maintenance")
+    what = "Preview" if destructive else ("Dry run" if run.dry_run else "Run")
+    messages.success(request, f"{what} #{run.pk} of {kind} queued.")
+    return redirect("memory_app:maintenance_run", run_id=run.pk)
+
+
+@require_GET
+@role_required(VIEWER)
+def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
+    """A run: its progress (polled while it is open), its plan, what became of it."""
+    run = get_object_or_404(MaintenanceRun, pk=run_id)
+    detail = run_detail(run=run, has_plan_job=plan_job(run.kind) is not None)
+    context = {
+        "d": detail,
+        "expired": plan_expired(run=run) if detail.can_apply else 0,
+        "decay_comparison": decay_agent_comparison(run=run) if run.kind == "decay" else None,
+        "is_admin": has_role(request.user, ADMIN),
+        "no_worker": waits_for_worker(run),
+    }
+    return render_page(request, "memory_app/maintenance_run.html", "run-detail", context)
+
+
+@require_POST
+@role_required(ADMIN)
+def maintenance_run_apply(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Apply exactly the plan of a dry run, in the worker; then show the new run."""
+    try:
+        run = plan_apply_start(actor=Actor.from_request(request), run_id=run_id)
+    except InvalidNote as e:
+        messages.error(request, str(e))
+        return redirect("memory_app:maintenance_run", run_id=run_id)
+    messages.success(request, f"Run #{run.pk} applies the plan of dry run #{run_id}.")
+    return redirect("memory_app:maintenance_run", run_id=run.pk)
+
+
+@require_POST
+@role_required(ADMIN)
+def maintenance_run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Cancel a queued run, or ask a running one to stop at its next batch."""
+    try:
+        run = run_cancel(actor=Actor.from_request(request), run_id=run_id)
+    except InvalidNote as e:
+        messages.error(request, str(e))
+        return redirect("memory_app:maintenance_run", run_id=run_id)
+    messages.success(
+        request,
+        f"Run #{run.pk} cancelled."
+        if run.status == MaintenanceRun.CANCELLED
+        else f"Run #{run.pk} stops at its next batch.",
+    )
+    return redirect("memory_app:maintenance_run", run_id=run.pk)
+
+
+@require_POST
+@role_required(ADMIN)
+def maintenance_schedule(request: HttpRequest, task_id: int) -> HttpResponse:
+    try:
+        schedule_update(
+            actor=Actor.from_request(request),
+            task_id=task_id,
+            minute=request.POST.get("minute", "").strip(),
+            hour=request.POST.get("hour", "").strip(),
+            day_of_week=request.POST.get("day_of_week", "").strip(),
+            enabled=request.POST.get("enabled") == "on",
+            apply=request.POST.get("apply") == "on",
+        )
+        messages.success(request, "Schedule saved.")
+    except InvalidNote as e:
+        messages.error(request, f"Not saved: {e}")
+    return redirect("memory_app:maintenance")
+
+
+@require_POST
+@role_required(ADMIN)
+def maintenance_run_undo(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Undo everything a run changed (its audit batch), in the worker, as a run of its
+    own whose page shows the progress."""
+    try:
+        undo = run_undo_start(actor=Actor.from_request(request), run_id=run_id)
+    except InvalidNote as e:
+        messages.error(request, str(e))
+        return redirect("memory_app:maintenance_run", run_id=run_id)
+    messages.success(request, f"Run #{undo.pk} undoes run #{run_id}.")
+    return redirect("memory_app:maintenance_run", run_id=undo.pk)

@@ -1,0 +1,160 @@
+"""POST/PATCH/DELETE under /api/facts: curators write, viewers read; the preview, the
+409 that asks for confirmation, and the 4xx of bad writes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bson import ObjectId
+from django.test import Client
+
+from memory_app.facts.lib import FactsStore
+from memory_app.notes.lib.embeddings import Embedder
+from tests.memory_app.facts.conftest import agent_writes
+from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
+
+OLD_PORT = "The TTS-Provider service runs on port 9000."
+NEW_PORT = "The TTS-Provider service runs on port 9100."
+
+
+def test_a_curator_creates_a_fact(
+    facts_store: FactsStore, agent: SimulatedAgent, curator_client: Client
+) -> None:
+    response = curator_client.post(
+        "/api/facts", {"content": "The master likes jazz."}, content_type="application/json"
+    )
+    assert response.status_code == 201
+    body = response.json()
+    assert body["applied"] is True and body["preview"]["add"]["refused"] is False
+    assert facts_store.get(body["fact_id"]).text == "The master likes jazz."
+    assert agent.start() == set()
+
+
+def test_a_viewer_cannot_write(facts_store: FactsStore, viewer_client: Client) -> None:
+    response = viewer_client.post("/api/facts", {"content": "x"}, content_type="application/json")
+    assert response.status_code == 403
+    assert facts_store.count() == 0
+
+
+def test_a_write_that_archives_more_asks_for_confirmation_with_the_preview(
+    facts_store: FactsStore,
+    agent_model: Embedder,
+    agent: SimulatedAgent,
+    curator_client: Client,
+) -> None:
+    old = agent_writes(facts_store, agent_model, OLD_PORT, days_ago=20)
+    response = curator_client.post(
+        "/api/facts", {"content": NEW_PORT}, content_type="application/json"
+    )
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "confirm" and error["archive"] == [str(old)]
+    assert error["preview"]["add"]["refused"] is True
+    assert facts_store.count() == 1
+    dry = curator_client.post(
+        "/api/facts", {"content": NEW_PORT, "dry_run": True}, content_type="application/json"
+    )
+    assert dry.status_code == 200 and dry.json()["applied"] is False
+    confirmed = curator_client.post(
+        "/api/facts",
+        {"content": NEW_PORT, "archive": [str(old)]},
+        content_type="application/json",
+    )
+    assert confirmed.status_code == 201 and confirmed.json()["archived"] == [str(old)]
+    assert agent.start() == set()
+    archive = curator_client.get("/api/facts/archive").json()
+    assert [a["fact_id"] for a in archive] == [str(old)]
+
+
+def test_the_hashing_embedder_is_a_422(facts_store: FactsStore, curator_client: Client) -> None:
+    response = curator_client.post(
+        "/api/facts", {"content": "The master likes jazz."}, content_type="application/json"
+    )
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "wrong_embedder"
+    assert "all-MiniLM-L6-v2" in response.json()["error"]["message"]
+
+
+def test_an_edit_on_a_stale_copy_is_a_409(
+    facts_store: FactsStore, agent_model: Embedder, curator_client: Client
+) -> None:
+    fact = agent_writes(facts_store, agent_model, OLD_PORT, days_ago=2)
+    response = curator_client.patch(
+        f"/api/facts/{fact}",
+        {"expected_content": "not what it says", "content": NEW_PORT},
+        content_type="application/json",
+    )
+    assert response.status_code == 409 and response.json()["error"]["code"] == "stale"
+    ok = curator_client.patch(
+        f"/api/facts/{fact}",
+        {"expected_content": OLD_PORT, "content": NEW_PORT},
+        content_type="application/json",
+    )
+    assert ok.status_code == 200 and facts_store.get(str(fact)).text == NEW_PORT
+
+
+def test_delete_then_restore(
+    facts_store: FactsStore, agent_model: Embedder, curator_client: Client
+) -> None:
+    fact = agent_writes(facts_store, agent_model, OLD_PORT, days_ago=2)
+    assert curator_client.delete(f"/api/facts/{fact}").status_code == 200
+    assert facts_store.count() == 0
+    [row] = curator_client.get("/api/facts/archive").json()
+    restored = curator_client.post(
+        f"/api/facts/archive/{row['id']}/restore", {}, content_type="application/json"
+    )
+    assert restored.status_code == 200 and restored.json()["fact_id"] == str(fact)
+    assert facts_store.get(str(fact)).text == OLD_PORT
+
+
+def test_keep_newer_text_through_the_api(
+    facts_store: FactsStore,
+    agent_model: Embedder,
+    agent: SimulatedAgent,
+    curator_client: Client,
+) -> None:
+    old = agent_writes(facts_store, agent_model, OLD_PORT, days_ago=20)
+    new = agent_writes(facts_store, agent_model, NEW_PORT, days_ago=1)
+    response = curator_client.post(
+        "/api/facts/next-start/resolve",
+        {"anchor_id": str(old), "deleted_id": str(new), "how": "keep-newer-text"},
+        content_type="application/json",
+    )
+    assert response.status_code == 200, response.content
+    assert agent.start() == set()
+    assert agent.retrieve("TTS port")[0] == {"_id": str(old), "content": NEW_PORT}
+    bad = curator_client.post(
+        "/api/facts/next-start/resolve",
+        {"anchor_id": str(old), "deleted_id": str(new), "how": "merge"},
+        content_type="application/json",
+    )
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "how"
+
+
+def test_a_missing_fact_is_404_for_writes(
+    facts_store: FactsStore, agent_model: Embedder, curator_client: Client
+) -> None:
+    response = curator_client.delete(f"/api/facts/{ObjectId()}")
+    assert response.status_code == 404
+
+
+def test_contradiction_verdicts_are_remembered(
+    facts_store: FactsStore, agent_model: Embedder, curator_client: Client
+) -> None:
+    a = agent_writes(facts_store, agent_model, "The master is a backend developer.", days_ago=9)
+    b = agent_writes(
+        facts_store, agent_model, "The master is a backend developer at a startup.", days_ago=3
+    )
+    [pair] = curator_client.get("/api/facts/contradictions").json()
+    assert {pair["pair"]["anchor_id"], pair["pair"]["deleted_id"]} == {str(a), str(b)}
+    response = curator_client.post(
+        "/api/facts/contradictions/verdict",
+        {"a_id": str(a), "b_id": str(b), "verdict": "both-true"},
+        content_type="application/json",
+    )
+    assert response.status_code == 204
+    assert curator_client.get("/api/facts/contradictions").json() == []
+    shown: list[dict[str, Any]] = curator_client.get(
+        "/api/facts/contradictions", {"dismissed": True}
+    ).json()
+    assert shown[0]["verdict"] == "both-true"

@@ -1,0 +1,181 @@
+"""Nothing destructive runs unreviewed by default: a scheduled archival (decay, purge,
+auto-consolidation) makes its plan and waits for a curator, the Overview and the
+Maintenance page say so; a schedule an admin opts into applying still stops at
+QQ_SCHEDULE_MAX_SHARE of the notes. The schedule runs through the real beat task, Redis
+and Celery worker, the way beat sends it."""
+
+import json
+import time
+
+import pytest
+from celery import current_app
+from django.urls import reverse
+from django_celery_beat.models import PeriodicTask
+
+from memory_app.notes.models import MaintenanceRun
+from memory_app.notes.selectors.maintenance import plan_summary
+from memory_app.notes.services.maintenance import (
+    job_apply_plan,
+    job_run,
+    scheduled_run_create,
+    schedules_ensure,
+)
+from memory_app.notes.stores import notes_store
+from qqweb.audit.models import AuditEvent
+from qqweb.audit.services import audit_undo
+from qqweb.lib.actors import Actor
+from tests.helpers import plant_note as plant
+
+ADA = Actor("user", "ada-admin", role="admin")
+
+
+def wait_for_runs(kind, count, seconds=90):
+    """The ``count`` runs of ``kind`` once all of them are closed (oldest first)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        runs = list(MaintenanceRun.objects.filter(kind=kind).order_by("pk"))
+        if len(runs) >= count and all(r.status in MaintenanceRun.CLOSED for r in runs):
+            return runs
+        time.sleep(0.3)
+    raise AssertionError(f"{kind}: {[(r.pk, r.status) for r in runs]}")
+
+
+def beat_sends(kind):
+    """What beat does at the schedule's time: the task with the entry's kwargs."""
+    task = PeriodicTask.objects.get(name__startswith="qqweb:", kwargs__contains=f'"{kind}"')
+    current_app.send_task(task.task, kwargs=json.loads(task.kwargs))
+
+
+def plant_notes(low, total):
+    """``total`` notes of which ``low`` are below the archival threshold (0.05)."""
+    for n in range(total):
+        plant(f"note_{n:016d}", 0.01 if n < low else 0.9, 300 if n < low else 1)
+
+
+def set_apply(client, kind, apply):
+    task = PeriodicTask.objects.get(kwargs__contains=f'"{kind}"')
+    data = {"minute": "0", "hour": "4", "day_of_week": "0", "enabled": "on"}
+    response = client.post(
+        reverse("memory_app:maintenance_schedule", args=[task.pk]),
+        {**data, **({"apply": "on"} if apply else {})},
+    )
+    assert response.status_code == 302
+    return task
+
+
+@pytest.fixture
+def worker_notes(celery_worker, settings):
+    settings.QQ_MONGO_DB = celery_worker["QQ_MONGO_DB"]  # the database the worker reads
+    notes_store().clear_all()
+    schedules_ensure()
+    yield
+    notes_store().clear_all()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_scheduled_archival_waits_with_its_plan_on_the_overview_and_maintenance_pages(
+    worker_notes, admin_client_
+):
+    plant_notes(low=2, total=3)
+    beat_sends("archival")
+    [run] = wait_for_runs("archival", 1)
+    assert run.status == "done" and run.dry_run and run.started_by == "job:schedule"
+    assert notes_store().count() == 3  # nothing archived
+    link = reverse("memory_app:maintenance_run", args=[run.pk])
+    for page in ("memory_app:overview", "memory_app:maintenance"):
+        html = admin_client_.get(reverse(page)).content.decode()
+        waits = html.split('id="plans-waiting"')[1].split("</section>")[0]
+        assert "A plan waits:</strong> archive 2 of 3 notes (67%)" in waits, page
+        assert f'href="{link}" class="plan-review">Review and apply it' in waits, page
+    run_page = admin_client_.get(link).content.decode()
+    assert 'id="plan-apply-button"' in run_page and "Archive 2 of 3 notes (67%)" in run_page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_opted_in_schedule_applies_a_plan_within_the_cap(worker_notes, admin_client_):
+    set_apply(admin_client_, "archival", True)
+    event = AuditEvent.objects.get(action="schedule.update")
+    assert (event.before["apply"], event.after["apply"], event.actor) == (
+        False,
+        True,
+        "user:ada-admin",
+    )
+    plant_notes(low=1, total=21)  # 1 of 21 notes: 4.8%, within the 5% cap
+    beat_sends("archival")
+    dry, applied = wait_for_runs("archival", 2)
+    assert applied.plan_of_id == dry.pk and applied.status == "done", applied.error
+    assert applied.stats["archived"] == 1 and notes_store().count() == 20
+    html = admin_client_.get(reverse("memory_app:overview")).content.decode()
+    assert 'id="plans-waiting"' not in html
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_opted_in_schedule_over_the_cap_stops_and_waits(worker_notes, admin_client_):
+    set_apply(admin_client_, "archival", True)
+    plant_notes(low=2, total=21)  # 2 of 21 notes: 9.5%, over the 5% cap
+    beat_sends("archival")
+    [run] = wait_for_runs("archival", 1)
+    deadline = time.monotonic() + 60
+    while "waits" not in run.stats and time.monotonic() < deadline:  # the follow-up task
+        time.sleep(0.3)
+        run.refresh_from_db()
+    assert MaintenanceRun.objects.filter(kind="archival").count() == 1  # none applies it
+    assert run.dry_run and notes_store().count() == 21
+    assert (
+        "would change 2 of 21 notes (9.5%), more than QQ_SCHEDULE_MAX_SHARE (5%)"
+        in (run.stats["waits"])
+    )
+    html = admin_client_.get(reverse("memory_app:maintenance")).content.decode()
+    waits = html.split('id="plans-waiting"')[1].split("</section>")[0]
+    assert "A plan waits:</strong> archive 2 of 21 notes (10%)" in waits
+    assert "not applied on its own because it would change 2 of 21 notes" in waits
+
+
+@pytest.mark.django_db
+def test_a_waiting_plan_expires_when_a_planned_note_changes(admin_client_, stores):
+    plant_notes(low=2, total=3)
+    run = scheduled_run_create(kind="archival")
+    job_run(run=run)
+    notes_store().update_importance("note_0000000000000001", 0.02)  # the agent, meanwhile
+    html = admin_client_.get(reverse("memory_app:overview")).content.decode()
+    assert "A plan expired:</strong> archive 2 of 3 notes (67%). 1 of its notes changed" in html
+    run_page = admin_client_.get(reverse("memory_app:maintenance_run", args=[run.pk]))
+    assert 'id="plan-expired"' in run_page.content.decode()
+    assert 'id="plan-apply-button"' not in run_page.content.decode()
+    with pytest.raises(Exception, match="this scheduled plan expired: 1 of its notes"):
+        job_apply_plan(actor=ADA, run_id=run.pk)
+    assert notes_store().count() == 3
+
+
+@pytest.mark.django_db
+def test_a_decay_plan_that_raises_some_importances_says_so(stores):
+    plant("note_00000000000a1", 0.9, 40)  # decays: lower
+    plant("note_00000000000a2", 0.8, 30)  # lower
+    plant("note_00000000000a3", 0.375, 0, access_count=10)  # read often: 0.375 -> 0.875
+    run = scheduled_run_create(kind="decay")
+    job_run(run=run)
+    run.refresh_from_db()
+    assert plan_summary(run) == (
+        "Change the stored importance of 3 of 3 notes (100%): 2 lower, 1 higher"
+    )
+    assert notes_store().get_full_note("note_00000000000a3")["importance"] == 0.375
+
+
+@pytest.mark.django_db
+def test_a_schedule_edit_is_audited_and_undone(admin_client_, admin_user, stores):
+    schedules_ensure()
+    task = set_apply(admin_client_, "decay", True)
+    assert json.loads(PeriodicTask.objects.get(pk=task.pk).kwargs)["apply"] is True
+    page = admin_client_.get(reverse("memory_app:maintenance")).content.decode()
+    assert 'id="schedule-apply-decay" checked' in page
+    assert 'id="schedule-apply-dedup_scan"' not in page  # a scan changes nothing
+    event = AuditEvent.objects.get(action="schedule.update")
+    audit_undo(actor=Actor("user", "ada-admin", admin_user.pk, "admin"), event_id=event.pk)
+    assert "apply" not in json.loads(PeriodicTask.objects.get(pk=task.pk).kwargs)
+    task = PeriodicTask.objects.get(kwargs__contains='"dedup_scan"')
+    refused = admin_client_.post(
+        reverse("memory_app:maintenance_schedule", args=[task.pk]),
+        {"minute": "30", "hour": "3", "day_of_week": "*", "enabled": "on", "apply": "on"},
+        follow=True,
+    )
+    assert "dedup_scan has no plan to apply" in refused.content.decode()
