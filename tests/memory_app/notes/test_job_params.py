@@ -254,7 +254,7 @@ def test_a_command_with_a_bad_option_fails_naming_it(stores, command, args, opti
 
 @pytest.mark.parametrize("kind", list(JOBS))
 def test_each_commands_options_are_its_jobs_parameters(kind):
-    parser = load_command_class("memory_app", COMMANDS[kind]).create_parser("manage.py", kind)
+    parser = load_command_class("memory_app.notes", COMMANDS[kind]).create_parser("manage.py", kind)
     standard = BaseCommand().create_parser("manage.py", kind)
     options = {a.dest for a in parser._actions} - {a.dest for a in standard._actions}
     assert options == {"dry_run", *JOBS[kind].params.model_fields}
