@@ -138,7 +138,7 @@ def build_query(flt: NoteFilter, now: datetime) -> dict[str, Any]:
                 ]
             }
         )
-    if flt.text:  # at the start of a word, as the read model's list (read_list.py)
+    if flt.text:  # at the start of a word, as the read model's list (replica/lists.py)
         pattern = r"(^|\W)" + re.escape(flt.text)
         clauses.append({"content": {"$regex": pattern, "$options": "i"}})
     if not clauses:

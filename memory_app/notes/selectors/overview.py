@@ -163,7 +163,7 @@ class MemoryInsights:
 def memory_insights(
     *, archive_threshold: float | None = None, bins: int = 10, weeks: int = 26
 ) -> MemoryInsights | None:
-    """The Overview's pictures, from the read model's columns (``read_aggregates.py``, no
+    """The Overview's pictures, from the read model's columns (``replica/aggregates.py``, no
     query): the stored-importance histogram with the effective importance now and in 7,
     30 and 90 days over it, how many notes the next archival pass would take at
     ``archive_threshold``, source breakdowns and notes per week. None while the read

@@ -1,7 +1,7 @@
 """The read model (memory/read_model.py, kept by the vector index) answers exactly what
 MongoDB answers, after every kind of write and after a restart: its questions (histogram,
 effective importance now and in 30 days, source types, counts, per section), the
-Overview's numbers and pictures (read_aggregates.py) against the pass over every document
+Overview's numbers and pictures (replica/aggregates.py) against the pass over every document
 they replace, every column of every note, row by row, and the notes list
 (memory/read_list.py): every filter, both directions of every sort, page by page, its
 counts and positions, against the MongoDB query (mongo/paging.py)."""

@@ -12,6 +12,7 @@
 
 from memory_app.notes.lib.archive.entries import (
     ArchivedNote,
+    ArchiveLine,
     archive_line_for,
     local_naive_iso,
     new_note_id,
@@ -19,7 +20,7 @@ from memory_app.notes.lib.archive.entries import (
     reason_kind,
     validate_archive_entry,
 )
-from memory_app.notes.lib.archive.file import ArchiveFile, ArchiveLine
+from memory_app.notes.lib.archive.file import ArchiveFile
 from memory_app.notes.lib.archive.manager import (
     ARCHIVE_FILE,
     ARCHIVE_LOCK,

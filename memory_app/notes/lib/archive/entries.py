@@ -13,12 +13,22 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any, TypeGuard
 
 from memory_app.notes.lib.errors import InvalidNote
 
-if TYPE_CHECKING:
-    from memory_app.notes.lib.archive.file import ArchiveLine
+
+@dataclass(frozen=True)
+class ArchiveLine:
+    """One line of the file (1-based ``number``, without its newline): parsed (``entry``)
+    or not (``error`` says why). ``raw`` is its text for display (invalid UTF-8 shown as
+    U+FFFD); ``data`` its exact bytes, which a rewrite keeps."""
+
+    number: int
+    raw: str
+    entry: dict[str, Any] | None
+    error: str = ""
+    data: bytes = b""
 
 
 def local_naive_iso(value: datetime | None = None) -> str:

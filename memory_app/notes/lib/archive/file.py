@@ -13,25 +13,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memory_app.notes.lib.archive.entries import validate_archive_entry
+from memory_app.notes.lib.archive.entries import ArchiveLine, validate_archive_entry
 from memory_app.notes.lib.files import append_lines, atomic_write_bytes, file_lock
-
-
-@dataclass(frozen=True)
-class ArchiveLine:
-    """One line of the file (1-based ``number``, without its newline): parsed (``entry``)
-    or not (``error`` says why). ``raw`` is its text for display (invalid UTF-8 shown as
-    U+FFFD); ``data`` its exact bytes, which a rewrite keeps."""
-
-    number: int
-    raw: str
-    entry: dict[str, Any] | None
-    error: str = ""
-    data: bytes = b""
 
 
 class ArchiveFile:

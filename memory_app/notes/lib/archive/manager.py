@@ -14,8 +14,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory_app.notes.lib.archive.entries import ArchivedNote, local_naive_iso, new_note_id
-from memory_app.notes.lib.archive.file import ArchiveFile, ArchiveLine, parse_line
+from memory_app.notes.lib.archive.entries import (
+    ArchivedNote,
+    ArchiveLine,
+    local_naive_iso,
+    new_note_id,
+)
+from memory_app.notes.lib.archive.file import ArchiveFile, parse_line
 from memory_app.notes.lib.archive.restore import (
     ArchiveLineGone,
     RestoreConflict,

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memory_app.notes.lib.archive.entries import ArchivedNote, reason_kind
-from memory_app.notes.lib.archive.file import ArchiveLine, iter_lines
+from memory_app.notes.lib.archive.entries import ArchivedNote, ArchiveLine, reason_kind
+from memory_app.notes.lib.archive.file import iter_lines
 from memory_app.notes.lib.files import file_lock
 
 BAD_LINES_KEPT = 100  # unreadable lines listed (with their number); all are counted

@@ -3,7 +3,7 @@ snapshot instead of MongoDB (no I/O but files).
 
 The vector index saves, under ``QQ_VECTOR_DIR/<db>.<collection>/``, one memory-mapped
 segment per dimension: the unit float32 rows of every note it held and their note ids
-(``vector_state.py``, ``vector_segments.py``). Segments are never changed once written,
+(``replica/state.py``, ``segments.py``). Segments are never changed once written,
 so :func:`link_snapshot` hard-links a segment's ``vectors.npy`` and ``ids.npy`` into the
 scan's folder (a copy where the two folders are on different file systems): the scan
 then holds its files even when the index saves a newer snapshot and removes this one.

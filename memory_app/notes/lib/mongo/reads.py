@@ -22,7 +22,7 @@ from memory_app.notes.lib.mongo.paging import page_notes
 from memory_app.notes.lib.replica.read_model import STAMP_FIELDS, stamp
 
 META_COLLECTION = "qqweb_meta"  # ours, beside the notes; the agent never reads it
-# What the vector index and the read model hold of a note (read_model.py).
+# What the vector index and the read model hold of a note (replica/read_model.py).
 VECTOR_FIELDS = {
     "_id": 1,
     "note_id": 1,
@@ -233,7 +233,7 @@ class Reads(MongoBase):
         ``limit`` of them; 0: no limit). Every note at
         once costs SecantusDB's daemon its whole result in memory before the first batch
         (past 10 GB at 100k notes of 384 floats): the vector index reads in windows
-        (``vector_follow.every_vector``)."""
+        (``follow.every_vector``)."""
         query: dict[str, Any] = {}
         if note_ids is not None:
             query["note_id"] = {"$in": list(note_ids)}

@@ -172,7 +172,7 @@ class MongoNotesStore(BackupAccess, CuratorWrites, Reads, DecayScans, MongoBase)
         self, query_embedding: list[float], limit: int = 5, section: str | None = None
     ) -> list[dict[str, Any]]:
         """Cosine search, as the seed: ``[{note_id, content, section, importance, score}]``.
-        Served by the vector index attached to this store (see ``vectors.py``)."""
+        Served by the vector index attached to this store (see ``replica/index.py``)."""
         if self.vector_index is None:
             self.vector_index = VectorIndex(self)
         return self.vector_index.search_notes(query_embedding, limit=limit, section=section)

@@ -1,4 +1,4 @@
-"""The Overview's numbers and pictures answered from the read model (``read_model.py``):
+"""The Overview's numbers and pictures answered from the read model (``replica/read_model.py``):
 pure functions of its columns, vectorised, no MongoDB query.
 
 Each answers what the pass over every document answered before (``tests/memory_app/

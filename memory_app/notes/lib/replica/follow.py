@@ -37,16 +37,14 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from memory_app.notes.lib.errors import StoreError, StoreUnavailable
 from memory_app.notes.lib.replica.books import version_key
-
-if TYPE_CHECKING:
-    from memory_app.notes.lib.replica.index import VectorIndex
+from memory_app.notes.lib.replica.core import IndexCore, VectorSource
 
 log = logging.getLogger(__name__)
 
@@ -54,51 +52,11 @@ T = TypeVar("T")
 
 IDLE_POLL_S = 0.25  # at most four empty polls of the change stream a second
 DIFF_WINDOW = 1000  # notes a diff query reads (a range of note ids; see Reads.id_versions)
-# Embeddings one query of the vector index asks for at most (the load without a snapshot,
-# the re-read of many changed notes): SecantusDB's daemon reads a find's whole result
-# before its first batch and answers nothing else meanwhile; every vector at once grew it
-# past 10 GB at 100k notes of 384 floats.
-LOAD_BATCH = 500
 LOAD_RETRIES, LOAD_RETRY_S = 15, 2.0  # one range of the load, asked again (every_vector)
 WINDOW_DIGITS = 6  # hex digits of the windows' edges (id_bounds)
 
 
-class VectorSource(Protocol):
-    """What the index needs from the notes store."""
-
-    def vector_rows(
-        self,
-        *,
-        note_ids: Iterable[str] | None = None,
-        object_ids: Iterable[Any] | None = None,
-        window: tuple[str | None, str | None] | None = None,
-        limit: int = 0,
-    ) -> Iterator[dict[str, Any]]: ...
-
-    def note_ids_in(self, low: str | None, high: str | None) -> list[str]: ...
-
-    def id_versions(
-        self, bounds: Sequence[str] = ()
-    ) -> Iterator[tuple[Any, str, tuple[Any, ...]]]: ...
-
-    def count_notes(self) -> Any: ...  # a NotesCount: about how many notes (the progress)
-
-    def watch_changes(self, resume_after: Any = None) -> Any: ...
-
-    def index_generation(self) -> int: ...
-
-    def bump_index_generation(self) -> None: ...
-
-    def notes_by_ids(
-        self, note_ids: Iterable[str], *, with_embedding: bool = False
-    ) -> dict[str, dict[str, Any]]: ...
-
-    def atlas_vector_search(
-        self, index: str, query: list[float], limit: int, section: str | None
-    ) -> list[dict[str, Any]]: ...
-
-
-def watch(index: VectorIndex) -> None:
+def watch(index: IndexCore) -> None:
     source = index._source
     assert source is not None
     token = None
@@ -143,7 +101,7 @@ def watch(index: VectorIndex) -> None:
     index._stream_tried.set()
 
 
-def follow(index: VectorIndex) -> None:
+def follow(index: IndexCore) -> None:
     """The follower thread: a full step (:meth:`VectorIndex.refresh`: a rebuild asked for,
     the diff where there is no change stream, the notes handed over, the fold) every
     ``refresh_interval`` seconds after the last one ended; between them, each time the
@@ -169,14 +127,14 @@ def follow(index: VectorIndex) -> None:
         index._wake.wait(max(due - time.monotonic(), 0.0))
 
 
-def needs_fold(index: VectorIndex) -> bool:
+def needs_fold(index: IndexCore) -> bool:
     with index._lock:
         changed = len(index._delta) + sum(int(m.sum()) for m in index._masked.values())
         size = sum(len(s) for s in index._snapshot.segments.values())
     return changed > 0 and (changed >= max(index._fold_at, size // 50) or size < index._exact_below)
 
 
-def fold(index: VectorIndex) -> None:
+def fold(index: IndexCore) -> None:
     """New segments from the live rows of the old ones and the delta, built without the
     lock; changes made meanwhile stay in the delta of the new ones."""
     with index._lock:
@@ -204,7 +162,7 @@ def fold(index: VectorIndex) -> None:
         index._delta = keep
 
 
-def diff(index: VectorIndex) -> None:
+def diff(index: IndexCore) -> None:
     """Compare every ``(_id, note_id, updated_at)`` with what the index holds, read in
     windows of about :data:`DIFF_WINDOW` of the note ids the index knows (notes with
     other ids fall in the windows around them), so the server answers the pages'

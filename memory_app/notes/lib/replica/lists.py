@@ -1,5 +1,5 @@
 """The notes list and its count, answered from the read model: the vector index's follower
-keeps the columns in step with MongoDB (``vectors.py``), ``read_query.py`` picks the
+keeps the columns in step with MongoDB (``replica/index.py``), ``replica/query.py`` picks the
 page's rows with numpy, and MongoDB then serves only those documents, by id.
 
 - Same answers as the MongoDB query (``mongo/paging.py``, kept as the reference and the
@@ -9,7 +9,7 @@ page's rows with numpy, and MongoDB then serves only those documents, by id.
 - The text filter: a note matches when its content contains the text as typed, ignoring
   case, starting at the beginning of a word (not after a letter, digit or ``_``):
   "lumen" finds "Lumens" and "the LUMEN", not "illumen"; "the lum" finds "the lumen".
-  The word-prefix index (``read_words.py``) gives the candidates; unless the text is a
+  The word-prefix index (``replica/words.py``) gives the candidates; unless the text is a
   single word (which the index answers exactly), each candidate is confirmed on its
   fetched document with an escaped, case-insensitive regular expression. A text without
   a letter or digit is refused (400). The MongoDB query (``listing.build_query``, the

@@ -1,4 +1,4 @@
-"""The notes list answered from the read model (``read_model.py``), as pure functions over
+"""The notes list answered from the read model (``replica/read_model.py``), as pure functions over
 its numpy columns: a filter is a boolean mask, a sort is an int64 key per row, and a page
 is the ``limit`` smallest ``(key, note_id)`` after the cursor, found by partitioning
 (``np.partition``) rather than sorting every row.
@@ -90,7 +90,7 @@ def filter_mask(model: ReadModel, flt: NoteFilter, now: datetime) -> np.ndarray:
 
 
 def text_candidates(model: ReadModel, text: str) -> np.ndarray:
-    """Rows that may contain ``text`` (``read_words.py``); a text with no letter or digit
+    """Rows that may contain ``text`` (``replica/words.py``); a text with no letter or digit
     cannot be looked up and is refused."""
     found = model.words.candidates(text, model.size)
     if found is None:

@@ -5,13 +5,13 @@ what-if are vectorised sums instead of a pass over every document.
 Columns (about 60 bytes a note): importance, decay rate, access count, created / updated /
 last accessed (int64 microseconds since the epoch, exact, so whole days are counted as
 the agent counts them), section, source type and source file (codes into small tables)
-and the embedding's dimension (0: none). For the notes list (``read_query.py``): each
+and the embedding's dimension (0: none). For the notes list (``replica/query.py``): each
 note's id as UTF-8 bytes (``ids``, width a multiple of 8, so ties are broken in MongoDB's
 byte order by comparing 8-byte words), which sort fields are null or missing in the
 document (``nulls``, bits ``NULL_BITS``: MongoDB sorts those first), and a word-prefix
-index of the content (``read_words.py``) for the text filter.
+index of the content (``replica/words.py``) for the text filter.
 
-It is kept in step by the vector index (``vectors.py``), which already sees every change
+It is kept in step by the vector index (``replica/index.py``), which already sees every change
 (the writer's notifications, the change stream, the id diff) and hands each re-read
 document to :meth:`ReadModel.put` or its note id to :meth:`ReadModel.forget`; it is saved
 beside the vector segments in each snapshot and opened copy-on-write memory-mapped

@@ -3,46 +3,21 @@ dimension, the nearest notes to a query (the saved segments, minus the rows chan
 plus the in-memory delta), and the seed's ``search_similar`` shape with the documents
 fetched by id, every vector it holds (the full dedup scan's input); and what a question
 gets while the index is still loading (:class:`IndexWarming`).
-:class:`~.vectors.VectorIndex` answers through these."""
+:class:`~.index.VectorIndex` answers through these."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from memory_app.notes.lib.errors import (
     DimensionMismatch,
-    MemoryLibraryError,
     StoreError,
-    StoreUnavailable,
 )
+from memory_app.notes.lib.replica.core import IndexCore
 from memory_app.notes.lib.replica.segments import Segment, dot, normalise
-
-if TYPE_CHECKING:
-    from memory_app.notes.lib.replica.index import VectorIndex
-
-
-class IndexWarming(StoreUnavailable):
-    """The index is still loading in the background (a process that just started), with
-    how far it got: ``read`` notes of about ``total`` (None: not known yet)."""
-
-    def __init__(self, read: int = 0, total: int | None = None) -> None:
-        MemoryLibraryError.__init__(self, _loading_text(read, total))
-        self.store, self.read, self.total = "the search index", read, total
-        self.message = str(self)
-
-    def __reduce__(self) -> tuple[type, tuple[int, int | None]]:  # type: ignore[override]
-        return type(self), (self.read, self.total)
-
-
-def _loading_text(read: int, total: int | None) -> str:
-    if total is None:
-        where = f"{read:,} notes so far" if read else "starting"
-    else:
-        where = f"{min(read, total):,} of {total:,} notes"
-    return f"the search index is loading ({where}); try again in a few seconds"
 
 
 @dataclass
@@ -52,7 +27,7 @@ class SearchResult:
     skipped_other_dimensions: dict[int, int]
 
 
-def holds(index: VectorIndex, note_id: str) -> bool:
+def holds(index: IndexCore, note_id: str) -> bool:
     """Whether ``note_id`` has a vector in the index (as of the last catch-up)."""
     index._wait_ready()
     with index._lock:
@@ -62,7 +37,7 @@ def holds(index: VectorIndex, note_id: str) -> bool:
         return where is not None and not index._masked[where[0]][where[1]]
 
 
-def dimensions(index: VectorIndex) -> dict[int, int]:
+def dimensions(index: IndexCore) -> dict[int, int]:
     index._wait_ready()
     with index._lock:
         counts = {d: len(m) - int(np.count_nonzero(m)) for d, m in index._masked.items()}
@@ -71,13 +46,13 @@ def dimensions(index: VectorIndex) -> dict[int, int]:
     return {d: c for d, c in counts.items() if c}
 
 
-def delta_of(index: VectorIndex, dim: int) -> tuple[list[str], np.ndarray, np.ndarray]:
+def delta_of(index: IndexCore, dim: int) -> tuple[list[str], np.ndarray, np.ndarray]:
     rows = np.zeros((0, dim), np.float32)
     empty: tuple[list[str], np.ndarray, np.ndarray] = ([], np.zeros(0, dtype=str), rows)
     return _delta_groups(index).get(dim, empty)
 
 
-def _delta_groups(index: VectorIndex) -> dict[int, tuple[list[str], np.ndarray, np.ndarray]]:
+def _delta_groups(index: IndexCore) -> dict[int, tuple[list[str], np.ndarray, np.ndarray]]:
     """The delta's note ids, sections and rows by dimension (kept until it changes)."""
     if index._delta_cache is None:
         grouped: dict[int, list[tuple[str, str, np.ndarray]]] = {}
@@ -95,7 +70,7 @@ def _delta_groups(index: VectorIndex) -> dict[int, tuple[list[str], np.ndarray, 
 
 
 def search(
-    index: VectorIndex,
+    index: IndexCore,
     query: list[float] | np.ndarray,
     *,
     limit: int = 5,
@@ -141,7 +116,7 @@ def search(
 
 
 def search_notes(
-    index: VectorIndex, query: list[float], *, limit: int = 5, section: str | None = None
+    index: IndexCore, query: list[float], *, limit: int = 5, section: str | None = None
 ) -> list[dict[str, Any]]:
     """The seed's ``search_similar`` shape, documents fetched with one ``$in``."""
     assert index._source is not None
@@ -166,7 +141,7 @@ def search_notes(
     ]
 
 
-def rows_by_dimension(index: VectorIndex) -> dict[int, tuple[list[str], np.ndarray]]:
+def rows_by_dimension(index: IndexCore) -> dict[int, tuple[list[str], np.ndarray]]:
     """Every vector the index holds as unit float32 rows, grouped by dimension, as the
     store's ``vectors_by_dimension`` gives them: the live rows of its memory-mapped
     segments (the local snapshot) and its delta. What MongoDB holds as of the index's last

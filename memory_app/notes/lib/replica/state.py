@@ -4,9 +4,9 @@
 Layout of ``directory`` (one per database and collection)::
 
     current.json             {"generation": g, "state": "state-<id>"}
-    state-<id>/d384-<id>/    a segment (vector_segments.py)
-    state-<id>/columns/      the read model's columns (read_model.py)
-    state-<id>/books/        each note's id, version and segment row (vector_books.py)
+    state-<id>/d384-<id>/    a segment (replica/segments.py)
+    state-<id>/columns/      the read model's columns (replica/read_model.py)
+    state-<id>/books/        each note's id, version and segment row (replica/books.py)
     building-<id>/           a snapshot being written (renamed to state-<id> when complete)
     .lock                    flock: exclusive to publish a snapshot and remove old ones,
                              shared to open the current one
@@ -22,7 +22,7 @@ process opens, nor removes before it is an hour old) and opened there by its wri
 under the exclusive lock, renamed to ``state-<id>`` and published by replacing
 ``current.json`` (written to a temporary name, then ``os.replace``). A starting process
 opens the current one under the shared lock; the incremental dedup scan links its files
-under the shared lock (``dedup_base.py``). Once opened, a snapshot's files are
+under the shared lock (``dedup/base.py``). Once opened, a snapshot's files are
 memory-mapped or read whole, and an unlinked file stays readable through its mapping, so
 removing a snapshot another process has open takes nothing from it (its disk space is
 freed when the last mapping goes). Whoever publishes removes, under the same lock, every
@@ -76,7 +76,7 @@ BUILD_ABANDONED_S = 3600  # a ``building-*`` folder this old was left by a proce
 class Snapshot:
     generation: int
     segments: dict[int, Segment]
-    books: Books  # each note's version and segment row (vector_books.py)
+    books: Books  # each note's version and segment row (replica/books.py)
     read_model: ReadModel = field(default_factory=ReadModel)
     directory: Path | None = None
 

@@ -1,11 +1,11 @@
-"""A word-prefix index of the notes' text, kept in the read model (``read_model.py``), so
+"""A word-prefix index of the notes' text, kept in the read model (``replica/read_model.py``), so
 the list's text filter finds its candidates without reading every document.
 
 What it answers: the rows whose content has, for every word of the query, a word that
 starts with it (words: runs of letters, digits and ``_``, lower-cased, cut to their first
 24 UTF-8 bytes). That is a superset of the notes whose content contains the query text,
 ignoring case, starting at the beginning of a word; the list confirms each candidate on
-its fetched document (``read_list.py``), so the answer is exactly that.
+its fetched document (``replica/lists.py``), so the answer is exactly that.
 
 Layout: a few sorted segments, each a vocabulary (``S24`` bytes, sorted), ``offsets`` into
 ``postings`` (the rows holding each word, int32). A prefix is one ``searchsorted`` range of
