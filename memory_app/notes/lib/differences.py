@@ -32,7 +32,6 @@ found by kind, most specific first (a date is not also read as three numbers).
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -40,9 +39,9 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from memory_app.notes.lib import difference_words as W
+from memory_app.notes.lib.difference_values import VALUE_KINDS, tokens_and_names
 
 KINDS = ("negation", "date", "version", "id", "number", "name", "colour", "polarity")
-_VALUE_KINDS = ("date", "version", "id", "number", "name")
 _NEGATION_SCOPE = 3  # the words after a negation that it negates
 
 
@@ -58,9 +57,6 @@ class Difference:
     def contradiction(self) -> bool:
         """One text says the opposite of the other (a negation), not a newer value."""
         return self.kind == "negation"
-
-
-Change = Difference  # the name updates.py gave it
 
 
 @dataclass(frozen=True)
@@ -97,136 +93,6 @@ class PairJudgment:
     @property
     def kinds(self) -> tuple[str, ...]:
         return tuple(d.kind for d in self.differences)
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def _number_key(m: re.Match[str]) -> str | None:
-    g = m.groupdict()
-    if g["ordw"]:
-        return _ordinal(W.ORDINAL_WORDS[g["ordw"].lower()])
-    if g["word"]:
-        parts = g["word"].lower().split("-")
-        value: float | int = sum(W.NUMBER_WORDS.get(p, 0) for p in parts)
-        scale, unit = g["wscale"], g["wunit"]
-    else:
-        digits = g["num"].replace(",", "")
-        value = float(digits) if "." in digits else int(digits)  # an int keeps every digit
-        scale, unit = g["scale"], g["unit"]
-        if g["ord"]:
-            return _ordinal(int(value))
-    if scale:
-        value *= W.SCALES[scale.lower()]
-    symbol = W.UNITS.get((g["cur"] or unit or "").lower(), "")
-    number = f"{value:.6g}" if value != int(value) else str(int(value))
-    return f"{number}{symbol}" if symbol else number
-
-
-def _date_value(token: str) -> str | None:
-    """The ISO date of a token whose format says it unambiguously, else None."""
-    text = token.lower().replace(",", " ").replace(".", " ")
-    for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"):
-        try:
-            return datetime.strptime(token, fmt).date().isoformat()
-        except ValueError:
-            pass
-    words = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text).split()
-    months = [W.MONTHS[w] for w in words if w in W.MONTHS]
-    numbers = [int(w) for w in words if w.isdigit()]
-    if len(months) == 1 and len(numbers) == 2:
-        day, year = (numbers[0], numbers[1]) if numbers[1] > 31 else (numbers[1], numbers[0])
-        try:
-            return datetime(year, months[0], day).date().isoformat()
-        except ValueError:
-            return None
-    if len(months) == 1 and len(numbers) == 1:
-        if numbers[0] > 31:
-            return f"{numbers[0]:04d}-{months[0]:02d}"
-        return f"--{months[0]:02d}-{numbers[0]:02d}"  # a day of a month, no year
-    return None
-
-
-def _key(kind: str, m: re.Match[str]) -> tuple[str, str, str] | None:
-    """(kind, comparison key, shown value) of a match, None to drop it."""
-    token = " ".join(m.group(0).split())
-    low = token.lower()
-    if kind in ("url", "email", "ip"):
-        return "id", low.rstrip("/"), token
-    if kind == "port":
-        port = m.group(1) or m.group(2)
-        return "id", f"port {port}", f"port {port}"
-    if kind == "date":
-        value = _date_value(token)
-        return "date", value or low, value if value and len(value) == 10 else token
-    if kind == "decade":
-        digits = re.sub(r"\D", "", token)
-        full = digits if len(digits) == 4 else ("19" + digits[-2:])
-        return "date", f"{full[:3]}x", f"{full}s"
-    if kind == "year":
-        return "date", token, token
-    if kind == "month":
-        return "date", f"month {W.MONTHS[low.rstrip('.')]:02d}", token.rstrip(".")
-    if kind == "weekday":
-        return "date", low, token.capitalize()
-    if kind == "relative":
-        return "date", low, low
-    if kind == "version":
-        return "version", low.removeprefix("v"), low.removeprefix("v")
-    if kind == "named-version":
-        return "version", m.group(1), token
-    if kind == "id":
-        return "id", low, low
-    key = _number_key(m)
-    return None if key is None else ("number", key, key)
-
-
-def _tokens(text: str) -> tuple[dict[str, Counter[str]], dict[str, str]]:
-    """The keys of each kind in ``text``, and the value to show for each key."""
-    found: dict[str, Counter[str]] = {kind: Counter() for kind in _VALUE_KINDS}
-    shown: dict[str, str] = {}
-    masked = text
-    for kind, pattern in W.PATTERNS:
-        spans = []
-        for m in pattern.finditer(masked):
-            if not m.group(0).strip():
-                continue
-            got = _key(kind, m)
-            if got is None:
-                continue
-            k, key, value = got
-            found[k][key] += 1
-            shown[f"{k}:{key}"] = value
-            spans.append(m.span(1) if kind == "named-version" else m.span())
-        for start, end in reversed(spans):
-            masked = masked[:start] + " " * (end - start) + masked[end:]
-    for m in W.NAME.finditer(masked):
-        name = _name(masked, m.start(), m.group(0))
-        if name:
-            found["name"][name] += 1
-            shown[f"name:{name}"] = name
-    return found, shown
-
-
-def _name(text: str, start: int, value: str) -> str:
-    """``value`` unless it only opens a sentence, is a title or "I" ("" then)."""
-    value = re.sub(r"'s?$", "", value)
-    before = text[:start].rstrip()
-    opens_sentence = not before or before[-1] in '.!?:;\n-•*"“'
-    low = value.lower()
-    if opens_sentence and (low in W.COMMON or low.endswith("ly")):
-        return ""
-    if low in W.TITLES or value == "I" or len(value) < 2:
-        return ""
-    return value
-
-
-def tokens(text: str) -> dict[str, Counter[str]]:
-    """The dates, versions, ids, numbers and names in ``text``, by kind, as the keys they
-    are compared by (ISO dates, numbers without separators, ids in lower case)."""
-    return _tokens(text)[0]
 
 
 # --- comparing ----------------------------------------------------------------------------
@@ -321,11 +187,11 @@ def _aligned(a: str, b: str, names_a: set[str], names_b: set[str]) -> tuple[set[
 
 
 def _value_differences(a: str, b: str) -> list[Difference]:
-    ta, shown_a = _tokens(a)
-    tb, shown_b = _tokens(b)
+    ta, shown_a = tokens_and_names(a)
+    tb, shown_b = tokens_and_names(b)
     words_a, words_b = _words(a), _words(b)
     out = []
-    for kind in _VALUE_KINDS:
+    for kind in VALUE_KINDS:
         only_a, only_b = set(ta[kind] - tb[kind]), set(tb[kind] - ta[kind])
         if kind == "name":  # a name the other text has in another case is not a change
             only_a = {n for n in only_a if not _related(n, words_b, b)}
@@ -441,11 +307,6 @@ def same_words(left: str, right: str) -> bool:
 
 def pair_judgment(left: str, right: str) -> PairJudgment:
     return PairJudgment(differences(left, right), same_words(left, right))
-
-
-def update_changes(left: str, right: str) -> tuple[Difference, ...]:
-    """The name updates.py gave :func:`differences`."""
-    return differences(left, right)
 
 
 def newer_and_older(

@@ -5,7 +5,8 @@ from datetime import datetime
 
 import pytest
 
-from memory_app.notes.lib.updates import Change, newer_and_older, tokens, update_changes
+from memory_app.notes.lib.difference_values import tokens
+from memory_app.notes.lib.differences import Difference, differences, newer_and_older
 
 
 @pytest.mark.parametrize(
@@ -54,7 +55,7 @@ from memory_app.notes.lib.updates import Change, newer_and_older, tokens, update
     ],
 )
 def test_texts_that_differ_in_a_value_are_a_possible_update(left, right, kind, before, after):
-    assert update_changes(left, right) == (Change(kind, before, after),)
+    assert differences(left, right) == (Difference(kind, before, after),)
 
 
 @pytest.mark.parametrize(
@@ -71,11 +72,11 @@ def test_texts_that_differ_in_a_value_are_a_possible_update(left, right, kind, b
     ],
 )
 def test_rewordings_and_added_details_are_not_updates(left, right):
-    assert update_changes(left, right) == ()
+    assert differences(left, right) == ()
 
 
 def test_several_kinds_are_reported_in_order():
-    changes = update_changes("Priya ships v2.0.0 on 2027-01-10", "Dana ships v2.1.0 on 2027-02-01")
+    changes = differences("Priya ships v2.0.0 on 2027-01-10", "Dana ships v2.1.0 on 2027-02-01")
     assert [c.kind for c in changes] == ["date", "version", "name"]
 
 
@@ -89,8 +90,8 @@ def test_a_date_is_not_also_read_as_numbers():
 
 def test_a_digit_inside_a_word_is_part_of_a_name_not_a_number():
     assert tokens("Hana introduced the user to Neo4j and k3s")["number"] == {}
-    assert update_changes("Hana introduced us to Neo4j", "Hana introduced us to FastAPI") == (
-        Change("name", ("Neo4j",), ("FastAPI",)),
+    assert differences("Hana introduced us to Neo4j", "Hana introduced us to FastAPI") == (
+        Difference("name", ("Neo4j",), ("FastAPI",)),
     )
 
 
