@@ -8,26 +8,8 @@ the packaged all-MiniLM-L6-v2 model), so ``make dev`` needs no configuration at 
 The names that the qq agent itself reads (``MONGODB_URI``, ``NEO4J_*``, ``MEMORY_DIR``,
 ``TEI_URL``, ``QQ_*``) keep the agent's names and defaults.
 
-What is a setting here and what is a module constant:
-
-- **A setting** is what an operator or user decides: where things are (URIs, paths,
-  databases, collections), credentials, model and endpoint names, feature switches
-  (``QQ_VECTOR_WARM_UP``, ``QQ_DEDUP_FROM_SNAPSHOT``, ...), the seeds' and the agent's
-  variables (they must match the agent's), thresholds a curator judges by
-  (``QQ_DEDUP_THRESHOLD``, ``QQ_SCHEDULE_MAX_SHARE``), limits and timeouts that depend on
-  the deployment (``QQ_UPLOAD_MAX_MB``, ``QQ_STORE_TIMEOUT_MS``, the broker's visibility
-  timeout, how long a run may wait for a worker), anything a doc tells an operator to set,
-  and what the tests or ``scripts/dev.sh`` must change in a process they start (the
-  heartbeat's interval is set in the environment of the tests' workers).
-- **A module constant** (UPPER_CASE, beside the code it tunes, with a comment saying what
-  it tunes and why that value) is an internal tuning value only a developer would touch:
-  batch and block sizes, pauses, retry counts and delays, cache sizes, how long a request
-  waits for something loading. Tests that need another value monkeypatch the constant.
-  They have no row in docs/configuration.md; where a page of docs/ explains the
-  behaviour, it names the constant.
-
-When in doubt, a value stays a setting: moving it later costs less than an operator
-finding the knob gone.
+What is a setting here and what is a module constant (beside the code it tunes): the
+rule is in docs/configuration.md ("Settings and constants").
 """
 
 from __future__ import annotations
@@ -37,32 +19,17 @@ from pathlib import Path
 
 import dj_database_url
 
+from qqweb.lib.config import (
+    broker_transport_options,
+    envbool,
+    envfloat,
+    envint,
+    envlist,
+    envstr,
+    logging_config,
+)
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def envstr(name: str, default: str) -> str:
-    return os.environ.get(name, default)
-
-
-def envbool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def envint(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    return default if value in (None, "") else int(value)
-
-
-def envfloat(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    return default if value in (None, "") else float(value)
-
-
-def envlist(name: str, default: str) -> list[str]:
-    return [item.strip() for item in envstr(name, default).split(",") if item.strip()]
 
 
 # Local state (SQLite databases, the memory directory, the vector index, logs, `make dev`'s
@@ -70,29 +37,6 @@ def envlist(name: str, default: str) -> list[str]:
 VAR_DIR = Path(envstr("QQ_VAR_DIR", "") or BASE_DIR / "var").resolve()
 # scripts/dev.sh says here what it is still starting (qqweb/dev_startup.py).
 DEV_STARTING_FILE = VAR_DIR / "dev-starting.json"
-
-
-def broker_transport_options(broker_url: str, visibility_timeout: int) -> dict[str, int]:
-    """The visibility timeout for the brokers that take one (Redis, SQS); nothing for the
-    others (kombu's SQLAlchemy transport would hand it to create_engine, which refuses it).
-
-    On Redis a task whose worker died unacknowledged goes back to its queue only when a
-    worker sweeps the unacked messages: kombu sweeps at a worker's start, then by default
-    on every tenth tick of ten seconds, so a task could wait 100 s past its visibility
-    timeout for a worker that started before it became visible (every worker that was
-    already running when another died). Here every tick sweeps (``unacked_restore_throttle``
-    1: one sorted-set range read), ticking every tenth of the timeout, at least every
-    second and at most every ten."""
-    scheme = broker_url.split("://", 1)[0]
-    if scheme in ("redis", "rediss"):
-        return {
-            "visibility_timeout": visibility_timeout,
-            "unacked_restore_interval": min(10, max(1, visibility_timeout // 10)),
-            "unacked_restore_throttle": 1,
-        }
-    if scheme == "sqs":
-        return {"visibility_timeout": visibility_timeout}
-    return {}
 
 
 # --- Django core -------------------------------------------------------------------------
@@ -273,32 +217,7 @@ RATELIMIT_IP_META_KEY = "qqweb.lib.security.client_ip"
 # development server without QQ_CACHE_URL (E003).
 SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001", "django_ratelimit.E003"]
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {
-        "django.server": {
-            "()": "django.utils.log.ServerFormatter",
-            "format": "[{server_time}] {message}",
-            "style": "{",
-        }
-    },
-    "handlers": {
-        "console": {"class": "logging.StreamHandler"},
-        "django.server": {"class": "logging.StreamHandler", "formatter": "django.server"},
-    },
-    "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
-    "loggers": {
-        # Django's own console handler (on with DEBUG) goes: its records reach the root's,
-        # which printed them a second time ("Watching for file changes" twice in `make dev`).
-        # Configuring "django" resets its children, so runserver's request log is set
-        # again as Django has it (its own handler and format, not propagated).
-        "django": {"handlers": [], "level": "INFO"},
-        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
-        "neo4j": {"level": "WARNING"},
-        "pymongo": {"level": "WARNING"},
-    },
-}
+LOGGING = logging_config(envstr("LOG_LEVEL", "INFO"))
 
 # --- Stores (names and defaults of the qq agent) -----------------------------------------
 

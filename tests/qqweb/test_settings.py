@@ -85,7 +85,7 @@ def test_the_default_broker_opens_with_the_transport_options_the_settings_give(t
     options to create_engine: a visibility timeout there killed the worker at start."""
     from kombu import Connection
 
-    from qqweb.settings import broker_transport_options
+    from qqweb.lib.config import broker_transport_options
 
     url = f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}"
     with Connection(url, transport_options=broker_transport_options(url, 3600)) as conn:

@@ -1,0 +1,85 @@
+"""Reading the configuration: the environment variables ``qqweb/settings.py`` names (the
+only module that calls these, so nothing else in the project reads ``os.environ``), and
+the options derived from them."""
+
+from __future__ import annotations
+
+import os
+
+
+def envstr(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+def envbool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def envint(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return default if value in (None, "") else int(value)
+
+
+def envfloat(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return default if value in (None, "") else float(value)
+
+
+def envlist(name: str, default: str) -> list[str]:
+    return [item.strip() for item in envstr(name, default).split(",") if item.strip()]
+
+
+def broker_transport_options(broker_url: str, visibility_timeout: int) -> dict[str, int]:
+    """The visibility timeout for the brokers that take one (Redis, SQS); nothing for the
+    others (kombu's SQLAlchemy transport would hand it to create_engine, which refuses it).
+
+    On Redis a task whose worker died unacknowledged goes back to its queue only when a
+    worker sweeps the unacked messages: kombu sweeps at a worker's start, then by default
+    on every tenth tick of ten seconds, so a task could wait 100 s past its visibility
+    timeout for a worker that started before it became visible (every worker that was
+    already running when another died). Here every tick sweeps (``unacked_restore_throttle``
+    1: one sorted-set range read), ticking every tenth of the timeout, at least every
+    second and at most every ten."""
+    scheme = broker_url.split("://", 1)[0]
+    if scheme in ("redis", "rediss"):
+        return {
+            "visibility_timeout": visibility_timeout,
+            "unacked_restore_interval": min(10, max(1, visibility_timeout // 10)),
+            "unacked_restore_throttle": 1,
+        }
+    if scheme == "sqs":
+        return {"visibility_timeout": visibility_timeout}
+    return {}
+
+
+def logging_config(level: str) -> dict[str, object]:
+    """Django's LOGGING: every record to the console once, at ``level`` (``LOG_LEVEL``)."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "django.server": {
+                "()": "django.utils.log.ServerFormatter",
+                "format": "[{server_time}] {message}",
+                "style": "{",
+            }
+        },
+        "handlers": {
+            "console": {"class": "logging.StreamHandler"},
+            "django.server": {"class": "logging.StreamHandler", "formatter": "django.server"},
+        },
+        "root": {"handlers": ["console"], "level": level},
+        "loggers": {
+            # Django's own console handler (on with DEBUG) goes: its records reach the root's,
+            # which printed them a second time ("Watching for file changes" twice in `make dev`).
+            # Configuring "django" resets its children, so runserver's request log is set
+            # again as Django has it (its own handler and format, not propagated).
+            "django": {"handlers": [], "level": "INFO"},
+            "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+            "neo4j": {"level": "WARNING"},
+            "pymongo": {"level": "WARNING"},
+        },
+    }
