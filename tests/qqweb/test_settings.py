@@ -25,6 +25,7 @@ def test_only_settings_reads_the_environment():
     ]:
         if path in (
             SETTINGS,
+            ROOT / "qqweb" / "lib" / "config.py",  # the readers settings.py calls (below)
             ROOT / "qqweb" / "__init__.py",  # BLAS threads, before numpy is imported
             ROOT / "qqweb" / "celery.py",
             ROOT / "qqweb" / "wsgi.py",
@@ -33,6 +34,9 @@ def test_only_settings_reads_the_environment():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv"}:
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            readers = isinstance(node, ast.ImportFrom) and node.module == "qqweb.lib.config"
+            if readers and any(a.name.startswith("env") for a in node.names):  # type: ignore[attr-defined]
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} (env readers)")
     assert offenders == []
 
 
