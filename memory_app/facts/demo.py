@@ -11,14 +11,12 @@ which matters only for the borderline pair at 0.95005).
 from __future__ import annotations
 
 import random
-import struct
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bson import ObjectId
-
 from memory_app.facts import demo_data as data
+from memory_app.facts.lib.domain import FactId, fact_id_at
 from memory_app.facts.stores import facts_store
 from memory_app.notes.lib.embeddings import Embedder
 
@@ -48,12 +46,9 @@ class _Ids:
         self._random = rng.randbytes(5)
         self._counter = rng.randrange(1 << 24)
 
-    def at(self, when: datetime) -> ObjectId:
+    def at(self, when: datetime) -> FactId:
         self._counter = (self._counter + 1) % (1 << 24)
-        seconds = int((when - datetime(1970, 1, 1)).total_seconds())
-        return ObjectId(
-            struct.pack(">I", seconds) + self._random + self._counter.to_bytes(3, "big")
-        )
+        return fact_id_at(when, self._random + self._counter.to_bytes(3, "big"))
 
 
 def _ms(when: datetime) -> datetime:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cached_property
 from typing import Any, Final
@@ -30,6 +30,28 @@ from bson.int64 import Int64
 from memory_app.facts.lib.constants import DIMENSION, FACT_TYPE
 from memory_app.notes.lib.errors import InvalidNote
 from memory_app.notes.lib.safe_values import stored_value_problem
+
+FactId = ObjectId  # the agent's ``_id``: MongoDB's ObjectId (facts-data-contract.md)
+
+
+def new_fact_id() -> FactId:
+    """A new ``_id`` as the agent's inserts make one."""
+    return ObjectId()
+
+
+def fact_id_at(when: datetime, tail: bytes) -> FactId:
+    """The ``_id`` whose embedded time is ``when`` (to the second), followed by ``tail``
+    (8 bytes: ``ObjectId.from_datetime`` would zero-fill them)."""
+    seconds = int((when.replace(tzinfo=None) - datetime(1970, 1, 1)).total_seconds())
+    return ObjectId(seconds.to_bytes(4, "big") + tail)
+
+
+def written_since(hex_id: str, since: datetime) -> bool:
+    """Inserted after ``since`` (an ObjectId's time, to the second): the agent's saves and
+    updates after an action. Another ``_id`` (the agent never writes one) is not."""
+    if not ObjectId.is_valid(hex_id):
+        return False
+    return ObjectId(hex_id).generation_time >= since.astimezone(UTC).replace(microsecond=0)
 
 
 class _Missing:

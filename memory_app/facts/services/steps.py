@@ -19,10 +19,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from bson import ObjectId
 from django.utils import timezone
 
 from memory_app.facts.lib import Fact, FactNotFound, FactsStore
+from memory_app.facts.lib.domain import new_fact_id
 from memory_app.facts.lib.errors import FactChanged
 from memory_app.facts.lib.extjson import document_dumps, document_loads
 from memory_app.facts.models import ArchivedFact
@@ -74,7 +74,7 @@ def restore_document(store: FactsStore, row: ArchivedFact, document: dict[str, A
     else under a new ObjectId; the archive row records where it went."""
     doc = dict(document)
     if store.id_in_use(doc["_id"]):
-        doc["_id"] = ObjectId()
+        doc["_id"] = new_fact_id()
     store.insert_fact(doc)
     row.restored_at = timezone.now()
     row.restored_id = str(doc["_id"])

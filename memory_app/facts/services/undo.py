@@ -10,13 +10,11 @@ plan the review showed before the action (a pair it resolved, a chain it broke).
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from bson import ObjectId
-
 from memory_app.facts.lib import Fact, FactsStore
-from memory_app.facts.lib.domain import MISSING, document_from_bson
+from memory_app.facts.lib.domain import MISSING, document_from_bson, new_fact_id, written_since
 from memory_app.facts.lib.extjson import document_loads
 from memory_app.facts.lib.rules import cleanup_plan
 from memory_app.facts.models import ArchivedFact
@@ -42,7 +40,7 @@ def _state_after_undo(
             since = row.archived_at if since is None else min(since, row.archived_at)
             doc = document_from_bson(document_loads(row.document))
             if isinstance(doc, Fact):
-                key = doc.hex_id if doc.hex_id not in state else str(ObjectId())
+                key = doc.hex_id if doc.hex_id not in state else str(new_fact_id())
                 state[key] = doc
                 back.add(doc.hex_id)
         elif op == "set" and isinstance(state.get(hex_id), Fact):
@@ -56,14 +54,6 @@ def _state_after_undo(
     return list(state.values()), back, since
 
 
-def _written_since(hex_id: str, since: datetime) -> bool:
-    """Inserted after ``since`` (an ObjectId's time, to the second): the agent's saves and
-    updates after the action."""
-    if not ObjectId.is_valid(hex_id):  # the agent never writes another _id
-        return False
-    return ObjectId(hex_id).generation_time >= since.astimezone(UTC).replace(microsecond=0)
-
-
 def undo_victims(store: FactsStore, done: list[Step], at: str | None = None) -> list[str]:
     """The facts written since the action (``at``, when it started; else when it archived)
     that the agent's next start would delete once the action is undone."""
@@ -75,7 +65,7 @@ def undo_victims(store: FactsStore, done: list[Step], at: str | None = None) -> 
     return [
         d.deleted.hex_id
         for d in cleanup_plan(after).deletions
-        if d.deleted.hex_id not in back and _written_since(d.deleted.hex_id, since)
+        if d.deleted.hex_id not in back and written_since(d.deleted.hex_id, since)
     ]
 
 

@@ -15,10 +15,8 @@ from collections.abc import Collection
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from bson import ObjectId
-
 from memory_app.facts.lib import Fact, FactNotFound
-from memory_app.facts.lib.domain import EmbeddingState, document_from_bson
+from memory_app.facts.lib.domain import EmbeddingState, document_from_bson, new_fact_id
 from memory_app.facts.lib.errors import FactChanged
 from memory_app.facts.lib.extjson import document_dumps, document_loads
 from memory_app.facts.lib.guard import write_plan
@@ -53,7 +51,7 @@ def fact_create(
     vector = agent_vector(text, embedder)
     store, facts = store_and_facts()
     new = Fact(
-        id=ObjectId(),
+        id=new_fact_id(),
         content=text,
         content_embedding=vector,
         timestamp=as_snapshot_time(datetime.now(UTC)),
@@ -184,7 +182,7 @@ def fact_restore(
     if isinstance(restored, Fact) and restored.embedding is EmbeddingState.INVALID:
         document["content_embedding"] = agent_vector(restored.text, embedder)
     if store.id_in_use(document["_id"]):
-        document["_id"] = ObjectId()
+        document["_id"] = new_fact_id()
     restored = document_from_bson(document)
     after = [*facts, restored] if isinstance(restored, Fact) else facts
     plan = write_plan(facts, after, {restored.hex_id})
