@@ -276,7 +276,7 @@ def archive_write(size: int) -> tuple[Path, float]:
     it whole on its next Overview); its path and megabytes."""
     from django.conf import settings
 
-    from memory_app.notes.lib.files import atomic_write_bytes
+    from qqweb.lib.files import atomic_write_bytes
 
     path = Path(settings.MEMORY_DIR) / "archive.jsonl"
     data = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in archive_lines(size))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory_app.notes.lib.errors import InvalidNote
-from memory_app.notes.lib.files import file_lock, fsync_directory
+from qqweb.lib.files import append_raw_lines, file_lock, fsync_directory
 
 ARCHIVE = "archive.jsonl"
 _NAME = re.compile(r"core\.md|notes\.md|notes\.[A-Za-z0-9_-]{1,64}\.md|archive\.jsonl")
@@ -172,18 +172,3 @@ class MemoryFiles:
 
 def _line_key(line: bytes) -> bytes:
     return hashlib.sha256(line.rstrip(b"\n")).digest()
-
-
-def append_raw_lines(path: Path, lines: list[bytes]) -> None:
-    """Append whole lines given as bytes (kept exactly, UTF-8 or not) and fsync them, on a
-    line of their own after a torn last line (as ``files.append_lines``; caller locks)."""
-    data = b"".join(line + b"\n" for line in lines)
-    with open(path, "a+b") as handle:
-        size = handle.seek(0, os.SEEK_END)
-        if size:
-            handle.seek(size - 1)
-            if handle.read(1) != b"\n":
-                data = b"\n" + data
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memory_app.notes.lib.constants import CORE_CATEGORIES, SECTIONS
 from memory_app.notes.lib.errors import InvalidNote
-from memory_app.notes.lib.files import atomic_write_text, file_lock
+from qqweb.lib.files import atomic_write_text, file_lock
 
 _LAST_UPDATED_RE = re.compile(r"Last updated: .*")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_app.notes.lib.archive.entries import ArchiveLine, validate_archive_entry
-from memory_app.notes.lib.files import append_lines, atomic_write_bytes, file_lock
+from qqweb.lib.files import append_lines, atomic_write_bytes, file_lock
 
 
 class ArchiveFile:

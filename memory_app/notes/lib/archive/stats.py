@@ -30,7 +30,7 @@ from typing import Any
 
 from memory_app.notes.lib.archive.entries import ArchivedNote, ArchiveLine, reason_kind
 from memory_app.notes.lib.archive.file import iter_lines
-from memory_app.notes.lib.files import file_lock
+from qqweb.lib.files import file_lock
 
 BAD_LINES_KEPT = 100  # unreadable lines listed (with their number); all are counted
 

@@ -1,4 +1,4 @@
-"""File primitives shared by the archive and the markdown notes files.
+"""File primitives: the archive, the markdown notes files and the backup's import of them.
 
 The agent locks with ``fcntl.flock`` on a ``*.lock`` file beside the data file (exclusive
 to write, shared to read) and rewrites through a temp file in the same directory plus
@@ -64,7 +64,13 @@ def append_lines(path: Path, lines: list[str]) -> None:
     without its last newline: one is added first, so our line starts on a line of its own
     instead of being glued onto the torn one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = "".join(line.rstrip("\n") + "\n" for line in lines).encode("utf-8")
+    append_raw_lines(path, [line.rstrip("\n").encode("utf-8") for line in lines])
+
+
+def append_raw_lines(path: Path, lines: list[bytes]) -> None:
+    """Append whole lines given as bytes, without their newline (kept exactly, UTF-8 or
+    not), and fsync them, on a line of their own after a torn last line (caller locks)."""
+    data = b"".join(line + b"\n" for line in lines)
     with open(path, "a+b") as handle:  # every write goes to the end, whatever the position
         size = handle.seek(0, os.SEEK_END)
         if size:
