@@ -5,7 +5,7 @@ from typing import Any
 from ninja import Field, Schema
 
 from graph_app.knowledge.domain import Entity
-from memory_app.notes.schemas import CountOut
+from qqweb.lib.api_types import CountOut
 
 # Output schemas read the domain objects by attribute (ninja's ``from_attributes``): the
 # store's dataclasses (``graph_app.knowledge.domain``) and the selectors' and services'

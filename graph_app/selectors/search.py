@@ -33,8 +33,8 @@ def entities_search(*, query: str, label: str | None = None, limit: int = 20) ->
     import numpy as np
 
     from memory_app.notes.lib import DimensionMismatch, InvalidNote
-    from memory_app.notes.lib.replica.index import normalise
     from qqweb.lib.clients import embedder
+    from qqweb.lib.vectors import normalise
 
     query = query.strip()
     if not query:

@@ -71,14 +71,15 @@ from memory_app.notes.lib.replica.books import Versions
 from memory_app.notes.lib.replica.follow import VectorSource, diff, fold, follow, needs_fold
 from memory_app.notes.lib.replica.read_model import ReadModel, stamp
 from memory_app.notes.lib.replica.search import IndexWarming, SearchResult
-from memory_app.notes.lib.replica.segments import EXACT_BELOW, normalise
+from memory_app.notes.lib.replica.segments import EXACT_BELOW
 from memory_app.notes.lib.replica.state import Snapshot, build_snapshot, load_snapshot
+from qqweb.lib.vectors import normalise
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-__all__ = ["IndexWarming", "SearchResult", "VectorIndex", "VectorSource", "normalise"]
+__all__ = ["IndexWarming", "SearchResult", "VectorIndex", "VectorSource"]
 
 
 class VectorIndex:

@@ -18,7 +18,8 @@ from memory_app.notes.lib.errors import (
     StoreError,
     StoreUnavailable,
 )
-from memory_app.notes.lib.replica.segments import Segment, dot, normalise
+from memory_app.notes.lib.replica.segments import Segment
+from qqweb.lib.vectors import dot, normalise
 
 if TYPE_CHECKING:
     from memory_app.notes.lib.replica.index import VectorIndex
