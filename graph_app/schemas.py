@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from ninja import Field, Schema
@@ -81,6 +82,10 @@ class EntityOut(Schema):
     @staticmethod
     def resolve_properties(obj: Any) -> dict[str, str]:
         return dict(obj.properties)
+
+    @staticmethod
+    def resolve_notes(obj: Any) -> list[dict[str, Any]]:
+        return [asdict(n) for n in obj.notes]  # the kernel's NoteMention, as JSON
 
 
 class EntitySearchIn(Schema):
