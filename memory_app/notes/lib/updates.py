@@ -1,8 +1,8 @@
 """The former home of the possible-update analysis, kept so that its callers' imports go on
-working: everything is in :mod:`memory_app.notes.lib.differences` now (one analysis of how two
+working: everything is in :mod:`qqweb.lib.differences` now (one analysis of how two
 texts differ, negations and opposites included)."""
 
-from memory_app.notes.lib.differences import (
+from qqweb.lib.differences import (
     KINDS,
     Change,
     Difference,

@@ -14,7 +14,6 @@ import numpy as np
 
 from memory_app.notes.lib import InvalidNote, NoteNotFound
 from memory_app.notes.lib.dedup.maths import MergePlan, plan_supersede
-from memory_app.notes.lib.differences import newer_and_older
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.grace import with_grace
@@ -28,6 +27,7 @@ from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_begin, audited
 from qqweb.audit.snapshots import from_json
 from qqweb.lib.actors import Actor
+from qqweb.lib.differences import newer_and_older
 from qqweb.lib.vectors import normalise
 
 

@@ -39,7 +39,7 @@ from datetime import datetime
 from difflib import SequenceMatcher
 from typing import Any
 
-from memory_app.notes.lib import difference_words as W
+from qqweb.lib import difference_words as W
 
 KINDS = ("negation", "date", "version", "id", "number", "name", "colour", "polarity")
 _VALUE_KINDS = ("date", "version", "id", "number", "name")
