@@ -15,8 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-NOT_INSTALLED = "not installed"
-
 
 @dataclass(frozen=True)
 class NoteMention:
@@ -97,7 +95,7 @@ class _NoGraph:
         return RelatedEntities([])  # no graph: the text names no entity
 
     def graph_summary(self) -> GraphSummary:
-        return GraphSummary(available=False, error=f"the knowledge graph is {NOT_INSTALLED}")
+        return GraphSummary(available=False, error="No knowledge graph app is installed.")
 
 
 @dataclass

@@ -64,7 +64,7 @@ def test_without_a_graph_the_overview_says_so_and_shows_the_notes(
     page = viewer_client.get(reverse("memory_app:overview")).content.decode()
     assert '<a class="big" href="/notes/">1</a>' in page
     assert "The knowledge graph is not reachable" in page
-    assert "the knowledge graph is not installed" in page
+    assert "No knowledge graph app is installed." in page
 
 
 def test_without_notes_the_entity_page_shows_the_entity_and_no_note(
