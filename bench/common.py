@@ -107,7 +107,7 @@ WORDS = [
 
 
 def clustered(n: int, dim: int, seed: int) -> np.ndarray:
-    from memory_app.notes.lib.replica.segments import normalise
+    from qqweb.lib.vectors import normalise
 
     rng = np.random.default_rng(seed)
     centres = rng.normal(size=(max(1, n // 50), dim)).astype(np.float32)

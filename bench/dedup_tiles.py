@@ -27,7 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.search_and_dedup import naive_cosine
 from bench.vector_index import clustered
-from memory_app.notes.lib.dedup.maths import similar_pairs, similar_pairs_tiled
+from memory_app.notes.lib.dedup.maths import similar_pairs_tiled
+from qqweb.lib.vectors import similar_pairs
 
 
 def planted(n: int, seed: int) -> np.ndarray:

@@ -25,7 +25,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import ROOT, clustered, load
-from memory_app.notes.lib.replica.segments import dot, nearest_centroid
+from memory_app.notes.lib.replica.segments import nearest_centroid
+from qqweb.lib.vectors import dot
 
 
 def kmeans(x: np.ndarray, k: int, seed: int = 1) -> np.ndarray:

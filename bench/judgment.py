@@ -4,7 +4,7 @@ they are labelled). Run on purpose: ``make bench-judgment``.
 
 Every pair is embedded with qqweb's own embedder (the configured model, numpy engine; the
 vectors cached in ``var/judgment/embeddings.npz`` by text, so a rerun only embeds what is
-new) and read by ``memory_app.notes.lib.differences``. At a threshold ``t``:
+new) and read by ``qqweb.lib.differences``. At a threshold ``t``:
 
 - a pair *reaches the queue* when its cosine is >= t; it is *offered as a duplicate* when
   it reaches the queue with no flag (a flagged pair is a possible update or a
@@ -66,9 +66,9 @@ from judgment_data import OUT as PAIRS
 from judgment_data import Pair, read
 
 from memory_app.notes.job_params import AutoConsolidationParams
-from memory_app.notes.lib.differences import Difference, pair_judgment
 from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder
 from memory_app.notes.lib.pair_model import pair_features, pair_model
+from qqweb.lib.differences import Difference, pair_judgment
 
 CACHE = ROOT / "var" / "judgment" / "embeddings.npz"
 DIFFERENT = ("different", "contradiction")

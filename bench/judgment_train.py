@@ -38,7 +38,6 @@ from judgment import embed_all, settings
 from judgment_data import OUT as PAIRS
 from judgment_data import Pair, read
 
-from memory_app.notes.lib.differences import differences
 from memory_app.notes.lib.pair_model import (
     DIM,
     TEXT_FEATURES,
@@ -46,6 +45,7 @@ from memory_app.notes.lib.pair_model import (
     PairModel,
     pair_features,
 )
+from qqweb.lib.differences import differences
 
 SEED = 24
 FOLDS = 5

@@ -26,8 +26,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory_app.notes.lib.dedup.maths import similar_pairs
 from memory_app.notes.lib.replica.index import VectorIndex
+from qqweb.lib.vectors import similar_pairs
 
 
 def make_vectors(n: int, dim: int, seed: int) -> np.ndarray:

@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench.common import Figure, clustered, load, sample
 from memory_app.notes.lib.replica.follow import fold
 from memory_app.notes.lib.replica.index import VectorIndex
-from memory_app.notes.lib.replica.segments import normalise
+from qqweb.lib.vectors import normalise
 
 INSTALL = "hnswlib and usearch are bench-only: `uv sync --extra dev --extra bench` installs them"
 CACHE = ROOT / "var" / "search_libs" / "embeddings.npz"

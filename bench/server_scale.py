@@ -35,7 +35,6 @@ from bench.common import (
 from bench.first_search_http import first_search_over_http
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.lib.listing import NoteFilter, encode_cursor
-from memory_app.notes.lib.mongo.outages import forget_outages
 from memory_app.notes.lib.replica.index import IndexWarming, VectorIndex
 from memory_app.notes.lib.replica.query import cursor_value, filter_mask, page_rows
 from memory_app.notes.selectors import (
@@ -48,6 +47,7 @@ from memory_app.notes.selectors import (
 )
 from memory_app.notes.stores import notes_store, vector_indexes_close
 from qqweb.lib.clients import _cached
+from qqweb.lib.mongo.outages import forget_outages
 
 PACE_S = 1.2  # a person's pace: 1.2 s between requests
 CATCH_UP_GIVE_UP_S = 600.0  # a catch-up or a load that takes longer is reported, not awaited

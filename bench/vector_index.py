@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.search_and_dedup import naive_cosine
 from memory_app.notes.lib.replica.index import VectorIndex
-from memory_app.notes.lib.replica.segments import normalise
 from memory_app.notes.lib.replica.state import load_snapshot
+from qqweb.lib.vectors import normalise
 
 
 def load() -> str:

@@ -43,9 +43,8 @@ from graph_app.selectors import (
 )
 from graph_app.selectors import entities_search as search_entities
 from graph_app.selectors.neighbourhoods import NEIGHBOURHOOD_MAX
-from memory_app.notes.schemas import CountOut
 from qqweb.lib.actors import Actor
-from qqweb.lib.api_types import Cursor, Limit200, Limit1000, Offset, Similarity, errors
+from qqweb.lib.api_types import CountOut, Cursor, Limit200, Limit1000, Offset, Similarity, errors
 from qqweb.lib.auth import CURATOR, VIEWER, require_role
 
 Label = Annotated[str, Field(max_length=64)]

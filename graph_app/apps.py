@@ -8,10 +8,13 @@ class GraphAppConfig(AppConfig):
     verbose_name = "Knowledge graph"
 
     def ready(self) -> None:
+        from graph_app.selectors.links import GraphEntitiesReader
         from graph_app.services import UNDO_HANDLERS  # services import models: after populate
         from graph_app.services.merge import SETTLE_CHECKS
+        from qqweb.lib.links import register_entities_reader
 
         for action, handler in UNDO_HANDLERS.items():
             register_undo(action, handler, "curator")  # every graph curation is a curator's
         for action, check in SETTLE_CHECKS.items():
             register_settle(action, check)
+        register_entities_reader(GraphEntitiesReader())

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from memory_app.notes.demo_vocabulary import FILES, ORGS, PEOPLE, PROJECTS, TECH, TOPICS
+from qqweb.lib.demo_vocabulary import FILES, ORGS, PEOPLE, PROJECTS, TECH, TOPICS
 
 EXTRA_PEOPLE = [
     "Dana Okafor",

@@ -1,11 +1,12 @@
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from ninja import Field, Schema
 
 from graph_app.knowledge.domain import Entity
-from memory_app.notes.schemas import CountOut
+from qqweb.lib.api_types import CountOut
 
 # Output schemas read the domain objects by attribute (ninja's ``from_attributes``): the
 # store's dataclasses (``graph_app.knowledge.domain``) and the selectors' and services'
@@ -81,6 +82,10 @@ class EntityOut(Schema):
     @staticmethod
     def resolve_properties(obj: Any) -> dict[str, str]:
         return dict(obj.properties)
+
+    @staticmethod
+    def resolve_notes(obj: Any) -> list[dict[str, Any]]:
+        return [asdict(n) for n in obj.notes]  # the kernel's NoteMention, as JSON
 
 
 class EntitySearchIn(Schema):

@@ -18,7 +18,7 @@ from graph_app import selectors, services
 from graph_app.forms import MergeForm, RelationshipForm, form_errors
 from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentifier
 from graph_app.knowledge.errors import AmbiguousEntity, EntityChanged, GraphRefusal
-from memory_app.notes.lib import DimensionMismatch
+from memory_app.notes.lib.errors import DimensionMismatch
 from qqweb.audit.messages import done_with_undo
 from qqweb.audit.services import events_recorded
 from qqweb.lib.actors import Actor

@@ -305,7 +305,7 @@ QQ_DEDUP_FROM_SNAPSHOT = envbool("QQ_DEDUP_FROM_SNAPSHOT", True)
 QQ_GRAPH_DUPLICATE_THRESHOLD = envfloat("QQ_GRAPH_DUPLICATE_THRESHOLD", 0.9)
 QQ_MAX_WORKING_NOTES = envint("QQ_MAX_WORKING_NOTES", 100)
 # Auto-consolidation merges, unattended, only the pairs at least this similar (and never a
-# pair whose texts differ in a value: memory_app/notes/lib/differences.py); the review queue's
+# pair whose texts differ in a value: qqweb/lib/differences.py); the review queue's
 # QQ_DEDUP_THRESHOLD is lower because a curator judges each pair there.
 QQ_CONSOLIDATION_THRESHOLD = envfloat("QQ_CONSOLIDATION_THRESHOLD", 0.95)
 # A scheduled decay, archival, purge or auto-consolidation keeps its plan for a curator to

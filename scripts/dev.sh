@@ -4,7 +4,7 @@
 # 1. SecantusDB (MongoDB protocol) starts; Neo4j's launcher builds meanwhile (first run,
 #    when a JDK 17+ and Maven are present).
 # 2. One process prepares the tables, the roles and admin login, the demo memory and the
-#    facts demo (the demo's vectors are precomputed: memory_app/notes/demo_vectors.py).
+#    facts demo (the demo's vectors are precomputed: qqweb/lib/demo_vectors.py).
 # 3. Django starts; "qqweb is running at ..." is printed once it answers. Then Neo4j
 #    starts, and a Celery worker and beat (broker: SQLite, no server).
 # 4. Once Neo4j answers, the demo graph is loaded; until then the pages say the graph is

@@ -42,12 +42,12 @@ from secantus import SecantusDBServer
 
 from graph_app.stores import graph_store
 from memory_app.notes import stores as memory_stores
-from memory_app.notes.lib.mongo.outages import forget_outages
 from memory_app.notes.selectors import overview as overview_selectors
 from memory_app.notes.stores import notes_store, vector_indexes_close
 from qqweb.celery import app as celery_app
 from qqweb.health import forget_cached_health
 from qqweb.lib.clients import mongo_client
+from qqweb.lib.mongo.outages import forget_outages
 from qqweb.services import roles_ensure
 from tests.services import Neo4jService, start_celery_worker, start_redis, stop
 

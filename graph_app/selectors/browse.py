@@ -13,7 +13,7 @@ from graph_app.knowledge import EntityNotFound, InvalidIdentifier
 from graph_app.knowledge.domain import Entity, EntityRef, OrphanEntity, ProvenanceLink, Relationship
 from graph_app.selectors.notes import notes_mentioning
 from graph_app.stores import graph_store
-from memory_app.notes.lib import StoreUnavailable
+from qqweb.lib.links import NoteMention
 
 
 @dataclass
@@ -76,7 +76,7 @@ class EntityDetail:
     outgoing: list[Relationship]
     incoming: list[Relationship]
     provenance: list[ProvenanceLink]
-    notes: list[dict[str, Any]]
+    notes: list[NoteMention]
     same_name_elsewhere: list[str] = field(default_factory=list)
     description: str = ""
     notes_unavailable: str = ""  # why ``notes`` is empty when MongoDB is down
@@ -97,10 +97,8 @@ def entity_detail(*, label: str, name: str) -> EntityDetail:
         if k != "name" and not (k == "aliases" and aliases)
     }
     rels = store.relationships_of(entity.id)
-    try:  # the graph still shows with MongoDB down; only its notes are missing
-        notes, notes_unavailable = notes_mentioning([name, *aliases]), ""
-    except StoreUnavailable as e:
-        notes, notes_unavailable = [], e.message
+    # the graph still shows with MongoDB down; only its notes are missing
+    mentions = notes_mentioning([name, *aliases])
     others = [
         r.label
         for r in store.list_entities(q=name.lower(), limit=20).items
@@ -116,8 +114,8 @@ def entity_detail(*, label: str, name: str) -> EntityDetail:
         outgoing=[r for r in rels if r.outgoing],
         incoming=[r for r in rels if not r.outgoing],
         provenance=store.provenance_of(entity.id),
-        notes=notes,
-        notes_unavailable=notes_unavailable,
+        notes=mentions.notes,
+        notes_unavailable=mentions.unavailable,
         same_name_elsewhere=others,
         description=entity.description or "",
     )

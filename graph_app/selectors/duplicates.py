@@ -42,7 +42,7 @@ def duplicate_candidates(
 
     from graph_app.knowledge.states import pair_key
     from graph_app.models import EntityPairVerdict
-    from memory_app.notes.lib.dedup.maths import similar_pairs
+    from qqweb.lib.vectors import similar_pairs
 
     threshold = settings.QQ_GRAPH_DUPLICATE_THRESHOLD if threshold is None else threshold
     if not 0 < threshold <= 1:  # also NaN

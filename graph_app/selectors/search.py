@@ -32,9 +32,9 @@ def entities_search(*, query: str, label: str | None = None, limit: int = 20) ->
     compared; when none has it, a plain DimensionMismatch says which dimension they have."""
     import numpy as np
 
-    from memory_app.notes.lib import DimensionMismatch, InvalidNote
-    from memory_app.notes.lib.replica.index import normalise
+    from memory_app.notes.lib.errors import DimensionMismatch, InvalidNote
     from qqweb.lib.clients import embedder
+    from qqweb.lib.vectors import normalise
 
     query = query.strip()
     if not query:

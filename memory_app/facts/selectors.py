@@ -24,8 +24,8 @@ from memory_app.facts.lib.rules import (
 )
 from memory_app.facts.models import ArchivedFact, PairVerdict, SeenFact
 from memory_app.facts.stores import agent_embedding, facts_store
-from memory_app.notes.lib import InvalidNote
-from memory_app.notes.lib.differences import Difference, differences
+from memory_app.notes.lib.errors import InvalidNote
+from qqweb.lib.differences import Difference, differences
 
 EMBEDDING_FILTERS = ("ok", "missing", "invalid")
 
@@ -198,7 +198,7 @@ def pair_differences(older: str, newer: str) -> tuple[Difference, ...]:
     """How two texts differ (an id "port 9000" / "port 9100", a version "Gemini 2.0" /
     "Gemini 2.5", an IP, a date, a negation ...), each kind with the older text's values
     and the newer's. Empty: the newer text is a copy, a rewording or adds a detail. The
-    facts pages' one call to the pair analysis (:mod:`memory_app.notes.lib.differences`)."""
+    facts pages' one call to the pair analysis (:mod:`qqweb.lib.differences`)."""
     return differences(older, newer)
 
 

@@ -10,7 +10,7 @@ from memory_app.facts.lib.constants import RETRIEVAL_TOP_K
 from memory_app.facts.lib.errors import AgentModelRequired
 from memory_app.facts.lib.rules import Retrieval
 from memory_app.facts.stores import facts_enabled
-from memory_app.notes.lib import MemoryLibraryError, StoreUnavailable
+from memory_app.notes.lib.errors import MemoryLibraryError, StoreUnavailable
 from qqweb.lib.sources import (
     CURATION,
     LINT,

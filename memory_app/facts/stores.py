@@ -13,8 +13,8 @@ from memory_app.facts.lib import (
     facts_database,
 )
 from memory_app.facts.lib.errors import AgentModelRequired
-from memory_app.notes.lib import InvalidNote
 from memory_app.notes.lib.embeddings import Embedder
+from memory_app.notes.lib.errors import InvalidNote
 from qqweb.lib.clients import embedder as configured_embedder
 from qqweb.lib.clients import facts_mongo_client
 

@@ -16,7 +16,7 @@ from memory_app.facts import selectors
 from memory_app.facts.lib import FactNotFound, FactsConfigError
 from memory_app.facts.lib.lint import agent_broken
 from memory_app.facts.stores import facts_enabled
-from memory_app.notes.lib import InvalidNote, StoreUnavailable
+from memory_app.notes.lib.errors import InvalidNote, StoreUnavailable
 from qqweb.lib.auth import VIEWER, role_required
 from qqweb.lib.pages import render_page
 

@@ -25,7 +25,7 @@ from memory_app.facts.lib import FactNotFound
 from memory_app.facts.lib.errors import AgentModelRequired, FactChanged
 from memory_app.facts.services import FactAction, NeedsConfirmation
 from memory_app.facts.views import facts_on
-from memory_app.notes.lib import InvalidNote
+from memory_app.notes.lib.errors import InvalidNote
 from qqweb.audit.messages import done_with_undo
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, role_required

@@ -10,9 +10,11 @@ class MemoryAppConfig(AppConfig):
 
     def ready(self) -> None:
         # services import models: after populate
+        from memory_app.notes.selectors.links import NotesMentionsReader
         from memory_app.notes.services import UNDO_HANDLERS, UNDO_ROLES
         from memory_app.notes.services.settle import SETTLE_CHECKS
         from memory_app.notes.source import notes_source
+        from qqweb.lib.links import register_notes_reader
         from qqweb.lib.sources import register_source
 
         for action, handler in UNDO_HANDLERS.items():
@@ -20,3 +22,4 @@ class MemoryAppConfig(AppConfig):
         for action, check in SETTLE_CHECKS.items():
             register_settle(action, check)
         register_source("notes", notes_source)
+        register_notes_reader(NotesMentionsReader())

@@ -1,23 +1,18 @@
-"""Load the demo memory into the configured stores (``manage.py seed_demo``).
+"""Load the demo memory into the configured stores: the notes, archive.jsonl, core.md and
+notes.md (``manage.py seed_demo``, which the composition root runs, ``qqweb.demo``, seeds
+the graph beside it).
 
 Each store is seeded only when it is empty (or after ``reset``), so a second run of
-``make dev`` keeps whatever is there. Notes get real embeddings from the configured
+``make dev`` keeps whatever is there. Notes get real embeddings from the given
 embedder (``make dev`` passes one answering from the committed vectors,
-``memory_app.notes.demo_vectors``), except the few planted with an empty one. ``parts`` picks
-what is seeded: ``make dev`` seeds the memory before the web server starts and the graph
-once Neo4j answers.
+``qqweb.lib.demo_vectors``), except the few planted with an empty one.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from graph_app.demo_data import build_demo_graph, write_demo_graph
-from graph_app.knowledge import GraphUnavailable
-from graph_app.stores import graph_store
 from memory_app.notes.demo_data import build_demo_memory
 from memory_app.notes.lib.embeddings import Embedder
 from memory_app.notes.lib.mongo_store import utcnow_naive
@@ -25,40 +20,25 @@ from memory_app.notes.stores import archive_manager, core_notes, notes_store, wo
 
 
 @dataclass
-class DemoSeedReport:
+class NotesDemoReport:
     notes: int = 0
     archive_lines: int = 0
     core_items: int = 0
     working_items: int = 0
-    graph: dict[str, int] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
 
 
-PARTS = ("memory", "graph")  # memory: notes, archive.jsonl, core.md, notes.md
-
-
-def demo_seed(
-    *,
-    embedder: Embedder,
-    reset: bool = False,
-    now: datetime | None = None,
-    seed: int = 7,
-    parts: Collection[str] = PARTS,
-    graph_wait_s: float = 0.0,
-) -> DemoSeedReport:
-    """``graph_wait_s``: how long to wait for Neo4j to answer (``make dev`` starts this
-    while Neo4j starts, so Django's start overlaps the JVM's)."""
-    now = now or utcnow_naive()
-    report = DemoSeedReport()
-    if "memory" in parts:
-        _seed_memory(report, embedder=embedder, reset=reset, now=now, seed=seed)
-    if "graph" in parts:
-        _seed_graph(report, embedder=embedder, reset=reset, now=now, wait_s=graph_wait_s)
+def notes_demo_seed(
+    *, embedder: Embedder, reset: bool = False, now: datetime | None = None, seed: int = 7
+) -> NotesDemoReport:
+    """Seed the notes and the memory files, each only when it is empty (or after ``reset``)."""
+    report = NotesDemoReport()
+    _seed_memory(report, embedder=embedder, reset=reset, now=now or utcnow_naive(), seed=seed)
     return report
 
 
 def _seed_memory(
-    report: DemoSeedReport, *, embedder: Embedder, reset: bool, now: datetime, seed: int
+    report: NotesDemoReport, *, embedder: Embedder, reset: bool, now: datetime, seed: int
 ) -> None:
     demo = build_demo_memory(now=now, seed=seed)
 
@@ -100,27 +80,3 @@ def _seed_memory(
             report.working_items += sum(working.add_note(section, i) for i in reversed(items))
     else:
         report.skipped.append("notes.md")
-
-
-def _seed_graph(
-    report: DemoSeedReport, *, embedder: Embedder, reset: bool, now: datetime, wait_s: float
-) -> None:
-    try:
-        graph = graph_store()
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                graph.ping()
-                break
-            except GraphUnavailable:
-                if time.monotonic() >= deadline:
-                    raise
-                time.sleep(1)
-        if reset:
-            graph.delete_everything()
-        if graph.count_entities() == 0:
-            report.graph = write_demo_graph(graph, build_demo_graph(now=now), embedder.embed)
-        else:
-            report.skipped.append("graph")
-    except GraphUnavailable as e:
-        report.skipped.append(f"graph ({e.message})")

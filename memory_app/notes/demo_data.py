@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from memory_app.notes.demo_vocabulary import (
+from memory_app.notes.lib.constants import SECTIONS
+from qqweb.lib.demo_vocabulary import (
     ARCHIVE_TEMPLATES,
     COMPONENTS,
     CORE_ITEMS,
@@ -31,7 +32,6 @@ from memory_app.notes.demo_vocabulary import (
     TEMPLATES,
     TOPICS,
 )
-from memory_app.notes.lib.constants import SECTIONS
 
 
 @dataclass

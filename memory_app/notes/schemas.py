@@ -8,12 +8,7 @@ from pydantic import ConfigDict, create_model, field_validator
 
 from memory_app.notes.job_params import MAX_DAYS, ArchivePurgeParams, JobParams, NoParams
 from memory_app.notes.lib.listing import NoteFilter
-from qqweb.lib.api_types import Cursor, Fraction, SearchText, ShortText, UtcDateTime
-
-
-class CountOut(Schema):
-    name: str
-    count: int
+from qqweb.lib.api_types import CountOut, Cursor, Fraction, SearchText, ShortText, UtcDateTime
 
 
 class MemoryOverviewOut(Schema):

@@ -1,13 +1,8 @@
-from django.urls import URLPattern, path
+from django.urls import path
 
 from memory_app.notes import views, views_archive, views_core, views_maintenance, views_review
-from qqweb.views import section_pending
 
 app_name = "memory_app"
-
-
-def _pending(route: str, name: str, title: str, summary: str) -> URLPattern:
-    return path(route, section_pending, {"title": title, "summary": summary}, name=name)
 
 
 urlpatterns = [

@@ -14,7 +14,6 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from graph_app.selectors import graph_overview
 from memory_app.notes import selectors, services
 from memory_app.notes.forms import (
     AuditFilterForm,
@@ -44,6 +43,7 @@ from qqweb.audit.messages import done_with_undo
 from qqweb.audit.services import events_recorded
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, has_role, role_required, user_role
+from qqweb.lib.links import entities_reader
 from qqweb.lib.pages import render_page
 from qqweb.lib.positions import list_position, page_offset
 from qqweb.lib.sources import memory_sources
@@ -76,7 +76,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         "memory_app/overview.html",
         {
             "memory": memory,
-            "graph": graph_overview(),
+            "graph": entities_reader().graph_summary(),
             "insights": insights,
             "plans_waiting": plans_waiting(),
             "pictures_loading": insights is None and "mongodb" not in memory.errors,

@@ -43,7 +43,7 @@ from bson import json_util
 from bson.int64 import Int64
 from bson.json_util import JSONMode, JSONOptions
 
-from memory_app.notes.lib.safe_values import MAX_DEPTH
+from qqweb.lib.mongo.safe_values import MAX_DEPTH
 
 FORMAT = "qqweb-export"
 VERSION = 1

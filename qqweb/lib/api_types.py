@@ -65,6 +65,14 @@ def _with_offset(value: datetime) -> datetime:
 UtcDateTime = Annotated[datetime, AfterValidator(_with_offset)]
 
 
+# A named count (a section, a label, a relationship type): every app's overview answers
+# its breakdowns in this one shape. (A comment, not a docstring: it would enter the
+# OpenAPI document.)
+class CountOut(Schema):
+    name: str
+    count: int
+
+
 class ErrorDetailOut(Schema):
     """``code`` says what kind of error (``invalid``, ``not_found``, ``stale``,
     ``store_unavailable`` ...), ``message`` says it in words; the other keys name what it

@@ -21,10 +21,10 @@ import pytest
 from django.test import Client
 from secantus import SecantusDBServer
 
-from memory_app.notes.lib.mongo.outages import forget_outages
 from memory_app.notes.stores import notes_store
 from qqweb.health import forget_cached_health
 from qqweb.lib.clients import neo4j_driver
+from qqweb.lib.mongo.outages import forget_outages
 from tests.helpers import plant_note
 from tests.services import free_port, run_neo4j, stop
 

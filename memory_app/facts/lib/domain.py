@@ -29,7 +29,7 @@ from bson.int64 import Int64
 
 from memory_app.facts.lib.constants import DIMENSION, FACT_TYPE
 from memory_app.notes.lib.errors import InvalidNote
-from memory_app.notes.lib.safe_values import stored_value_problem
+from qqweb.lib.mongo.safe_values import stored_value_problem
 
 FactId = ObjectId  # the agent's ``_id``: MongoDB's ObjectId (facts-data-contract.md)
 

@@ -30,7 +30,7 @@ from memory_app.facts.lib.rules import (
     add_check,
     cleanup_plan,
 )
-from memory_app.notes.lib.differences import Difference, differences
+from qqweb.lib.differences import Difference, differences
 
 
 @dataclass(frozen=True)

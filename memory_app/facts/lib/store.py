@@ -1,10 +1,10 @@
 """The facts store: the only code that speaks pymongo to the facts agent's collection.
 
 The client is injected and nothing is read in ``__init__``. Driver errors leave classified
-by the notes store's :func:`~memory_app.notes.lib.mongo.base.classify` (an outage is
+by the kernel's :func:`~qqweb.lib.mongo.guard.classify`, as the notes store's (an outage is
 ``StoreUnavailable``, anything else ``StoreError``). Before any write or index command the
-collection's layout is sampled (``memory/layouts.py``): anything but the facts layout or
-an empty collection is refused with :class:`~memory_app.notes.lib.layouts.WrongLayout`.
+collection's layout is sampled (``qqweb/lib/mongo/layouts.py``): anything but the facts layout or
+an empty collection is refused with :class:`~qqweb.lib.mongo.layouts.WrongLayout`.
 
 What is not here, on purpose (``facts-data-contract.md`` 4.4): no upsert, no replace, no
 text or unique index, no drop or rename, no ``$text``.
@@ -31,9 +31,8 @@ from memory_app.facts.lib.domain import Fact, StoredDocument, document_from_bson
 from memory_app.facts.lib.domain import check_agent_document as check_agent_document  # its old home
 from memory_app.facts.lib.domain import check_vector as check_vector
 from memory_app.notes.lib.errors import InvalidNote, MemoryLibraryError
-from memory_app.notes.lib.layouts import Layout, LayoutVerdict, WrongLayout, sample_layout
-from memory_app.notes.lib.mongo.backup import only_duplicates
-from memory_app.notes.lib.mongo.base import classify, guarded
+from qqweb.lib.mongo.guard import classify, guarded, only_duplicates
+from qqweb.lib.mongo.layouts import Layout, LayoutVerdict, WrongLayout, sample_layout
 
 PAGE_SORT = [("timestamp", DESCENDING), ("_id", DESCENDING)]
 

@@ -21,8 +21,8 @@ from memory_app.facts.lib.guard import WritePlan
 from memory_app.facts.models import ArchivedFact
 from memory_app.facts.services.steps import Step, run_steps
 from memory_app.facts.stores import agent_embedding, facts_store
-from memory_app.notes.lib import InvalidNote
 from memory_app.notes.lib.embeddings import Embedder
+from memory_app.notes.lib.errors import InvalidNote
 from qqweb.audit.services import audit_begin, audited
 from qqweb.lib.actors import Actor
 

@@ -32,8 +32,8 @@ from memory_app.facts.services.actions import (
     store_and_facts,
 )
 from memory_app.facts.services.steps import as_snapshot_time, location_of
-from memory_app.notes.lib import InvalidNote
 from memory_app.notes.lib.embeddings import Embedder
+from memory_app.notes.lib.errors import InvalidNote
 from qqweb.lib.actors import Actor
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from django.http import HttpRequest
@@ -66,6 +67,6 @@ def retrieval_preview(request: HttpRequest, body: RetrievalIn) -> dict[str, Any]
         "markdown": preview.markdown,
         "core": preview.core,
         "notes": preview.notes,
-        "entities": preview.entities,
+        "entities": [asdict(e) for e in preview.entities],
         "warnings": preview.warnings,
     }

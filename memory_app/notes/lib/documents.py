@@ -13,7 +13,7 @@ from memory_app.notes.lib.constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANC
 from memory_app.notes.lib.domain import mistyped_fields
 from memory_app.notes.lib.errors import InvalidNote
 from memory_app.notes.lib.importance import decayed_importance
-from memory_app.notes.lib.safe_values import stored_value_problem
+from qqweb.lib.mongo.safe_values import stored_value_problem
 
 # A note id that is safe in a URL, a file name and a log line: the agent's two forms
 # (``note_`` + 12 hex, 16 hex) and the ids tests and older tools used, never a path.

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from memory_app.notes.lib import difference_words as W
-from memory_app.notes.lib.differences import KINDS, Difference, differences, same_words
+from qqweb.lib import difference_words as W
+from qqweb.lib.differences import KINDS, Difference, differences, same_words
 
 WEIGHTS = Path(__file__).with_name("pair_model.npz")
 DIM = 384  # all-MiniLM-L6-v2

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from django.conf import settings
 
-from graph_app.knowledge import GraphUnavailable
-from graph_app.stores import graph_store
 from memory_app.notes.lib import InvalidNote, MemoryLibraryError
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.selectors.notes import notes_search
 from memory_app.notes.stores import core_notes
+from qqweb.lib.links import RelatedEntity, entities_reader
 
 
 @dataclass
@@ -20,7 +18,7 @@ class RetrievalPreview:
     message: str
     core: dict[str, list[str]]
     notes: list[Note]
-    entities: list[dict[str, Any]]
+    entities: list[RelatedEntity]
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -37,21 +35,19 @@ class RetrievalPreview:
         if self.entities:
             parts.append("\n## Related Entities")
             for e in self.entities:
-                line = f"- {e['name']} ({e['label']})"
-                if e.get("description"):
-                    line += f": {e['description']}"
+                line = f"- {e.name} ({e.label})"
+                if e.description:
+                    line += f": {e.description}"
                 parts.append(line)
-                parts.extend(
-                    f"  - {'→' if r['outgoing'] else '←'} {r['type']} {r['other']}"
-                    for r in e["rels"]
-                )
+                parts.extend(f"  - {'→' if r.outgoing else '←'} {r.type} {r.other}" for r in e.rels)
         return "\n".join(parts)
 
 
 def retrieval_preview(*, message: str, limit: int = 10) -> RetrievalPreview:
     """Core notes (always injected), the notes scoring at least QQ_CITE_THRESHOLD whose
     effective importance is at least QQ_MIN_RETRIEVAL_IMPORTANCE, and the graph entities
-    the message names. A store that is down is a warning, not an error."""
+    the message names (read from the graph app through ``qqweb.lib.links``). A store that
+    is down is a warning, not an error."""
     message = message.strip()
     if not message:
         raise InvalidNote("message", "type the message the agent would receive")
@@ -70,8 +66,8 @@ def retrieval_preview(*, message: str, limit: int = 10) -> RetrievalPreview:
             )
     except MemoryLibraryError as e:
         preview.warnings.append(str(e))
-    try:
-        preview.entities = graph_store().entities_mentioned_in(message, limit=limit)
-    except GraphUnavailable as e:
-        preview.warnings.append(str(e))
+    related = entities_reader().entities_mentioned_in(message, limit=limit)
+    preview.entities = related.entities
+    if related.unavailable:
+        preview.warnings.append(related.unavailable)
     return preview

@@ -11,12 +11,12 @@ from django.conf import settings
 
 from memory_app.notes.lib import InvalidNote, NoteNotFound, StoreUnavailable
 from memory_app.notes.lib.dedup.maths import MergePlan
-from memory_app.notes.lib.differences import Difference, differences, newer_and_older
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.models import MaintenanceRun, ReviewPair
 from memory_app.notes.selectors.notes import source_summary
 from memory_app.notes.stores import deduplicator, notes_store
 from qqweb.lib.actors import Actor
+from qqweb.lib.differences import Difference, differences, newer_and_older
 
 Segment = tuple[str, str]  # ("same" | "gone" | "new", words)
 

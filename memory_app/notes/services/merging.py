@@ -14,12 +14,10 @@ import numpy as np
 
 from memory_app.notes.lib import InvalidNote, NoteNotFound
 from memory_app.notes.lib.dedup.maths import MergePlan, plan_supersede
-from memory_app.notes.lib.differences import newer_and_older
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.grace import with_grace
 from memory_app.notes.lib.mongo import MERGED_IDS_FIELD
-from memory_app.notes.lib.replica.index import normalise
 from memory_app.notes.models import ReviewPair
 from memory_app.notes.selectors.archive import grace_until
 from memory_app.notes.services.common import same_time
@@ -29,6 +27,8 @@ from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_begin, audited
 from qqweb.audit.snapshots import from_json
 from qqweb.lib.actors import Actor
+from qqweb.lib.differences import newer_and_older
+from qqweb.lib.vectors import normalise
 
 
 def pair_merge(

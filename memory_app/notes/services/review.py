@@ -11,7 +11,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory_app.notes.lib import InvalidNote
-from memory_app.notes.lib.differences import differences
 from memory_app.notes.models import MaintenanceRun, ReviewPair
 from memory_app.notes.selectors import content_hash
 from memory_app.notes.selectors.review import review_last_decided
@@ -21,6 +20,7 @@ from qqweb.audit.errors import UndoRefused
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_begin, audit_undo, audited
 from qqweb.lib.actors import Actor
+from qqweb.lib.differences import differences
 
 VERDICTS = ("merge", "supersede", "not_duplicate", "skip")
 

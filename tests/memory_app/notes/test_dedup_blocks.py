@@ -7,10 +7,10 @@ import bson
 import numpy as np
 
 from memory_app.notes.lib.dedup import blocks as db
-from memory_app.notes.lib.dedup.maths import similar_pairs
 from memory_app.notes.lib.mongo.raw_vectors import note_vector
+from qqweb.lib.vectors import similar_pairs
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "minilm_notes.npz"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "minilm_notes.npz"
 
 
 def _pairs(i, j):

@@ -2,7 +2,8 @@ from datetime import datetime
 
 import numpy as np
 
-from memory_app.notes.lib.dedup.maths import choose_primary, plan_merge, similar_pairs
+from memory_app.notes.lib.dedup.maths import choose_primary, plan_merge
+from qqweb.lib.vectors import similar_pairs
 
 
 def brute_force(vectors, threshold):

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from memory_app.notes.lib.dedup.maths import similar_pairs, similar_pairs_tiled
+from memory_app.notes.lib.dedup.maths import similar_pairs_tiled
+from qqweb.lib.vectors import similar_pairs
 
 
 def planted(n=700, dim=32, seed=5):

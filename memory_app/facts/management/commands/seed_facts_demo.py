@@ -7,8 +7,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from memory_app.facts.demo import facts_demo_seed
 from memory_app.facts.lib import AGENT_MODEL, DIMENSION
 from memory_app.facts.stores import FactsOff
-from memory_app.notes.demo_vectors import demo_embedder
 from qqweb.lib.clients import embedder
+from qqweb.lib.demo_vectors import demo_embedder
 
 
 class Command(BaseCommand):

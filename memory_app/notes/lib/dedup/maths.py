@@ -1,9 +1,8 @@
 """Near-duplicate maths: pure numpy, no I/O.
 
-``similar_pairs`` finds every pair with cosine >= threshold in one group of same-dimension
-vectors by blocked matrix products over normalised float32 rows (upper triangle only), so
-memory stays at ``block x n`` and nothing loops over pairs in Python. Exact, not
-approximate: at 10k notes it takes a fraction of a second on two cores.
+``similar_pairs`` (every pair with cosine >= threshold in one group of same-dimension
+vectors) is shared with the graph and lives in the kernel, ``qqweb.lib.vectors``;
+``similar_pairs_tiled`` is its tiled form over the vector index's segments.
 """
 
 from __future__ import annotations
@@ -14,32 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from memory_app.notes.lib.replica.index import normalise
+from qqweb.lib.vectors import normalise
 
 MERGE_IMPORTANCE_BONUS = 0.05
-
-
-def similar_pairs(
-    vectors: np.ndarray, threshold: float, block: int = 1024
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Indices ``(i, j)`` with ``i < j`` and their cosine, for cosine >= threshold."""
-    matrix = normalise(vectors)
-    n = matrix.shape[0]
-    found_i, found_j, found_s = [], [], []
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        sims = matrix[start:stop] @ matrix[start:].T  # only columns >= start
-        rows, cols = np.nonzero(sims >= threshold)
-        cols_abs = cols + start
-        rows_abs = rows + start
-        keep = cols_abs > rows_abs
-        found_i.append(rows_abs[keep])
-        found_j.append(cols_abs[keep])
-        found_s.append(sims[rows[keep], cols[keep]])
-    if not found_i:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, np.zeros(0, dtype=np.float32)
-    return np.concatenate(found_i), np.concatenate(found_j), np.concatenate(found_s)
 
 
 def similar_pairs_tiled(

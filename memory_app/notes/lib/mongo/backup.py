@@ -9,14 +9,13 @@ from typing import Any
 
 from pymongo.errors import BulkWriteError, PyMongoError
 
-from memory_app.notes.lib.mongo.base import MongoBase, classify
+from memory_app.notes.lib.mongo.base import MongoBase
+from qqweb.lib.mongo.guard import classify, only_duplicates
 
 # A whole stored document, every field and BSON type as the server gave it (ints of 32
 # and 64 bits told apart, ObjectIds, dates to the millisecond). Untyped on purpose: an
 # export must keep what the agent wrote even when it does not fit the contract.
 StoredNoteDocument = dict[str, Any]
-
-DUPLICATE_KEY = 11000
 
 
 class BackupAccess(MongoBase):
@@ -57,13 +56,3 @@ class BackupAccess(MongoBase):
             raise classify(e) from e
         self._notify(str(d.get("note_id")) for d in docs)
         return inserted
-
-
-def only_duplicates(details: Mapping[str, Any]) -> bool:
-    """Whether an unordered bulk insert was refused only for keys already taken."""
-    errors = details.get("writeErrors", [])
-    return (
-        bool(errors)
-        and all(e.get("code") == DUPLICATE_KEY for e in errors)
-        and not details.get("writeConcernErrors")
-    )

@@ -1,6 +1,6 @@
-"""The plumbing every part of the notes store shares: the client and collection, error
-classification (outage or bug, decided once, here), change notices for the vector index,
-pings and indexes."""
+"""The plumbing every part of the notes store shares: the client and collection, change
+notices for the vector index, pings and indexes. Error classification (outage or bug) is
+the kernel's, shared with the facts store: ``qqweb.lib.mongo.guard``."""
 
 from __future__ import annotations
 
@@ -11,60 +11,14 @@ from typing import Any, Protocol
 
 from pymongo import ASCENDING, DESCENDING, MongoClient
 from pymongo.collection import Collection
-from pymongo.errors import (
-    ConnectionFailure,
-    ExecutionTimeout,
-    OperationFailure,
-    PyMongoError,
-    WTimeoutError,
-)
 
 from memory_app.notes.lib.constants import DEFAULT_COLLECTION, DEFAULT_DATABASE
-from memory_app.notes.lib.errors import MemoryLibraryError, StoreError, StoreUnavailable
 from memory_app.notes.lib.mongo.layout_guard import LayoutGuardedCollection
-from memory_app.notes.lib.mongo.outages import (
-    check_reachable,
-    record_reachable,
-    record_unreachable,
-)
+from qqweb.lib.mongo.guard import guarded
 
-# Server error codes that mean "not reachable now, try again later" rather than "this
-# request is wrong": shutdown, step-down, network, time limits.
 # When qqweb inserted the note (an undo's exact reinsert keeps the old ``updated_at``):
 # the incremental dedup scan compares it again (``note_ids_changed_since``).
 WRITTEN_AT_FIELD = "qqweb_written_at"
-OUTAGE_CODES = frozenset({6, 7, 50, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436})
-
-
-def classify(error: PyMongoError) -> MemoryLibraryError:
-    """A driver error as ours: :class:`StoreUnavailable` when the server cannot be
-    reached or is shutting down (503; jobs retry), :class:`StoreError` otherwise (a bug:
-    a duplicate key, a refused query; 500, never retried)."""
-    if isinstance(error, ConnectionFailure | ExecutionTimeout | WTimeoutError):
-        return StoreUnavailable("mongodb", str(error).split(", Timeout")[0])
-    if isinstance(error, OperationFailure) and error.code in OUTAGE_CODES:
-        return StoreUnavailable("mongodb", str(error))
-    return StoreError("mongodb", str(error))
-
-
-@contextmanager
-def guarded(client: MongoClient[dict[str, Any]]) -> Iterator[None]:
-    """Around a use of ``client``: fail at once while its server is known to be down,
-    classify driver errors, and remember an unreachable server."""
-    check_reachable(id(client), "mongodb")
-    started = time.monotonic()
-    try:
-        yield
-    except ConnectionFailure as e:
-        error = classify(e)
-        reason = error.message if isinstance(error, StoreUnavailable) else str(e)
-        record_unreachable(
-            id(client), reason, client.options.server_selection_timeout, started=started
-        )
-        raise error from e
-    except PyMongoError as e:
-        raise classify(e) from e
-    record_reachable(id(client))
 
 
 class ChangeListener(Protocol):

@@ -16,7 +16,7 @@ from typing import Any
 
 from pymongo.collection import Collection
 
-from memory_app.notes.lib.layouts import Layout, WrongLayout, sample_layout
+from qqweb.lib.mongo.layouts import Layout, WrongLayout, sample_layout
 
 _verified: weakref.WeakKeyDictionary[Any, set[tuple[str, str]]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()

@@ -20,8 +20,9 @@ import numpy as np
 from memory_app.notes.lib.errors import MemoryLibraryError, StoreUnavailable
 from memory_app.notes.lib.replica.books import Versions
 from memory_app.notes.lib.replica.read_model import ReadModel, stamp
-from memory_app.notes.lib.replica.segments import EXACT_BELOW, normalise
+from memory_app.notes.lib.replica.segments import EXACT_BELOW
 from memory_app.notes.lib.replica.state import Snapshot
+from qqweb.lib.vectors import normalise
 
 log = logging.getLogger(__name__)
 

@@ -67,14 +67,13 @@ from memory_app.notes.lib.replica import search as vector_search
 from memory_app.notes.lib.replica.core import IndexCore, IndexWarming, VectorSource
 from memory_app.notes.lib.replica.follow import diff, fold, follow, needs_fold
 from memory_app.notes.lib.replica.search import SearchResult
-from memory_app.notes.lib.replica.segments import normalise
 from memory_app.notes.lib.replica.state import build_snapshot, load_snapshot
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-__all__ = ["IndexWarming", "SearchResult", "VectorIndex", "VectorSource", "normalise"]
+__all__ = ["IndexWarming", "SearchResult", "VectorIndex", "VectorSource"]
 
 
 class VectorIndex(IndexCore):

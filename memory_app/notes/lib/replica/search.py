@@ -17,7 +17,8 @@ from memory_app.notes.lib.errors import (
     StoreError,
 )
 from memory_app.notes.lib.replica.core import IndexCore
-from memory_app.notes.lib.replica.segments import Segment, dot, normalise
+from memory_app.notes.lib.replica.segments import Segment
+from qqweb.lib.vectors import dot, normalise
 
 
 @dataclass

@@ -50,6 +50,8 @@ from pathlib import Path
 
 import numpy as np
 
+from qqweb.lib.vectors import dot
+
 # Rows from which a segment gets an inverted file (lists) instead of the exact scan: below
 # it the exact scan is about as fast as the lists (docs/scale-and-benchmarks.md, "The
 # vector index"); the app's index reads it when a process opens its index.
@@ -59,20 +61,6 @@ MIN_PROBES = 8  # the nearest lists, always scanned
 PROBES = 384  # at most this many lists scanned per query
 PROBE_MARGIN = 0.33  # then every list whose centroid scores above the k-th best cosine - this
 SAMPLE_PER_LIST = 16  # k-means training rows per list
-
-
-def dot(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """``matrix @ query`` on one core. A threaded BLAS gemv on this shared 2-core machine
-    took 23 ms p50 for 16k x 384 rows (55 ms p95 for the 4k centroids at 1M) against 1.4 ms
-    for einsum's single-threaded loop: its threads wait for cores other processes hold."""
-    return np.einsum("ij,j->i", matrix, query)
-
-
-def normalise(matrix: np.ndarray) -> np.ndarray:
-    matrix = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 Only the pairs at or above the threshold (QQ_CONSOLIDATION_THRESHOLD, 0.95 by default) are
 considered, and of those only the copies are merged (``PairJudgment.unattended_merge`` of
-``memory_app.notes.lib.differences``: no difference found, the same content words in the
+``qqweb.lib.differences``: no difference found, the same content words in the
 same order; ``merge="unflagged"`` also merges rewordings with no difference found). A pair
 whose texts differ in a value (a date, number, version, id or name) or contradict each
 other is never merged: it is left for review (queued in the review queue, where a curator
@@ -19,7 +19,6 @@ from django.conf import settings
 
 from memory_app.notes.job_params import AutoConsolidationParams
 from memory_app.notes.lib import DimensionMismatch, InvalidNote, NoteNotFound
-from memory_app.notes.lib.differences import PairJudgment, pair_judgment
 from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services.maintenance.common import Progress, _actor, _batch
@@ -28,6 +27,7 @@ from memory_app.notes.services.notes import pair_merge
 from memory_app.notes.services.review import duplicates_scan
 from memory_app.notes.stores import deduplicator, notes_store
 from qqweb.audit.snapshots import to_json
+from qqweb.lib.differences import PairJudgment, pair_judgment
 
 LEFT_LISTED = 500  # pairs left for review listed on the run (all are counted and queued)
 

@@ -13,8 +13,8 @@ from memory_app.facts.lib import Fact, FactNotFound, FactQuery, FactsStore, Lega
 from memory_app.facts.lib.domain import MISSING, ForeignDocument
 from memory_app.facts.lib.store import check_agent_document
 from memory_app.notes.lib import InvalidNote
-from memory_app.notes.lib.layouts import Layout, WrongLayout
 from memory_app.notes.stores import notes_store
+from qqweb.lib.mongo.layouts import Layout, WrongLayout
 from tests.helpers import add_note
 from tests.memory_app.facts.lib.vectors import unit
 

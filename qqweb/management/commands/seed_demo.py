@@ -4,16 +4,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from memory_app.notes.demo import PARTS, DemoSeedReport, demo_seed
-from memory_app.notes.demo_vectors import demo_embedder
+from qqweb.demo import PARTS, DemoSeedReport, demo_seed
 from qqweb.lib.clients import embedder
+from qqweb.lib.demo_vectors import demo_embedder
 
 
 class Command(BaseCommand):
     help = (
         "Load a realistic demo memory (notes, archive.jsonl, core.md, notes.md, graph) in "
         "the agent's exact formats. Each store is filled only when it is empty. With the "
-        "packaged all-MiniLM-L6-v2 the vectors come precomputed (memory_app/notes/demo_vectors.py)."
+        "packaged all-MiniLM-L6-v2 the vectors come precomputed (qqweb/lib/demo_vectors.py)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memory_app.notes.lib.safe_values import stored_value_problem
+from qqweb.lib.mongo.safe_values import stored_value_problem
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ from datetime import datetime
 
 import pytest
 
-from memory_app.notes.lib.difference_values import tokens
-from memory_app.notes.lib.differences import Difference, differences, newer_and_older
+from qqweb.lib.difference_values import tokens
+from qqweb.lib.differences import Difference, differences, newer_and_older
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The demo's committed vectors (memory_app/notes/demo_vectors.npz) are the packaged model's own:
+"""The demo's committed vectors (qqweb/lib/demo_vectors.npz) are the packaged model's own:
 `make dev` loads the demo from them instead of embedding ~850 texts before the first
 page, so they must not go stale when the demo's texts or the model change."""
 
@@ -9,11 +9,11 @@ from datetime import datetime
 import numpy as np
 import pytest
 
-from memory_app.notes.demo import demo_seed
-from memory_app.notes.demo_vectors import demo_embedder, demo_texts, stored_vectors, text_key
 from memory_app.notes.lib import HashingEmbedder
 from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder
 from memory_app.notes.stores import notes_store
+from qqweb.demo import demo_seed, demo_texts
+from qqweb.lib.demo_vectors import demo_embedder, stored_vectors, text_key
 
 NOW = datetime(2026, 1, 1, 12, 0)  # the texts depend on the seed only, not on the date
 
@@ -29,7 +29,7 @@ def test_every_text_the_demo_embeds_has_a_committed_vector() -> None:
     missing = [t for batch in demo_texts(now=NOW) for t in batch if text_key(t) not in table]
     assert not missing, (
         f"{len(missing)} demo texts have no committed vector (first: {missing[0]!r}): "
-        "rewrite them with `.venv/bin/python -m memory_app.notes.demo_vectors`"
+        "rewrite them with `.venv/bin/python -m qqweb.demo`"
     )
 
 

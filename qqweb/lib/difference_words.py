@@ -1,4 +1,4 @@
-"""The words and patterns :mod:`memory_app.notes.lib.differences` reads texts with: month and
+"""The words and patterns :mod:`qqweb.lib.differences` reads texts with: month and
 number words, units, names that are not names, negations, opposites and the token patterns
 of each kind (most specific first). Data only; the reading is there."""
 

@@ -9,18 +9,19 @@ in the file gets its stored vector; any other text (another ``--seed``, a change
 vocabulary) and any other model are embedded live, as before. The model is loaded only
 if something has to be embedded.
 
-``tests/memory_app/notes/test_demo_vectors.py`` checks that every text the default demo embeds
+It lives in the kernel because every app's demo uses it (``seed_demo``, ``seed_facts_demo``);
+which texts it holds is the composition root's business (``qqweb.demo.demo_texts``).
+``tests/qqweb/test_demo_vectors.py`` checks that every text the default demo embeds
 is in the file and that the stored vectors are the model's own to 1e-5, so the file
 cannot go stale unnoticed. Rewrite it with::
 
-    .venv/bin/python -m memory_app.notes.demo_vectors
+    .venv/bin/python -m qqweb.demo
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime
 from functools import cache
 from pathlib import Path
 
@@ -106,20 +107,6 @@ def demo_embedder(embedder: Embedder) -> DemoEmbedder:
     return DemoEmbedder(inner=embedder, table=table)
 
 
-def demo_texts(*, now: datetime) -> list[list[str]]:
-    """Every text the default demo (``seed_demo``, ``seed_facts_demo``) embeds, in the
-    batches it embeds them: the notes, the graph entities' "name: description", the
-    facts. None depends on ``now``."""
-    from graph_app.demo_data import build_demo_graph, entity_texts
-    from memory_app.facts.demo import facts_demo_plan
-    from memory_app.notes.demo_data import build_demo_memory
-
-    notes = [d["content"] for d in build_demo_memory(now=now).notes if d["embedding"] is None]
-    graph = entity_texts(build_demo_graph(now=now))
-    facts = [d["_text"] for d in facts_demo_plan(now=now) if "_text" in d]
-    return [notes, graph, facts]
-
-
 def write_vectors(embedder: Embedder, batches: list[list[str]], path: Path = VECTORS_FILE) -> int:
     """Each batch embedded in one call, as the seeding does (a text's vector depends on its
     batch by about 1e-7); a text in two batches is kept once."""
@@ -131,15 +118,3 @@ def write_vectors(embedder: Embedder, batches: list[list[str]], path: Path = VEC
     np.savez_compressed(path, keys=keys, vectors=np.stack(list(table.values())))
     stored_vectors.cache_clear()
     return len(table)
-
-
-def main() -> None:  # pragma: no cover - a maintainer's command
-    from memory_app.notes.lib.mongo_store import utcnow_naive
-
-    model = SentenceTransformerEmbedder(MODEL)
-    written = write_vectors(model, demo_texts(now=utcnow_naive()))
-    print(f"{VECTORS_FILE}: {written} vectors of {MODEL} ({model.engine} engine)")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,7 @@
 """The words the demo memory is made of: the persona's people, organisations, projects,
 technologies, files, the sentence templates per section, core.md items and archive lines.
-Shared by the notes' and the graph's demo data (``demo_data.py``, ``graph_app/demo_data.py``)."""
+Shared by the notes' and the graph's demo data (``memory_app/notes/demo_data.py``,
+``graph_app/demo_data.py``), so it lives in the kernel."""
 
 from __future__ import annotations
 

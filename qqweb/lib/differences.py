@@ -38,8 +38,8 @@ from datetime import datetime
 from difflib import SequenceMatcher
 from typing import Any
 
-from memory_app.notes.lib import difference_words as W
-from memory_app.notes.lib.difference_values import VALUE_KINDS, tokens_and_names
+from qqweb.lib import difference_words as W
+from qqweb.lib.difference_values import VALUE_KINDS, tokens_and_names
 
 KINDS = ("negation", "date", "version", "id", "number", "name", "colour", "polarity")
 _NEGATION_SCOPE = 3  # the words after a negation that it negates

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from memory_app.notes.lib.errors import StoreUnavailable
-from memory_app.notes.lib.mongo.outages import (
+from qqweb.lib.mongo.outages import (
     check_reachable,
     forget_outages,
     record_reachable,

@@ -4,7 +4,7 @@ rewordings that must not be flagged."""
 
 import pytest
 
-from memory_app.notes.lib.differences import Difference, differences, pair_judgment
+from qqweb.lib.differences import Difference, differences, pair_judgment
 
 
 def kinds(left: str, right: str) -> list[str]:

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from datetime import datetime
 
-from memory_app.notes.lib import difference_words as W
+from qqweb.lib import difference_words as W
 
 VALUE_KINDS = ("date", "version", "id", "number", "name")
 
