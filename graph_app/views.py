@@ -11,8 +11,9 @@ from django.views.decorators.http import require_GET
 from graph_app import selectors
 from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentifier
 from graph_app.knowledge.errors import InvalidGraphValue
-from memory_app.notes.lib.errors import DimensionMismatch, InvalidNote
+from memory_app.notes.lib.errors import DimensionMismatch
 from qqweb.lib.auth import VIEWER, role_required
+from qqweb.lib.errors import InvalidInput
 from qqweb.lib.pages import render_page
 from qqweb.lib.positions import list_position, page_offset
 
@@ -114,7 +115,7 @@ def search(request: HttpRequest) -> HttpResponse:
             context["found"] = selectors.entities_search(
                 query=params["q"], label=params["label"] or None
             )
-        except (DimensionMismatch, InvalidNote, InvalidIdentifier) as e:
+        except (DimensionMismatch, InvalidInput, InvalidIdentifier) as e:
             context["error"], status = str(e), 400
         except GraphUnavailable as e:
             context["error"], status = e.message, 503

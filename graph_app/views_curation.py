@@ -179,7 +179,7 @@ def relationship_change(request: HttpRequest) -> HttpResponse:
 @role_required(VIEWER)
 def duplicates(request: HttpRequest) -> HttpResponse:
     """The candidates; with Neo4j down, the outage page (503) as every graph page
-    (``qqweb.middleware.StoreDownMiddleware``), not an empty list under the driver's text."""
+    (``qqweb.middleware.QQErrorMiddleware``), not an empty list under the driver's text."""
     context: dict[str, Any] = {
         "candidates": selectors.duplicate_candidates(),
         "threshold": settings.QQ_GRAPH_DUPLICATE_THRESHOLD,

@@ -1,4 +1,5 @@
-"""The one NinjaAPI. Routers come from the apps; domain errors are mapped here, once.
+"""The one NinjaAPI. Routers come from the apps; errors are mapped here, once
+(:func:`register_exception_handlers`: one handler for every ``QQError``).
 
 Auth: a bearer API token (``Authorization: Bearer qq_...``) or the browser session.
 Every error answers JSON ``{"error": {"code", "message", ...}}`` (``qqweb.lib.api_types.
@@ -31,45 +32,14 @@ from ninja.security import APIKeyCookie, HttpBearer
 from ninja.security import SessionAuth as NinjaSessionAuth
 
 from graph_app.api import router as graph_router
-from graph_app.knowledge import (
-    EntityNotFound,
-    GraphStoreError,
-    GraphUnavailable,
-    InvalidIdentifier,
-)
-from graph_app.knowledge.errors import (
-    AmbiguousEntity,
-    EntityChanged,
-    InvalidGraphValue,
-    NameTaken,
-    RelationshipNotFound,
-)
 from memory_app.facts.api import router as facts_router
 from memory_app.facts.api_curation import router as facts_curation_router
-from memory_app.facts.lib import FactNotFound, FactsConfigError
-from memory_app.facts.lib.errors import AgentModelRequired, FactChanged
-from memory_app.facts.lib.store import FactIdTaken
-from memory_app.facts.services import NeedsConfirmation
-from memory_app.facts.shapes import plan_out
-from memory_app.facts.stores import FactsOff
 from memory_app.notes.api import router as memory_router
-from memory_app.notes.lib import (
-    DimensionMismatch,
-    EmbeddingDimensionConflict,
-    InvalidNote,
-    ModelLoading,
-    NoteNotFound,
-    RestoreConflict,
-    StoreError,
-    StoreUnavailable,
-)
-from memory_app.notes.lib.errors import StaleWrite
-from memory_app.notes.services.maintenance import NoPlanToApply
-from qqweb.audit.errors import UndoRefused
 from qqweb.backup.api import router as backup_router
 from qqweb.health_api import router as health_router
 from qqweb.lib.api_types import errors
 from qqweb.lib.auth import VIEWER, require_role, user_role
+from qqweb.lib.errors import QQError
 from qqweb.lib.security import client_key
 from qqweb.lib.sources import memory_sources
 from qqweb.models import TOKEN_PREFIX, ApiToken
@@ -209,237 +179,103 @@ api = QQWebAPI(
 
 
 def _error(
-    request: HttpRequest, status: int, code: str, message: str, **extra: Any
+    api: NinjaAPI, request: HttpRequest, status: int, code: str, message: str, **extra: Any
 ) -> HttpResponse:
     return api.create_response(
         request, {"error": {"code": code, "message": message, **extra}}, status=status
     )
 
 
-@api.exception_handler(StoreUnavailable)
-def _store_unavailable(request: HttpRequest, exc: StoreUnavailable) -> HttpResponse:
-    if isinstance(exc, ModelLoading):  # ready in a few seconds: say when to try again
-        response = _error(request, 503, "model_loading", str(exc), store=exc.store)
-        response["Retry-After"] = str(exc.retry_after)
+def register_exception_handlers(api: NinjaAPI) -> None:
+    """Every error maps to the JSON ``{"error": {"code", "message", ...}}`` once, here.
+
+    Our own errors are one handler: a :class:`QQError` answers its class's ``status`` and
+    ``code``, its ``client_message()`` and ``details()`` (``Retry-After`` when it says how
+    long to wait); a 5xx one (a store refusing a query, a misconfiguration) is a bug and
+    is logged with its traceback. The rest are the framework's and Django's errors (a
+    bad parameter, no login, a role missing, a rate limit, a body Django will not read),
+    and any other exception: a bug, 500, logged."""
+
+    def error(request: HttpRequest, status: int, code: str, message: str, **extra: Any) -> Any:
+        return _error(api, request, status, code, message, **extra)
+
+    def qq_error(request: HttpRequest, exc: QQError) -> HttpResponse:
+        kind = type(exc)  # the class's status and code (an instance may shadow ``code``)
+        if kind.status >= 500:
+            logger.error("%s on %s %s", kind.__name__, request.method, request.path, exc_info=exc)
+        response = error(request, kind.status, kind.code, exc.client_message(), **exc.details())
+        retry_after = getattr(exc, "retry_after", None)
+        if retry_after is not None:
+            response["Retry-After"] = str(retry_after)
         return response
-    return _error(request, 503, "store_unavailable", str(exc), store=exc.store)
 
-
-@api.exception_handler(StoreError)
-def _store_error(request: HttpRequest, exc: StoreError) -> HttpResponse:
-    """A store refused what we asked: a bug, not an outage. Logged with its traceback."""
-    logger.error("store error on %s %s", request.method, request.path, exc_info=exc)
-    return _error(request, 500, "store_error", str(exc), store=exc.store)
-
-
-@api.exception_handler(GraphUnavailable)
-def _graph_unavailable(request: HttpRequest, exc: GraphUnavailable) -> HttpResponse:
-    return _error(request, 503, "store_unavailable", str(exc), store="neo4j")
-
-
-@api.exception_handler(GraphStoreError)
-def _graph_store_error(request: HttpRequest, exc: GraphStoreError) -> HttpResponse:
-    """A bug, not an outage: 500, the traceback (with the driver's error) in the log."""
-    logger.exception("graph store error on %s %s", request.method, request.path, exc_info=exc)
-    return _error(request, 500, "internal", str(exc))
-
-
-@api.exception_handler(NoteNotFound)
-def _note_not_found(request: HttpRequest, exc: NoteNotFound) -> HttpResponse:
-    return _error(request, 404, "not_found", str(exc), note_id=exc.note_id)
-
-
-@api.exception_handler(InvalidNote)
-def _invalid_note(request: HttpRequest, exc: InvalidNote) -> HttpResponse:
-    return _error(request, 400, "invalid", exc.message, field=exc.field)
-
-
-@api.exception_handler(NoPlanToApply)
-def _no_plan(request: HttpRequest, exc: NoPlanToApply) -> HttpResponse:
-    return _error(request, 409, "no_plan", exc.message, field=exc.field)
-
-
-@api.exception_handler(StaleWrite)
-def _stale(request: HttpRequest, exc: StaleWrite) -> HttpResponse:
-    return _error(request, 409, "stale", str(exc), note_id=exc.note_id)
-
-
-@api.exception_handler(RestoreConflict)
-def _restore_conflict(request: HttpRequest, exc: RestoreConflict) -> HttpResponse:
-    return _error(
-        request, 409, "conflict", str(exc), note_id=exc.note_id, suggested_id=exc.suggested_id
-    )
-
-
-@api.exception_handler(UndoRefused)
-def _undo_refused(request: HttpRequest, exc: UndoRefused) -> HttpResponse:
-    return _error(request, 409, "undo_refused", str(exc))
-
-
-@api.exception_handler(DimensionMismatch)
-def _dimension(request: HttpRequest, exc: DimensionMismatch) -> HttpResponse:
-    """A query vector of another dimension than the stored ones (search): 422."""
-    return _error(
-        request, 422, "dimension_mismatch", str(exc), expected=exc.expected, actual=exc.actual
-    )
-
-
-@api.exception_handler(EmbeddingDimensionConflict)
-def _embedding_conflict(request: HttpRequest, exc: EmbeddingDimensionConflict) -> HttpResponse:
-    """A write would replace a stored vector with one of another dimension: 409, naming
-    both (``stored``, ``model``) and how to configure the agent's model."""
-    return _error(
-        request,
-        409,
-        "embedding_dimension_conflict",
-        str(exc),
-        stored_dimension=exc.expected,
-        model_dimension=exc.actual,
-    )
-
-
-@api.exception_handler(EntityNotFound)
-def _entity_not_found(request: HttpRequest, exc: EntityNotFound) -> HttpResponse:
-    return _error(request, 404, "not_found", str(exc), label=exc.label, name=exc.name)
-
-
-@api.exception_handler(AmbiguousEntity)
-def _ambiguous(request: HttpRequest, exc: AmbiguousEntity) -> HttpResponse:
-    return _error(request, 409, "ambiguous", str(exc), name=exc.name, labels=exc.labels)
-
-
-@api.exception_handler(NameTaken)
-def _name_taken(request: HttpRequest, exc: NameTaken) -> HttpResponse:
-    return _error(request, 409, "name_taken", str(exc), field="new_name", label=exc.label)
-
-
-@api.exception_handler(EntityChanged)
-def _entity_changed(request: HttpRequest, exc: EntityChanged) -> HttpResponse:
-    return _error(request, 409, "stale", str(exc))
-
-
-@api.exception_handler(InvalidGraphValue)
-def _invalid_graph_value(request: HttpRequest, exc: InvalidGraphValue) -> HttpResponse:
-    return _error(request, 400, "invalid", exc.message, field=exc.field)
-
-
-@api.exception_handler(RelationshipNotFound)
-def _relationship_not_found(request: HttpRequest, exc: RelationshipNotFound) -> HttpResponse:
-    return _error(request, 404, "not_found", str(exc))
-
-
-@api.exception_handler(InvalidIdentifier)
-def _invalid_identifier(request: HttpRequest, exc: InvalidIdentifier) -> HttpResponse:
-    return _error(request, 400, "invalid", str(exc), field=exc.field)
-
-
-@api.exception_handler(FactNotFound)
-def _fact_not_found(request: HttpRequest, exc: FactNotFound) -> HttpResponse:
-    return _error(request, 404, "not_found", str(exc), fact_id=exc.fact_id)
-
-
-@api.exception_handler(FactsOff)
-def _facts_off(request: HttpRequest, exc: FactsOff) -> HttpResponse:
-    return _error(request, 404, "facts_off", str(exc))
-
-
-@api.exception_handler(FactsConfigError)
-def _facts_misconfigured(request: HttpRequest, exc: FactsConfigError) -> HttpResponse:
-    logger.error("facts store misconfigured: %s", exc)
-    return _error(request, 500, "misconfigured", str(exc))
-
-
-@api.exception_handler(Ratelimited)
-def _rate_limited(request: HttpRequest, exc: Ratelimited) -> HttpResponse:
-    response = _error(request, 429, "rate_limited", str(exc) or "too many requests")
-    response["Retry-After"] = "60"
-    return response
-
-
-@api.exception_handler(FactChanged)
-def _fact_changed(request: HttpRequest, exc: FactChanged) -> HttpResponse:
-    return _error(request, 409, "stale", str(exc), fact_id=exc.fact_id)
-
-
-@api.exception_handler(FactIdTaken)
-def _fact_id_taken(request: HttpRequest, exc: FactIdTaken) -> HttpResponse:
-    return _error(request, 409, "conflict", str(exc), fact_id=exc.fact_id)
-
-
-@api.exception_handler(NeedsConfirmation)
-def _needs_confirmation(request: HttpRequest, exc: NeedsConfirmation) -> HttpResponse:
-    """A facts write that would also archive facts not listed in ``archive``: nothing was
-    written; the body has the preview and the ids to send back."""
-    return _error(
-        request, 409, "confirm", str(exc), archive=exc.plan.archive_ids, preview=plan_out(exc.plan)
-    )
-
-
-@api.exception_handler(AgentModelRequired)
-def _agent_model_required(request: HttpRequest, exc: AgentModelRequired) -> HttpResponse:
-    return _error(request, 422, "wrong_embedder", str(exc), model=exc.model)
-
-
-@api.exception_handler(PermissionDenied)
-def _forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
-    return _error(request, 403, "forbidden", str(exc) or "you may not do this")
-
-
-@api.exception_handler(AuthenticationError)
-def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
-    return _error(
-        request, 401, "unauthenticated", "log in, or send 'Authorization: Bearer <API token>'"
-    )
-
-
-@api.exception_handler(ValidationError)
-def _validation(request: HttpRequest, exc: ValidationError) -> HttpResponse:
-    fields = [".".join(str(p) for p in err.get("loc", [])[1:]) or "body" for err in exc.errors]
-    return _error(
-        request,
-        422,
-        "invalid",
-        "; ".join(
-            f"{field}: {err.get('msg', 'invalid')}"
-            for field, err in zip(fields, exc.errors, strict=False)
-        ),
-        fields=fields,
-    )
-
-
-@api.exception_handler(HttpError)
-def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
-    return _error(request, exc.status_code, "error", str(exc))
-
-
-@api.exception_handler(Http404)
-def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
-    return _error(request, 404, "not_found", str(exc) or "not found")
-
-
-@api.exception_handler(RequestDataTooBig)
-def _too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
-    return _error(request, 413, "too_large", str(exc))
-
-
-@api.exception_handler(MultiPartParserError)
-def _bad_multipart(request: HttpRequest, exc: MultiPartParserError) -> HttpResponse:
-    """A multipart body Django cannot parse (no boundary, a broken part): 400 naming it."""
-    return _error(request, 400, "bad_request", f"the multipart body cannot be read: {exc}")
-
-
-@api.exception_handler(SuspiciousOperation)
-def _suspicious(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
-    """A request Django refuses to read (more than DATA_UPLOAD_MAX_NUMBER_FIELDS fields, a
-    bad host): the client's error, 400, as Django answers it outside the API."""
-    return _error(request, 400, "bad_request", str(exc) or "the request was refused")
-
-
-@api.exception_handler(Exception)
-def _internal(request: HttpRequest, exc: Exception) -> HttpResponse:
-    """Any other exception is a bug: 500 with the JSON error, the traceback logged."""
-    logger.error("unhandled error on %s %s", request.method, request.path, exc_info=exc)
-    return _error(request, 500, "internal", "internal error; the server logged it")
+    def rate_limited(request: HttpRequest, exc: Ratelimited) -> HttpResponse:
+        response = error(request, 429, "rate_limited", str(exc) or "too many requests")
+        response["Retry-After"] = "60"
+        return response
+
+    def forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
+        return error(request, 403, "forbidden", str(exc) or "you may not do this")
+
+    def unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+        return error(
+            request, 401, "unauthenticated", "log in, or send 'Authorization: Bearer <API token>'"
+        )
+
+    def validation(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+        fields = [".".join(str(p) for p in err.get("loc", [])[1:]) or "body" for err in exc.errors]
+        return error(
+            request,
+            422,
+            "invalid",
+            "; ".join(
+                f"{field}: {err.get('msg', 'invalid')}"
+                for field, err in zip(fields, exc.errors, strict=False)
+            ),
+            fields=fields,
+        )
+
+    def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+        return error(request, exc.status_code, "error", str(exc))
+
+    def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+        return error(request, 404, "not_found", str(exc) or "not found")
+
+    def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+        return error(request, 413, "too_large", str(exc))
+
+    def bad_multipart(request: HttpRequest, exc: MultiPartParserError) -> HttpResponse:
+        """A multipart body Django cannot parse (no boundary, a broken part): 400."""
+        return error(request, 400, "bad_request", f"the multipart body cannot be read: {exc}")
+
+    def suspicious(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
+        """A request Django refuses to read (more than DATA_UPLOAD_MAX_NUMBER_FIELDS fields,
+        a bad host): the client's error, 400, as Django answers it outside the API."""
+        return error(request, 400, "bad_request", str(exc) or "the request was refused")
+
+    def internal(request: HttpRequest, exc: Exception) -> HttpResponse:
+        """Any other exception is a bug: 500 with the JSON error, the traceback logged."""
+        logger.error("unhandled error on %s %s", request.method, request.path, exc_info=exc)
+        return error(request, 500, "internal", "internal error; the server logged it")
+
+    handlers: list[tuple[type[Exception], Any]] = [
+        (QQError, qq_error),
+        (Ratelimited, rate_limited),
+        (PermissionDenied, forbidden),
+        (AuthenticationError, unauthenticated),
+        (ValidationError, validation),
+        (HttpError, http_error),
+        (Http404, not_found),
+        (RequestDataTooBig, too_big),
+        (MultiPartParserError, bad_multipart),
+        (SuspiciousOperation, suspicious),
+        (Exception, internal),
+    ]
+    for exc_class, handler in handlers:
+        api.add_exception_handler(exc_class, handler)
+
+
+register_exception_handlers(api)
 
 
 class MeOut(Schema):

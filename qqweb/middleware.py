@@ -1,4 +1,5 @@
-"""Page-side handling of a store that cannot answer now: a 503 that says which and why.
+"""Page-side handling of our errors (:class:`QQErrorMiddleware`): a store that cannot
+answer now is a 503 that says which and why, a refusal its 4xx with the message.
 
 Views that can show something without a store catch its outage themselves (the graph
 counts on Overview, the entity list's banner); any other page whose store is down ends
@@ -16,9 +17,10 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.http import url_has_allowed_host_and_scheme
 
-from graph_app.knowledge import GraphUnavailable
-from memory_app.notes.lib import ModelLoading, StoreUnavailable
+from memory_app.notes.lib import ModelLoading
+from qqweb.lib.errors import Forbidden, QQError, Refused, Unavailable
 
 logger = logging.getLogger(__name__)
 
@@ -38,42 +40,68 @@ class _ExceptionMiddleware:
         return self.get_response(request)
 
 
-class ModelLoadingMiddleware(_ExceptionMiddleware):
-    """A page or htmx request that needs the embedding model while it is still loading in
-    the background (see ``qqweb.lib.clients.embedder_warm_up``) is answered 503 with
-    Retry-After and the reason: the whole page for a plain request (it reloads itself)."""
+class QQErrorMiddleware(_ExceptionMiddleware):
+    """Every ``QQError`` a page or htmx request meets, once (the API maps its own, in
+    ``qqweb.api``):
+
+    - the embedding model still loading (:class:`ModelLoading`): 503 with Retry-After and
+      the reason, the whole page for a plain request (it reloads itself);
+    - a store down (an ``Unavailable``: MongoDB, the memory directory, the embedding
+      service, Neo4j): 503 naming the store and the reason;
+    - a refusal (``Refused``: not found, invalid, a conflict): its status with the
+      message, on the "Not done" page with a link back;
+    - a 5xx one (a store refusing a query: a bug) and a ``Forbidden`` (Django's 403 page)
+      are left to Django, which logs the traceback.
+
+    An htmx request gets the message alone as text, shown where errors are shown
+    (``static/qqweb/errors.js``)."""
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not isinstance(exception, ModelLoading):
+        if not isinstance(exception, QQError) or request.path.startswith("/api/"):
             return None
-        if getattr(request, "htmx", False):
-            response = HttpResponse(str(exception), status=503, content_type="text/plain")
-        else:
-            context = {"message": str(exception), "retry_after": exception.retry_after}
-            response = render(request, "model_loading.html", context, status=503)
-        response["Retry-After"] = str(exception.retry_after)
-        return response
-
-
-class StoreDownMiddleware(_ExceptionMiddleware):
-    """:class:`StoreUnavailable` (MongoDB, the memory directory, the embedding service) or
-    :class:`GraphUnavailable` (Neo4j) becomes a 503 naming the store and the reason."""
-
-    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, ModelLoading):
-            return None  # ModelLoadingMiddleware's, with its Retry-After
-        if not isinstance(exception, StoreUnavailable | GraphUnavailable):
-            return None
-        if request.path.startswith("/api/"):
-            return None
-        store = getattr(exception, "store", "")
-        logger.warning("%s is down on %s: %s", store, request.path, exception)
-        reason = getattr(exception, "message", str(exception))
-        if getattr(request, "htmx", False):
-            name = STORE_NAMES.get(store, store)
-            return HttpResponse(f"{name} is down: {reason}", status=503, content_type="text/plain")
-        context = {"store": store, "store_name": STORE_NAMES.get(store, store), "reason": reason}
-        return render(request, "qqweb/store_down.html", context, status=503)
+            return _model_loading(request, exception)
+        if isinstance(exception, Unavailable):
+            return _store_down(request, exception)
+        if isinstance(exception, Refused) and not isinstance(exception, Forbidden):
+            return _refused(request, exception)
+        return None
+
+
+def _model_loading(request: HttpRequest, exception: ModelLoading) -> HttpResponse:
+    if getattr(request, "htmx", False):
+        response = HttpResponse(str(exception), status=503, content_type="text/plain")
+    else:
+        context = {"message": str(exception), "retry_after": exception.retry_after}
+        response = render(request, "model_loading.html", context, status=503)
+    response["Retry-After"] = str(exception.retry_after)
+    return response
+
+
+def _store_down(request: HttpRequest, exception: Unavailable) -> HttpResponse:
+    store = exception.store
+    logger.warning("%s is down on %s: %s", store, request.path, exception)
+    reason = exception.message
+    name = STORE_NAMES.get(store, store)
+    if getattr(request, "htmx", False):
+        response = HttpResponse(f"{name} is down: {reason}", status=503, content_type="text/plain")
+    else:
+        context = {"store": store, "store_name": name, "reason": reason}
+        response = render(request, "qqweb/store_down.html", context, status=503)
+    if exception.retry_after is not None:
+        response["Retry-After"] = str(exception.retry_after)
+    return response
+
+
+def _refused(request: HttpRequest, exception: Refused) -> HttpResponse:
+    status = type(exception).status
+    if getattr(request, "htmx", False):
+        return HttpResponse(str(exception), status=status, content_type="text/plain")
+    back = request.headers.get("referer") or "/"
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        back = "/"
+    context = {"error": str(exception), "back": back}
+    return render(request, "qqweb/refused.html", context, status=status)
 
 
 class UploadLimitMiddleware(_ExceptionMiddleware):

@@ -85,8 +85,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "qqweb.lib.auth.LoginRequiredMiddleware",
-    "qqweb.middleware.ModelLoadingMiddleware",
-    "qqweb.middleware.StoreDownMiddleware",
+    "qqweb.middleware.QQErrorMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 

@@ -45,34 +45,35 @@ from neo4j.exceptions import (
     UnsupportedServerProduct,
 )
 
+from qqweb.lib.errors import Conflict, InvalidInput, NotFound, QQError, Refused, Unavailable
 
-class GraphError(Exception):
+
+class GraphError(QQError):
     """Base class of every error the graph library raises on purpose."""
 
 
-class GraphUnavailable(GraphError):
+class GraphUnavailable(GraphError, Unavailable):
     """Neo4j cannot be used right now (an outage): 503, retried by jobs."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(f"neo4j is unavailable: {message}")
-        self.store = "neo4j"
-        self.message = message
+        super().__init__("neo4j", message)
 
 
 class GraphStoreError(GraphError):
     """A query failed for a reason that is not an outage: a bug (ours, or in the data we
     did not expect). 500, logged with its traceback (the driver's error is the cause),
-    never retried. ``code`` is Neo4j's status code when the server gave one."""
+    never retried. The instance's ``code`` is Neo4j's status code when the server gave
+    one; the error body's code is the class's, ``internal``."""
 
     def __init__(self, message: str, code: str | None = None) -> None:
         what = code or message
         super().__init__(f"the knowledge graph store failed ({what}); the details are logged")
         self.store = "neo4j"
         self.message = message
-        self.code = code
+        self.code = code  # type: ignore[assignment, misc]  # Neo4j's; the class's is the body's
 
 
-class GraphRefusal(GraphError):
+class GraphRefusal(GraphError, Refused):
     """The request cannot be done as asked and the caller can act on it (not found,
     ambiguous, taken, changed since, invalid): a 4xx, never a bug, never retried."""
 
@@ -116,27 +117,34 @@ def driver_errors_classified() -> Iterator[None]:
         raise classify_driver_error(e) from e
 
 
-class InvalidIdentifier(GraphRefusal):
-    """A label or relationship type that may not be put into a Cypher query."""
+class InvalidIdentifier(GraphRefusal, InvalidInput):
+    """A label or relationship type that may not be put into a Cypher query (400)."""
 
     def __init__(self, field: str, value: str) -> None:
-        super().__init__(
+        QQError.__init__(
+            self,
             f"{field} {value!r} is not allowed: use letters, digits and '_' "
-            "(starting with a letter), at most 64 characters"
+            "(starting with a letter), at most 64 characters",
         )
         self.field = field
         self.value = value
+        self.message = str(self)
 
 
-class EntityNotFound(GraphRefusal):
+class EntityNotFound(GraphRefusal, NotFound):
     def __init__(self, label: str, name: str) -> None:
         super().__init__(f"there is no {label} named {name!r}")
         self.label = label
         self.name = name
 
+    def details(self) -> dict[str, object]:
+        return {"label": self.label, "name": self.name}
 
-class AmbiguousEntity(GraphRefusal):
-    """More than one node answers to a lookup that should name one entity."""
+
+class AmbiguousEntity(GraphRefusal, Conflict):
+    """More than one node answers to a lookup that should name one entity (409)."""
+
+    code = "ambiguous"
 
     def __init__(self, name: str, labels: list[str]) -> None:
         super().__init__(
@@ -146,16 +154,26 @@ class AmbiguousEntity(GraphRefusal):
         self.name = name
         self.labels = sorted(labels)
 
+    def details(self) -> dict[str, object]:
+        return {"name": self.name, "labels": self.labels}
 
-class NameTaken(GraphRefusal):
+
+class NameTaken(GraphRefusal, Conflict):
+    code = "name_taken"
+
     def __init__(self, label: str, name: str) -> None:
         super().__init__(f"there is already a {label} named {name!r}; merge the two instead")
         self.label = label
         self.name = name
 
+    def details(self) -> dict[str, object]:
+        return {"field": "new_name", "label": self.label}
 
-class EntityChanged(GraphRefusal):
+
+class EntityChanged(GraphRefusal, Conflict):
     """A write was prepared from a state the graph no longer has (the agent wrote since)."""
+
+    code = "stale"
 
     def __init__(self, what: str) -> None:
         super().__init__(
@@ -165,16 +183,11 @@ class EntityChanged(GraphRefusal):
         self.what = what
 
 
-class InvalidGraphValue(GraphRefusal):
-    """A value for a curation action that the graph cannot take, naming the field."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
+class InvalidGraphValue(GraphRefusal, InvalidInput):
+    """A value for a curation action that the graph cannot take, naming the field (400)."""
 
 
-class RelationshipNotFound(GraphRefusal):
+class RelationshipNotFound(GraphRefusal, NotFound):
     def __init__(self, description: str) -> None:
         super().__init__(f"there is no relationship {description}")
         self.description = description

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from graph_app.knowledge import checked_label
 from graph_app.stores import graph_store
+from qqweb.lib.errors import InvalidInput
 
 
 @dataclass(frozen=True)
@@ -32,13 +33,13 @@ def entities_search(*, query: str, label: str | None = None, limit: int = 20) ->
     compared; when none has it, a plain DimensionMismatch says which dimension they have."""
     import numpy as np
 
-    from memory_app.notes.lib.errors import DimensionMismatch, InvalidNote
+    from memory_app.notes.lib.errors import DimensionMismatch
     from qqweb.lib.clients import embedder
     from qqweb.lib.vectors import normalise
 
     query = query.strip()
     if not query:
-        raise InvalidNote("query", "type something to search for")
+        raise InvalidInput("query", "type something to search for")
     if label:
         checked_label(label)
     model = embedder()

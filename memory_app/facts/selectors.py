@@ -24,8 +24,8 @@ from memory_app.facts.lib.rules import (
 )
 from memory_app.facts.models import ArchivedFact, PairVerdict, SeenFact
 from memory_app.facts.stores import agent_embedding, facts_store
-from memory_app.notes.lib.errors import InvalidNote
 from qqweb.lib.differences import Difference, differences
+from qqweb.lib.errors import InvalidInput
 
 EMBEDDING_FILTERS = ("ok", "missing", "invalid")
 
@@ -363,5 +363,5 @@ def facts_summary() -> FactsSummary:
 def facts_search(text: str, k: int = 10) -> Retrieval:
     """The facts nearest to ``text`` by the agent's own cosine, embedded with its model."""
     if not text.strip():
-        raise InvalidNote("query", "type something to search for")
+        raise InvalidInput("query", "type something to search for")
     return retrieval_top(agent_embedding(text), facts_store().facts(), k)

@@ -4,11 +4,13 @@ mapping (``qqweb/api.py`` answers an unconfirmed write with the preview)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_app.facts.lib.guard import WritePlan
 from memory_app.facts.lib.rules import Deletion
-from memory_app.facts.services import FactAction
+
+if TYPE_CHECKING:  # the services import plan_out for NeedsConfirmation's body
+    from memory_app.facts.services import FactAction
 
 
 def json_value(value: Any) -> Any:

@@ -11,6 +11,7 @@ from memory_app.facts.lib.errors import AgentModelRequired
 from memory_app.facts.lib.rules import Retrieval
 from memory_app.facts.stores import facts_enabled
 from memory_app.notes.lib.errors import MemoryLibraryError, StoreUnavailable
+from qqweb.lib.errors import Refused
 from qqweb.lib.sources import (
     CURATION,
     LINT,
@@ -48,7 +49,7 @@ class FactsSource:
     def search(self, text: str, k: int) -> SourceSearch:
         try:
             retrieval = selectors.facts_search(text, k)
-        except (AgentModelRequired, StoreUnavailable, MemoryLibraryError) as e:
+        except (AgentModelRequired, StoreUnavailable, MemoryLibraryError, Refused) as e:
             return SourceSearch(self.key, self.label, [], [], str(e))
         hits = [
             SearchHit(

@@ -12,15 +12,17 @@ from memory_app.facts.lib import (
     FactsStore,
     facts_database,
 )
-from memory_app.facts.lib.errors import AgentModelRequired
+from memory_app.facts.lib.errors import AgentModelRequired, InvalidFact
 from memory_app.notes.lib.embeddings import Embedder
-from memory_app.notes.lib.errors import InvalidNote
 from qqweb.lib.clients import embedder as configured_embedder
 from qqweb.lib.clients import facts_mongo_client
+from qqweb.lib.errors import NotFound
 
 
-class FactsOff(Exception):
-    """``QQ_FACTS_MONGO_URI`` is not set: the facts pages and API are off."""
+class FactsOff(NotFound):
+    """``QQ_FACTS_MONGO_URI`` is not set: the facts pages and API are off (404)."""
+
+    code = "facts_off"
 
 
 def facts_enabled() -> bool:
@@ -61,5 +63,5 @@ def agent_embedding(text: str, embedder: Embedder | None = None) -> list[float]:
     if len(vector) != DIMENSION:
         raise AgentModelRequired(model.model_name, len(vector))
     if not any(vector):
-        raise InvalidNote("content", "embeds to a zero vector, which the agent never saves")
+        raise InvalidFact("content", "embeds to a zero vector, which the agent never saves")
     return vector

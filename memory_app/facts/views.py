@@ -14,9 +14,10 @@ from django.views.decorators.http import require_GET
 
 from memory_app.facts import selectors
 from memory_app.facts.lib import FactNotFound, FactsConfigError
+from memory_app.facts.lib.errors import InvalidFact
 from memory_app.facts.lib.lint import agent_broken
 from memory_app.facts.stores import facts_enabled
-from memory_app.notes.lib.errors import InvalidNote, StoreUnavailable
+from memory_app.notes.lib.errors import StoreUnavailable
 from qqweb.lib.auth import VIEWER, role_required
 from qqweb.lib.pages import render_page
 
@@ -62,7 +63,7 @@ def facts_list(request: HttpRequest) -> HttpResponse:
     error, status = "", 200
     try:
         listing = listed(request.GET.get("cursor") or None)
-    except InvalidNote as e:  # a cursor this list did not give: the first page, and why
+    except InvalidFact as e:  # a cursor this list did not give: the first page, and why
         listing, error, status = listed(None), str(e), 400
     kept = {k: v for k, v in request.GET.items() if k != "cursor"}
     next_query = urlencode({**kept, "cursor": listing.next_cursor}) if listing.next_cursor else ""

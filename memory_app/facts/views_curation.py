@@ -21,23 +21,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memory_app.facts import selectors, services
-from memory_app.facts.lib import FactNotFound
-from memory_app.facts.lib.errors import AgentModelRequired, FactChanged
+from memory_app.facts.lib.errors import FactChanged
 from memory_app.facts.services import FactAction, NeedsConfirmation
 from memory_app.facts.views import facts_on
-from memory_app.notes.lib.errors import InvalidNote
 from qqweb.audit.messages import done_with_undo
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, role_required
+from qqweb.lib.errors import InvalidInput, Refused
 
 Run = Callable[[Collection[str], bool], FactAction]
-
-_ERRORS: dict[type[Exception], int] = {
-    InvalidNote: 400,
-    FactNotFound: 404,
-    FactChanged: 409,
-    AgentModelRequired: 422,
-}
 
 
 def _done(request: HttpRequest, url: str) -> HttpResponse:
@@ -75,9 +67,9 @@ def _write(
         result = run(request.POST.getlist("archive"), "preview" in request.POST)
     except NeedsConfirmation as e:
         context["plan"] = e.plan
-    except tuple(_ERRORS) as e:
+    except Refused as e:  # an invalid value (400), no such fact (404), changed (409) ...
         context["error"] = str(e)
-        status = next(code for kind, code in _ERRORS.items() if isinstance(e, kind))
+        status = e.status
     else:
         if result.applied:
             more = len(result.plan.resolutions)
@@ -246,7 +238,7 @@ def contradiction_verdict(request: HttpRequest) -> HttpResponse:
             b_id=request.POST.get("b_id", ""),
             verdict=verdict,
         )
-    except (InvalidNote, FactChanged) as e:
+    except (InvalidInput, FactChanged) as e:
         messages.error(request, str(e))
     else:
         text = VERDICT_DONE.get(verdict, "Remembered")

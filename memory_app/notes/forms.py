@@ -7,9 +7,9 @@ from typing import Any
 from django import forms
 
 from memory_app.notes.job_params import InvalidJobParams, JobParams, params_validate
-from memory_app.notes.lib import InvalidNote
 from memory_app.notes.lib.constants import CORE_CATEGORIES, SECTIONS
 from memory_app.notes.lib.listing import MAX_STALE_DAYS, SORT_FIELDS, SOURCE_TYPES, NoteFilter
+from qqweb.lib.errors import InvalidInput
 
 SECTION_CHOICES = [("", "any section"), *[(s, s) for s in SECTIONS]]
 
@@ -78,7 +78,7 @@ class NoteFilterForm(forms.Form):
         values["no_embedding"] = bool(data.get("no_embedding"))
         try:
             return NoteFilter(**values)
-        except InvalidNote as e:
+        except InvalidInput as e:
             self.add_error(e.field if e.field in self.fields else None, e.message)
             raise
 

@@ -17,8 +17,8 @@ from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from memory_app.notes.lib import InvalidNote
 from qqweb.lib.api_types import NoBool
+from qqweb.lib.errors import InvalidInput
 
 MAX_DAYS = 36_500  # a hundred years: today minus that many days is still a date
 
@@ -124,7 +124,7 @@ class AutoConsolidationParams(JobParams):
     )
 
 
-class InvalidJobParams(InvalidNote):
+class InvalidJobParams(InvalidInput):
     """Parameters a job does not take, or values out of its bounds. ``errors`` lists every
     (parameter, message); ``field`` and ``message`` are the first."""
 

@@ -26,7 +26,6 @@ from memory_app.notes.forms import (
 )
 from memory_app.notes.lib import (
     DimensionMismatch,
-    InvalidNote,
     MemoryLibraryError,
     NoteNotFound,
     StoreUnavailable,
@@ -43,6 +42,7 @@ from qqweb.audit.messages import done_with_undo
 from qqweb.audit.services import events_recorded
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, has_role, role_required, user_role
+from qqweb.lib.errors import InvalidInput
 from qqweb.lib.links import entities_reader
 from qqweb.lib.pages import render_page
 from qqweb.lib.positions import list_position, page_offset
@@ -116,7 +116,7 @@ def notes(request: HttpRequest) -> HttpResponse:
                 total=total.value,
                 capped=total.capped,
             )
-        except InvalidNote as e:
+        except InvalidInput as e:
             context["error"], status = str(e), 400
         except StoreUnavailable as e:
             context["error"], status = str(e), 503
@@ -162,7 +162,7 @@ def notes_bulk(request: HttpRequest) -> HttpResponse:
             importance=data["importance"],
             section=data["to_section"] or None,
         )
-    except InvalidNote as e:
+    except InvalidInput as e:
         return render(
             request, "memory_app/_bulk_confirm.html", {"form": form, "error": e}, status=400
         )
@@ -240,7 +240,7 @@ def note_edit(request: HttpRequest, note_id: str) -> HttpResponse:
         stale = stale_edit(current=e.current, mine=data, base=form.base())
         context = {"error": e, "stale": stale, "note_id": note_id}
         return render(request, "memory_app/stale_edit.html", context, status=409)
-    except (InvalidNote, NoteNotFound, DimensionMismatch) as e:
+    except (InvalidInput, NoteNotFound, DimensionMismatch) as e:
         messages.error(request, f"Not saved: {e}")
         return redirect(url)
     if events:
@@ -265,7 +265,7 @@ def note_create(request: HttpRequest) -> HttpResponse:
                     section=data["section"],
                     importance=data["importance"],
                 )
-        except (InvalidNote, DimensionMismatch) as e:
+        except (InvalidInput, DimensionMismatch) as e:
             form.add_error(None, str(e))
         else:
             done_with_undo(request, f"Added {note.note_id}.", events=events)
@@ -281,7 +281,7 @@ def note_keep(request: HttpRequest, note_id: str) -> HttpResponse:
     days, stamp = request.POST.get("keep_days", "").strip(), request.POST.get("updated_at", "")
     try:
         if not days.isdigit():
-            raise InvalidNote("keep_days", "give a whole number of days (0: no grace period)")
+            raise InvalidInput("keep_days", "give a whole number of days (0: no grace period)")
         with events_recorded() as events:
             note = services.note_keep(
                 actor=Actor.from_request(request),
@@ -291,7 +291,7 @@ def note_keep(request: HttpRequest, note_id: str) -> HttpResponse:
             )
     except ValueError:
         messages.error(request, "Not changed: updated_at: reload the page and try again")
-    except (InvalidNote, NoteNotFound, StaleWrite) as e:
+    except (InvalidInput, NoteNotFound, StaleWrite) as e:
         messages.error(request, f"Not changed: {e}")
     else:
         until = note.extra.get("qqweb_keep_until")
@@ -328,7 +328,7 @@ def note_promote(request: HttpRequest, note_id: str) -> HttpResponse:
                 actor=Actor.from_request(request), note_id=note_id, category=category
             )
         done_with_undo(request, f"Promoted to core.md under {item['category']}.", events=events)
-    except (InvalidNote, NoteNotFound) as e:
+    except (InvalidInput, NoteNotFound) as e:
         messages.error(request, f"Not promoted: {e}")
     return redirect("memory_app:note_detail", note_id=note_id)
 

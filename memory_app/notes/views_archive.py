@@ -9,16 +9,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memory_app.notes import selectors, services
 from memory_app.notes.job_params import MAX_DAYS
-from memory_app.notes.lib import (
-    EmbeddingDimensionConflict,
-    InvalidNote,
-    NoteNotFound,
-    RestoreConflict,
-)
+from memory_app.notes.lib import EmbeddingDimensionConflict, NoteNotFound, RestoreConflict
 from qqweb.audit.messages import done_with_undo
 from qqweb.audit.services import events_recorded
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import ADMIN, VIEWER, has_role, role_required
+from qqweb.lib.errors import InvalidInput
 from qqweb.lib.pages import render_page
 
 
@@ -62,7 +58,7 @@ def archive_restore(request: HttpRequest, note_id: str) -> HttpResponse:
     keep_days = request.POST.get("keep_days", "").strip()
     try:
         if keep_days and not keep_days.isdigit():
-            raise InvalidNote("keep_days", "give a whole number of days (0: no grace period)")
+            raise InvalidInput("keep_days", "give a whole number of days (0: no grace period)")
         with events_recorded() as events:
             note = services.note_restore(
                 actor=Actor.from_request(request),
@@ -70,7 +66,7 @@ def archive_restore(request: HttpRequest, note_id: str) -> HttpResponse:
                 new_id=new_id,
                 keep_days=int(keep_days) if keep_days else None,
             )
-    except InvalidNote as e:
+    except InvalidInput as e:
         return render(
             request, "memory_app/archive_restore.html", {"preview": preview, "error": e}, status=400
         )
@@ -114,7 +110,7 @@ def archive_purge(request: HttpRequest) -> HttpResponse:
                 days=days,
                 dry_run=request.POST.get("confirmed") != "on",
             )
-    except (ValueError, InvalidNote):
+    except (ValueError, InvalidInput):
         return render(
             request,
             "memory_app/_purge_confirm.html",

@@ -10,13 +10,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from memory_app.errors import CoreItemNotFound
 from memory_app.notes import selectors, services
 from memory_app.notes.forms import CoreItemForm
-from memory_app.notes.lib import InvalidNote, NoteNotFound
+from memory_app.notes.lib import NoteNotFound
 from qqweb.audit.messages import done_with_undo
 from qqweb.audit.services import events_recorded
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, has_role, role_required
+from qqweb.lib.errors import InvalidInput
 
 
 @require_GET
@@ -37,7 +39,7 @@ def _file_change(
     try:
         with events_recorded() as events:
             change(actor=Actor.from_request(request), **values)
-    except InvalidNote as e:
+    except (InvalidInput, CoreItemNotFound) as e:
         messages.error(request, f"Not changed: {e}")
     else:
         done_with_undo(request, done, events=events)
@@ -118,7 +120,7 @@ def candidate_verdict(request: HttpRequest, note_id: str) -> HttpResponse:
             else:
                 messages.error(request, "verdict: approve or reject")
                 return redirect("memory_app:core")
-    except (InvalidNote, NoteNotFound) as e:
+    except (InvalidInput, NoteNotFound) as e:
         messages.error(request, str(e))
         return redirect("memory_app:core")
     done_with_undo(request, done, events=events)

@@ -12,7 +12,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memory_app.notes.forms import JobForm
 from memory_app.notes.jobs import job_start, plan_apply_start, run_undo_start, waits_for_worker
-from memory_app.notes.lib import InvalidNote
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.selectors.maintenance import (
     decay_agent_comparison,
@@ -24,6 +23,7 @@ from memory_app.notes.services.maintenance import JOBS, plan_job, schedule_updat
 from memory_app.notes.services.runs import run_cancel
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import ADMIN, VIEWER, has_role, role_required
+from qqweb.lib.errors import Refused
 from qqweb.lib.pages import render_page
 
 
@@ -73,7 +73,7 @@ def maintenance_start(request: HttpRequest, kind: str) -> HttpResponse:
             dry_run=form.cleaned_data["dry_run"] or destructive,
             params=form.params,
         )
-    except InvalidNote as e:
+    except Refused as e:
         messages.error(request, str(e))
         return redirect("memory_app:maintenance")
     what = "Preview" if destructive else ("Dry run" if run.dry_run else "Run")
@@ -103,7 +103,7 @@ def maintenance_run_apply(request: HttpRequest, run_id: int) -> HttpResponse:
     """Apply exactly the plan of a dry run, in the worker; then show the new run."""
     try:
         run = plan_apply_start(actor=Actor.from_request(request), run_id=run_id)
-    except InvalidNote as e:
+    except Refused as e:
         messages.error(request, str(e))
         return redirect("memory_app:maintenance_run", run_id=run_id)
     messages.success(request, f"Run #{run.pk} applies the plan of dry run #{run_id}.")
@@ -116,7 +116,7 @@ def maintenance_run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
     """Cancel a queued run, or ask a running one to stop at its next batch."""
     try:
         run = run_cancel(actor=Actor.from_request(request), run_id=run_id)
-    except InvalidNote as e:
+    except Refused as e:
         messages.error(request, str(e))
         return redirect("memory_app:maintenance_run", run_id=run_id)
     messages.success(
@@ -142,7 +142,7 @@ def maintenance_schedule(request: HttpRequest, task_id: int) -> HttpResponse:
             apply=request.POST.get("apply") == "on",
         )
         messages.success(request, "Schedule saved.")
-    except InvalidNote as e:
+    except Refused as e:
         messages.error(request, f"Not saved: {e}")
     return redirect("memory_app:maintenance")
 
@@ -154,7 +154,7 @@ def maintenance_run_undo(request: HttpRequest, run_id: int) -> HttpResponse:
     own whose page shows the progress."""
     try:
         undo = run_undo_start(actor=Actor.from_request(request), run_id=run_id)
-    except InvalidNote as e:
+    except Refused as e:
         messages.error(request, str(e))
         return redirect("memory_app:maintenance_run", run_id=run_id)
     messages.success(request, f"Run #{undo.pk} undoes run #{run_id}.")

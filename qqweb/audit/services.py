@@ -14,7 +14,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from qqweb.audit.errors import UndoForbidden, UndoRefused
+from qqweb.audit.errors import AuditEventNotFound, UndoForbidden, UndoRefused
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.registry import settle_check, settled_actions, undo_handler, undo_role
 from qqweb.audit.snapshots import from_json, to_json
@@ -92,7 +92,7 @@ def audit_undo(*, actor: Actor, event_id: int) -> AuditEvent:
     undone already, did not complete, or its target changed since."""
     event = AuditEvent.objects.filter(pk=event_id).first()
     if event is None:
-        raise UndoRefused(f"there is no audit event {event_id}")
+        raise AuditEventNotFound(event_id)
     _access_undo(actor, event)
     if event.undone_at is not None:
         raise UndoRefused("this action was undone already")

@@ -9,11 +9,11 @@ from typing import Any
 
 from django.http import FileResponse, HttpRequest
 from ninja import Field, File, Router, Schema, Status
-from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
 from memory_app.notes.schemas import RunOut
 from qqweb.backup.services import (
+    BackupFileNotFound,
     backup_files,
     backup_path,
     export_create,
@@ -73,7 +73,7 @@ def file_download(request: HttpRequest, name: str) -> FileResponse:
     require_role(request, ADMIN)
     path = backup_path(name)
     if not path.is_file():
-        raise HttpError(404, f"there is no backup file {name!r}")
+        raise BackupFileNotFound(name)
     return FileResponse(open(path, "rb"), as_attachment=True, content_type="application/x-ndjson")
 
 

@@ -21,9 +21,9 @@ from typing import Any
 
 from graph_app.knowledge.backup_checks import node_problem, relationship_problem
 from memory_app.facts.lib.domain import fact_document_problem
+from memory_app.notes.lib import InvalidBackupFile
 from memory_app.notes.lib.backup_files import checked_file_name
 from memory_app.notes.lib.documents import note_document_problem
-from memory_app.notes.lib.errors import InvalidNote
 from qqweb.backup import ndjson
 from qqweb.backup.ndjson import ExportFormatError, Line
 
@@ -186,7 +186,7 @@ class RecordChecker:
             self._file = _OpenFile(_what(name) or "?", number)
             try:
                 checked_file_name(name)  # type: ignore[arg-type]
-            except InvalidNote as e:
+            except InvalidBackupFile as e:
                 self._file.problem = e.message
         self._file.lines.append(number)
         if self._file.problem:
@@ -202,7 +202,7 @@ class RecordChecker:
             self._file = _OpenFile(_what(name) or "?", number)
             try:
                 checked_file_name(name)  # type: ignore[arg-type]
-            except InvalidNote as e:
+            except InvalidBackupFile as e:
                 self._file.problem = e.message
         opened = self._file
         opened.lines.append(number)

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 
-from memory_app.notes.lib import InvalidNote
+from memory_app.notes.lib import InvalidBackupFile
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services.runs import (
     run_create,
@@ -33,9 +33,21 @@ from qqweb.backup.importing import (
 )
 from qqweb.backup.ndjson import ExportFormatError
 from qqweb.lib.actors import Actor
+from qqweb.lib.errors import InvalidInput, NotFound
 
 EXPORT, IMPORT = "export", "import"
 _FILE_NAME = re.compile(r"(export|upload)-[0-9A-Za-z-]{1,64}\.ndjson")
+
+
+class BackupFileNotFound(NotFound):
+    """There is no backup file of this name in the backup directory (404)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"there is no backup file {name!r}")
+        self.name = name
+
+    def details(self) -> dict[str, object]:
+        return {"file": self.name}
 
 
 @dataclass(frozen=True)
@@ -48,7 +60,7 @@ class BackupFile:
 def backup_path(name: str) -> Path:
     """The path of a backup file by its name; refuses any other name (422)."""
     if not isinstance(name, str) or not _FILE_NAME.fullmatch(name):
-        raise InvalidNote("file", f"{name!r} is not a backup file name")
+        raise InvalidBackupFile("file", f"{name!r} is not a backup file name")
     return Path(settings.QQ_BACKUP_DIR) / name
 
 
@@ -91,7 +103,7 @@ def import_create(
     """An import (``dry_run``: its preview) of a file of the backup directory;
     ``import_valid``: leave out the records the checks refuse instead of refusing it."""
     if not backup_path(file).is_file():
-        raise InvalidNote("file", f"there is no backup file {file!r}")
+        raise BackupFileNotFound(file)
     params = {
         "file": file,
         "accept_conflicts": bool(accept_conflicts),
@@ -137,7 +149,7 @@ def backup_run(*, run: MaintenanceRun, progress: Progress | None = None) -> dict
         run.save(update_fields=["stats"])
         run_failed(run, str(e))
         raise
-    except (ExportFormatError, InvalidNote) as e:
+    except (ExportFormatError, InvalidInput) as e:
         run_failed(run, str(e))
         raise
     except Exception as e:

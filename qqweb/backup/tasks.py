@@ -6,11 +6,11 @@ from typing import Any
 
 from celery import shared_task
 
-from memory_app.notes.lib import InvalidNote
 from memory_app.notes.models import MaintenanceRun
 from qqweb.backup.importing import ImportConflicts
 from qqweb.backup.ndjson import ExportFormatError
 from qqweb.backup.services import backup_run
+from qqweb.lib.errors import InvalidInput
 
 
 @shared_task(name="qqweb.backup.run_backup")
@@ -22,7 +22,7 @@ def run_backup_task(run_id: int) -> dict[str, Any]:
         return dict(run.stats)
     try:
         return backup_run(run=run)
-    except (ImportConflicts, ExportFormatError, InvalidNote) as e:
+    except (ImportConflicts, ExportFormatError, InvalidInput) as e:
         return {"error": str(e)}
 
 

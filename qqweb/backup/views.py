@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_GET, require_POST
 
 from memory_app.facts.stores import facts_enabled
-from memory_app.notes.lib import InvalidNote
+from memory_app.notes.lib import InvalidBackupFile
 from memory_app.notes.models import MaintenanceRun
 from qqweb.backup.services import (
     EXPORT,
@@ -24,6 +24,7 @@ from qqweb.backup.services import (
 from qqweb.backup.tasks import backup_start
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import ADMIN, role_required
+from qqweb.lib.errors import Refused
 from qqweb.lib.pages import render_page
 from qqweb.liveness import jobs_wait_for_a_worker
 
@@ -48,7 +49,7 @@ def export_start(request: HttpRequest) -> HttpResponse:
 def file_download(request: HttpRequest, name: str) -> HttpResponse:
     try:
         path = backup_path(name)
-    except InvalidNote as e:
+    except InvalidBackupFile as e:
         raise Http404(str(e)) from e
     if not path.is_file():
         raise Http404(f"there is no backup file {name!r}")
@@ -85,7 +86,7 @@ def import_start(request: HttpRequest) -> HttpResponse:
             accept_conflicts=request.POST.get("accept_conflicts") == "1",
             import_valid=request.POST.get("import_valid") == "1",
         )
-    except InvalidNote as e:
+    except Refused as e:
         messages.error(request, str(e))
         return redirect("backup:backup")
     return redirect("backup:run", run_id=backup_start(run).pk)

@@ -1,0 +1,1 @@
+"""The kernel: what every app imports and that imports no app."""

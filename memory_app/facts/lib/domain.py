@@ -28,7 +28,7 @@ from bson import ObjectId
 from bson.int64 import Int64
 
 from memory_app.facts.lib.constants import DIMENSION, FACT_TYPE
-from memory_app.notes.lib.errors import InvalidNote
+from memory_app.facts.lib.errors import InvalidFact
 from qqweb.lib.mongo.safe_values import stored_value_problem
 
 FactId = ObjectId  # the agent's ``_id``: MongoDB's ObjectId (facts-data-contract.md)
@@ -275,7 +275,7 @@ def check_vector(vector: Any) -> None:
         and len(vector) == DIMENSION
         and all(type(x) is float and math.isfinite(x) for x in vector)
     ):
-        raise InvalidNote("content_embedding", f"must be a list of {DIMENSION} finite floats")
+        raise InvalidFact("content_embedding", f"must be a list of {DIMENSION} finite floats")
 
 
 def check_agent_document(doc: Mapping[str, Any]) -> None:
@@ -284,17 +284,17 @@ def check_agent_document(doc: Mapping[str, Any]) -> None:
     ``metadata`` and, when present, a list of 384 finite floats; a legacy turn an ObjectId
     and a date."""
     if not isinstance(doc.get("_id"), ObjectId):
-        raise InvalidNote("_id", "must be an ObjectId")
+        raise InvalidFact("_id", "must be an ObjectId")
     if not isinstance(doc.get("timestamp"), datetime):
-        raise InvalidNote("timestamp", "must be a date")
+        raise InvalidFact("timestamp", "must be a date")
     if is_legacy_turn(doc):
         return
     if doc.get("type") != FACT_TYPE:
-        raise InvalidNote("type", 'must be exactly "fact"')
+        raise InvalidFact("type", 'must be exactly "fact"')
     if not isinstance(doc.get("content"), str):
-        raise InvalidNote("content", "must be a string")
+        raise InvalidFact("content", "must be a string")
     if not isinstance(doc.get("metadata"), dict):
-        raise InvalidNote("metadata", "must be an object")
+        raise InvalidFact("metadata", "must be an object")
     if "content_embedding" in doc:
         check_vector(doc["content_embedding"])
 
@@ -311,6 +311,6 @@ def fact_document_problem(doc: Mapping[str, Any]) -> str:
         return "it is a qq note (it has a note_id), not a document of the facts collection"
     try:
         check_agent_document(doc)
-    except InvalidNote as e:
+    except InvalidFact as e:
         return f"its {e.field} {e.message}"
     return ""

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from memory_app.facts.lib.constants import AGENT_MODEL, DIMENSION
 from memory_app.notes.lib.errors import MemoryLibraryError
+from qqweb.lib.errors import Conflict, InvalidInput, NotFound, Refused
 
 
-class AgentModelRequired(MemoryLibraryError):
+class InvalidFact(MemoryLibraryError, InvalidInput):
+    """A fact, a field of one or a value for one does not fit the facts data contract
+    (400), naming the field; a cursor the list did not give is one too (``cursor``)."""
+
+
+class AgentModelRequired(MemoryLibraryError, Refused):
     """The configured embedder is not the agent's all-MiniLM-L6-v2: a vector from any
     other model (even a 384-d one) poisons the agent's comparisons (contract 4.4 rule 1),
-    so nothing is written."""
+    so nothing is written (422)."""
+
+    status = 422
+    code = "wrong_embedder"
 
     def __init__(self, model: str, dimension: int | None = None) -> None:
         made = f", which makes {dimension}-d vectors" if dimension is not None else ""
@@ -20,10 +29,15 @@ class AgentModelRequired(MemoryLibraryError):
         )
         self.model = model
 
+    def details(self) -> dict[str, object]:
+        return {"model": self.model}
 
-class FactChanged(MemoryLibraryError):
+
+class FactChanged(MemoryLibraryError, Conflict):
     """A write found the fact other than the curator saw it: another curator edited it,
-    or the agent replaced it (its update is a delete then an insert) or deleted it."""
+    or the agent replaced it (its update is a delete then an insert) or deleted it (409)."""
+
+    code = "stale"
 
     def __init__(self, fact_id: str, reason: str) -> None:
         super().__init__(
@@ -31,3 +45,20 @@ class FactChanged(MemoryLibraryError):
         )
         self.fact_id = fact_id
         self.reason = reason
+
+    def details(self) -> dict[str, object]:
+        return {"fact_id": self.fact_id}
+
+
+class FactGone(FactChanged, NotFound):
+    """The fact a write names is not in the collection (404): it never was, or the agent
+    replaced it (its update is a delete then an insert) or deleted it since it was shown.
+    A :class:`FactChanged`, so a page tells it as one."""
+
+    status = 404
+    code = "not_found"
+
+    def __init__(self, fact_id: str) -> None:
+        super().__init__(
+            fact_id, "it is gone (the agent replaced it with an update, or deleted it)"
+        )

@@ -30,25 +30,33 @@ from memory_app.facts.lib.constants import DEFAULT_COLLECTION, FACT_TYPE
 from memory_app.facts.lib.domain import Fact, StoredDocument, document_from_bson
 from memory_app.facts.lib.domain import check_agent_document as check_agent_document  # its old home
 from memory_app.facts.lib.domain import check_vector as check_vector
-from memory_app.notes.lib.errors import InvalidNote, MemoryLibraryError
+from memory_app.facts.lib.errors import InvalidFact
+from memory_app.notes.lib.errors import MemoryLibraryError
+from qqweb.lib.errors import Conflict, NotFound
 from qqweb.lib.mongo.guard import classify, guarded, only_duplicates
 from qqweb.lib.mongo.layouts import Layout, LayoutVerdict, WrongLayout, sample_layout
 
 PAGE_SORT = [("timestamp", DESCENDING), ("_id", DESCENDING)]
 
 
-class FactNotFound(MemoryLibraryError):
+class FactNotFound(MemoryLibraryError, NotFound):
     def __init__(self, fact_id: str) -> None:
         super().__init__(f"fact {fact_id!r} does not exist")
         self.fact_id = fact_id
 
+    def details(self) -> dict[str, object]:
+        return {"fact_id": self.fact_id}
 
-class FactIdTaken(MemoryLibraryError):
-    """An insert under an ``_id`` that a document already has."""
+
+class FactIdTaken(MemoryLibraryError, Conflict):
+    """An insert under an ``_id`` that a document already has (409)."""
 
     def __init__(self, fact_id: str) -> None:
         super().__init__(f"a document with _id {fact_id!r} exists already")
         self.fact_id = fact_id
+
+    def details(self) -> dict[str, object]:
+        return {"fact_id": self.fact_id}
 
 
 @dataclass(frozen=True)
@@ -119,7 +127,7 @@ def _cursor_filter(cursor: str) -> tuple[dict[str, Any], bool]:
             return {"_id": {"$lt": ObjectId(rest[0])}}, False
     except (ValueError, IndexError, InvalidId, OverflowError):  # Overflow: no such date
         pass
-    raise InvalidNote("cursor", "not a cursor this list gave")
+    raise InvalidFact("cursor", "not a cursor this list gave")
 
 
 _NOT_A_DATE = {"timestamp": {"$not": {"$type": "date"}}}
@@ -244,7 +252,7 @@ class FactsStore:
         ``metadata`` are kept. False when nothing matched (another curator edited it, or
         the agent replaced or deleted it: the caller re-reads to say which)."""
         if not isinstance(content, str):
-            raise InvalidNote("content", "must be a string")
+            raise InvalidFact("content", "must be a string")
         check_vector(vector)
         self._require_facts_layout()
         with self._guard():
@@ -329,7 +337,7 @@ class FactsStore:
         self._require_facts_layout()
         with self._guard():
             if self.collection.find_one({}, {"_id": 1}) is not None:
-                raise InvalidNote(
+                raise InvalidFact(
                     "collection", f"{'.'.join(self.location)} is not empty; nothing was written"
                 )
             if docs:

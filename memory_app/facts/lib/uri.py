@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from pymongo.uri_parser import parse_uri
 
+from qqweb.lib.errors import QQError
 
-class FactsConfigError(ValueError):
-    """The facts store's settings cannot name a database."""
+
+class FactsConfigError(QQError, ValueError):
+    """The facts store's settings cannot name a database: a misconfiguration (500, logged)."""
+
+    code = "misconfigured"
 
 
 def facts_database(uri: str, database: str = "") -> str:

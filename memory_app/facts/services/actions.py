@@ -17,20 +17,25 @@ from typing import Any
 from django.utils import timezone
 
 from memory_app.facts.lib import Fact, FactsStore
+from memory_app.facts.lib.errors import InvalidFact
 from memory_app.facts.lib.guard import WritePlan
 from memory_app.facts.models import ArchivedFact
 from memory_app.facts.services.steps import Step, run_steps
+from memory_app.facts.shapes import plan_out
 from memory_app.facts.stores import agent_embedding, facts_store
 from memory_app.notes.lib.embeddings import Embedder
-from memory_app.notes.lib.errors import InvalidNote
 from qqweb.audit.services import audit_begin, audited
 from qqweb.lib.actors import Actor
+from qqweb.lib.errors import Conflict
 
 MAX_CONTENT = 10_000
 
 
-class NeedsConfirmation(Exception):
-    """The write would also archive facts the caller has not confirmed (``plan``)."""
+class NeedsConfirmation(Conflict):
+    """The write would also archive facts the caller has not confirmed (``plan``): 409,
+    nothing written; the body has the preview and the ids to send back in ``archive``."""
+
+    code = "confirm"
 
     def __init__(self, action: str, plan: WritePlan) -> None:
         ids = ", ".join(plan.archive_ids)
@@ -40,6 +45,9 @@ class NeedsConfirmation(Exception):
         )
         self.action = action
         self.plan = plan
+
+    def details(self) -> dict[str, object]:
+        return {"archive": self.plan.archive_ids, "preview": plan_out(self.plan)}
 
 
 @dataclass(frozen=True)
@@ -63,9 +71,9 @@ def agent_vector(text: str, embedder: Embedder | None = None) -> list[float]:
 
 def clean_content(content: Any) -> str:
     if not isinstance(content, str) or not content.strip():
-        raise InvalidNote("content", "must be a non-empty text")
+        raise InvalidFact("content", "must be a non-empty text")
     if len(content) > MAX_CONTENT:
-        raise InvalidNote("content", f"must be at most {MAX_CONTENT} characters")
+        raise InvalidFact("content", f"must be at most {MAX_CONTENT} characters")
     return content.strip()
 
 

@@ -35,10 +35,10 @@ from memory_app.facts.services.actions import (
 )
 from memory_app.facts.services.steps import location_of
 from memory_app.notes.lib.embeddings import Embedder
-from memory_app.notes.lib.errors import InvalidNote
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_begin, audited
 from qqweb.lib.actors import Actor
+from qqweb.lib.errors import InvalidInput
 
 PAIR_ACTIONS = ("keep-older", "keep-newer-text", "delete-both")
 
@@ -63,7 +63,7 @@ def pair_resolve(
     embedder: Embedder | None = None,
 ) -> FactAction:
     if how not in PAIR_ACTIONS:
-        raise InvalidNote("how", f"must be one of {', '.join(PAIR_ACTIONS)}")
+        raise InvalidInput("how", f"must be one of {', '.join(PAIR_ACTIONS)}")
     store, facts = store_and_facts()
     pair = _planned_pair(facts, anchor_id, deleted_id)
     anchor, newer = pair.anchor, pair.deleted
@@ -118,7 +118,7 @@ def contradiction_verdict(*, actor: Actor, a_id: str, b_id: str, verdict: str) -
     changes). Undoable: the undo puts the previous verdict (or none) back; the audit event
     returned is what an Undo button undoes."""
     if verdict not in dict(PairVerdict.VERDICTS):
-        raise InvalidNote("verdict", f"must be one of {', '.join(dict(PairVerdict.VERDICTS))}")
+        raise InvalidInput("verdict", f"must be one of {', '.join(dict(PairVerdict.VERDICTS))}")
     store, facts = store_and_facts()
     a, b = find_fact(facts, a_id), find_fact(facts, b_id)
     if a is None or b is None:

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 from memory_app.facts.lib import Fact, FactNotFound
 from memory_app.facts.lib.domain import EmbeddingState, document_from_bson, new_fact_id
-from memory_app.facts.lib.errors import FactChanged
+from memory_app.facts.lib.errors import FactChanged, FactGone, InvalidFact
 from memory_app.facts.lib.extjson import document_dumps, document_loads
 from memory_app.facts.lib.guard import write_plan
 from memory_app.facts.models import ArchivedFact
@@ -33,7 +33,6 @@ from memory_app.facts.services.actions import (
 )
 from memory_app.facts.services.steps import as_snapshot_time, location_of
 from memory_app.notes.lib.embeddings import Embedder
-from memory_app.notes.lib.errors import InvalidNote
 from qqweb.lib.actors import Actor
 
 
@@ -78,9 +77,7 @@ def fact_create(
 def _editable(facts: list[Fact], fact_id: str, expected: str) -> Fact:
     fact = find_fact(facts, fact_id)
     if fact is None:
-        raise FactChanged(
-            fact_id, "it is gone (the agent replaced it with an update, or deleted it)"
-        )
+        raise FactGone(fact_id)
     if fact.content != expected:
         raise FactChanged(fact_id, "another curator edited it (the agent never edits in place)")
     return fact
@@ -102,9 +99,9 @@ def fact_edit(
     store, facts = store_and_facts()
     fact = _editable(facts, fact_id, expected_content)
     if fact.is_legacy:
-        raise InvalidNote("fact_id", "is a legacy fact without a vector: embed it first")
+        raise InvalidFact("fact_id", "is a legacy fact without a vector: embed it first")
     if text == fact.content:
-        raise InvalidNote("content", "is the text the fact has already")
+        raise InvalidFact("content", "is the text the fact has already")
     vector = agent_vector(text, embedder)
     edited = replace(fact, content=text, content_embedding=vector)
     after = [edited if f is fact else f for f in facts]
@@ -218,9 +215,9 @@ def fact_embed(
     if fact is None:
         raise FactNotFound(fact_id)
     if not fact.is_legacy:
-        raise InvalidNote("fact_id", "has a vector already")
+        raise InvalidFact("fact_id", "has a vector already")
     if not fact.text.strip():
-        raise InvalidNote("content", "is empty: there is nothing to embed")
+        raise InvalidFact("content", "is empty: there is nothing to embed")
     vector = agent_vector(fact.text, embedder)
     embedded = replace(fact, content_embedding=vector)
     plan = write_plan(facts, [embedded if f is fact else f for f in facts], {fact_id})

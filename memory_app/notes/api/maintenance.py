@@ -6,12 +6,11 @@ from typing import Annotated, Any
 
 from django.http import HttpRequest
 from ninja import Status
-from ninja.errors import HttpError
 from pydantic import Field
 
+from memory_app.errors import RunNotFound, RunRefused, UnknownJob
 from memory_app.notes.api.common import router
 from memory_app.notes.jobs import job_start, plan_apply_start, run_undo_start
-from memory_app.notes.lib import InvalidNote
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.schemas import JobIn, PlanOut, RunOut, job_in
 from memory_app.notes.selectors.maintenance import plan_page, plan_summary
@@ -44,7 +43,7 @@ def maintenance_runs(
 def _run(run_id: int) -> MaintenanceRun:
     run = MaintenanceRun.objects.filter(pk=run_id).first()
     if run is None:
-        raise HttpError(404, f"there is no run {run_id}")
+        raise RunNotFound(run_id)
     return run
 
 
@@ -59,7 +58,7 @@ def maintenance_run_plan(
     require_role(request, VIEWER)
     run = _run(run_id)
     if run.plan is None:
-        raise InvalidNote("run", f"run {run.pk} has no plan (only dry runs of destructive jobs)")
+        raise RunRefused(f"run {run.pk} has no plan (only dry runs of destructive jobs)")
     total, items = plan_page(run=run, offset=offset, limit=limit)
     return {"run": run.pk, "summary": plan_summary(run), "total": total, "items": items}
 
@@ -136,8 +135,8 @@ for _job in JOBS.values():
     _maintenance_start(_job)
 
 
-@router.post("/maintenance/{job}", include_in_schema=False)
+@router.post("/maintenance/{job}", response=errors(), include_in_schema=False)
 def maintenance_start_unknown(request: HttpRequest, job: str) -> None:
     """Every job has its own route above; this one names the jobs there are."""
     require_role(request, ADMIN)
-    raise InvalidNote("job", f"must be one of {', '.join(JOBS)}")
+    raise UnknownJob(list(JOBS))

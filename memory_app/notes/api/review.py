@@ -9,7 +9,6 @@ from memory_app.notes import selectors, services
 from memory_app.notes.api.common import router
 from memory_app.notes.job_params import DedupScanParams
 from memory_app.notes.jobs import job_start
-from memory_app.notes.lib import InvalidNote
 from memory_app.notes.models import ReviewPair
 from memory_app.notes.schemas import (
     ReviewPairOut,
@@ -21,6 +20,7 @@ from memory_app.notes.schemas import (
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import Limit1000, ShortText, errors
 from qqweb.lib.auth import ADMIN, CURATOR, VIEWER, require_role
+from qqweb.lib.errors import InvalidInput
 
 
 @router.get("/duplicates", response={200: list[ReviewPairOut], **errors()}, tags=["duplicates"])
@@ -30,7 +30,7 @@ def duplicates_list(
     """The review queue, most similar first."""
     require_role(request, VIEWER)
     if status not in dict(ReviewPair.STATUSES):
-        raise InvalidNote("status", "must be pending, merged, rejected or skipped")
+        raise InvalidInput("status", "must be pending, merged, rejected or skipped")
     return list(ReviewPair.objects.filter(status=status)[:limit])
 
 

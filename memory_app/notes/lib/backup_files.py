@@ -24,7 +24,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory_app.notes.lib.errors import InvalidNote
+from memory_app.notes.lib.errors import InvalidBackupFile
 from qqweb.lib.files import append_raw_lines, file_lock, fsync_directory
 
 ARCHIVE = "archive.jsonl"
@@ -37,7 +37,7 @@ WRITTEN, SAME, KEPT, MERGED = "written", "same", "kept", "merged"
 def checked_file_name(name: str) -> str:
     """One of the memory directory's own files, never a path elsewhere."""
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise InvalidNote("file", f"{name!r} is not a file of the memory directory")
+        raise InvalidBackupFile("file", f"{name!r} is not a file of the memory directory")
     return name
 
 

@@ -1,20 +1,18 @@
 """Errors raised by the memory library. Driver errors are re-raised as these, ``from`` the
-original, so callers never need to know pymongo's exception tree."""
+original, so callers never need to know pymongo's exception tree. Each is a kind of
+``qqweb.lib.errors.QQError`` (its ``status`` and ``code`` say how a front door answers it)."""
 
 from __future__ import annotations
 
+from qqweb.lib.errors import Conflict, InvalidInput, NotFound, QQError, Refused, Unavailable
 
-class MemoryLibraryError(Exception):
+
+class MemoryLibraryError(QQError):
     """Base class of every error the memory library raises on purpose."""
 
 
-class StoreUnavailable(MemoryLibraryError):
-    """A store (MongoDB, the memory directory, the embedding service) did not answer."""
-
-    def __init__(self, store: str, message: str) -> None:
-        super().__init__(f"{store} is unavailable: {message}")
-        self.store = store
-        self.message = message
+class StoreUnavailable(MemoryLibraryError, Unavailable):
+    """A store (MongoDB, the memory directory, the embedding service) did not answer (503)."""
 
     def __reduce__(self) -> tuple[type, tuple[str, str]]:  # picklable for Celery results
         return type(self), (self.store, self.message)
@@ -22,10 +20,13 @@ class StoreUnavailable(MemoryLibraryError):
 
 class ModelLoading(StoreUnavailable):
     """The embedding model is still loading in the background (a process loads it when it
-    starts): the request that needs it is answered at once, asking to try again."""
+    starts): the request that needs it is answered at once (503 with ``Retry-After``),
+    asking to try again."""
+
+    code = "model_loading"
 
     def __init__(self, model: str, seconds: float, retry_after: int = 5) -> None:
-        MemoryLibraryError.__init__(
+        QQError.__init__(
             self,
             f"the embedding model {model} is still loading (for {seconds:.0f} s so far, "
             f"since this process started); try again in {retry_after} s",
@@ -38,7 +39,7 @@ class ModelLoading(StoreUnavailable):
         )
         self.message = str(self)
 
-    def __reduce__(self) -> tuple[type, tuple[str, float, int]]:  # type: ignore[override]
+    def __reduce__(self) -> tuple[type, tuple[str, float, int | None]]:  # type: ignore[override]
         return type(self), (self.model, self.seconds, self.retry_after)
 
 
@@ -46,6 +47,8 @@ class StoreError(MemoryLibraryError):
     """A store answered, but refused what we asked (a duplicate key, a bad query, a server
     error): a bug, not an outage. Shown as a 500 and logged with its traceback; a job that
     meets one fails at once instead of being retried."""
+
+    code = "store_error"
 
     def __init__(self, store: str, message: str) -> None:
         super().__init__(f"{store} refused the operation: {message}")
@@ -55,24 +58,40 @@ class StoreError(MemoryLibraryError):
     def __reduce__(self) -> tuple[type, tuple[str, str]]:  # picklable for Celery results
         return type(self), (self.store, self.message)
 
+    def details(self) -> dict[str, object]:
+        return {"store": self.store}
 
-class NoteNotFound(MemoryLibraryError):
+
+class NoteNotFound(MemoryLibraryError, NotFound):
     def __init__(self, note_id: str) -> None:
         super().__init__(f"note {note_id!r} does not exist")
         self.note_id = note_id
 
-
-class InvalidNote(MemoryLibraryError):
-    """A note or a field of one does not fit the agent's data contract."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
+    def details(self) -> dict[str, object]:
+        return {"note_id": self.note_id}
 
 
-class DimensionMismatch(MemoryLibraryError):
-    """Vectors of different dimensions were about to be compared."""
+class InvalidNote(MemoryLibraryError, InvalidInput):
+    """A note or a field of one (an archive line, a core.md item) does not fit the agent's
+    data contract (400). A list filter, sort or cursor is an :class:`InvalidQuery`, a
+    backup file name an :class:`InvalidBackupFile`, anything else the caller sent a plain
+    ``qqweb.lib.errors.InvalidInput`` or an app's own kind of it."""
+
+
+class InvalidQuery(MemoryLibraryError, InvalidInput):
+    """A list filter, sort, cursor, search text or count of days the store cannot take
+    (400), naming it."""
+
+
+class InvalidBackupFile(MemoryLibraryError, InvalidInput):
+    """A name that is not a file of the memory directory or of the backup directory (400)."""
+
+
+class DimensionMismatch(MemoryLibraryError, Refused):
+    """Vectors of different dimensions were about to be compared (422 for a query)."""
+
+    status = 422
+    code = "dimension_mismatch"
 
     def __init__(self, expected: int, actual: int, what: str = "vector") -> None:
         super().__init__(
@@ -82,16 +101,22 @@ class DimensionMismatch(MemoryLibraryError):
         self.expected = expected
         self.actual = actual
 
+    def details(self) -> dict[str, object]:
+        return {"expected": self.expected, "actual": self.actual}
 
-class EmbeddingDimensionConflict(DimensionMismatch):
+
+class EmbeddingDimensionConflict(DimensionMismatch, Conflict):
     """Re-embedding would replace a stored vector with one of another dimension. The agent
     compares vectors by truncating them to the shorter one (``zip``), so such a note would
     silently drop out of its search. Refused (a 409); a query of the wrong dimension stays
     a plain :class:`DimensionMismatch` (422)."""
 
+    status = 409
+    code = "embedding_dimension_conflict"
+
     def __init__(self, stored: int, produced: int, *, what: str, model: str = "") -> None:
         model_text = f"the configured model {model!r}" if model else "the configured model"
-        MemoryLibraryError.__init__(
+        QQError.__init__(
             self,
             f"{what} has {stored}-dimensional embeddings but {model_text} makes "
             f"{produced}-dimensional vectors: a vector of another dimension drops out of the "
@@ -104,9 +129,14 @@ class EmbeddingDimensionConflict(DimensionMismatch):
         self.actual = produced
         self.what = what
 
+    def details(self) -> dict[str, object]:
+        return {"stored_dimension": self.expected, "model_dimension": self.actual}
 
-class StaleWrite(MemoryLibraryError):
-    """An edit was made on a copy older than the note in the store."""
+
+class StaleWrite(MemoryLibraryError, Conflict):
+    """An edit was made on a copy older than the note in the store (409)."""
+
+    code = "stale"
 
     def __init__(self, note_id: str, current: dict[str, object] | None = None) -> None:
         super().__init__(
@@ -115,3 +145,6 @@ class StaleWrite(MemoryLibraryError):
         )
         self.note_id = note_id
         self.current = current
+
+    def details(self) -> dict[str, object]:
+        return {"note_id": self.note_id}

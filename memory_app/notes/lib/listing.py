@@ -17,7 +17,7 @@ from typing import Any
 
 from memory_app.notes.lib.constants import SECTIONS
 from memory_app.notes.lib.domain import Note
-from memory_app.notes.lib.errors import InvalidNote
+from memory_app.notes.lib.errors import InvalidQuery
 
 SORT_FIELDS = {
     "importance": "importance",
@@ -75,25 +75,25 @@ class NoteFilter:
 
     def __post_init__(self) -> None:
         if self.section is not None and self.section not in SECTIONS:
-            raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
+            raise InvalidQuery("section", f"must be one of {', '.join(SECTIONS)}")
         for name in ("min_importance", "max_importance", "min_effective", "max_effective"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not 0.0 <= float(value) <= 1.0):
-                raise InvalidNote(name, "must be a number between 0 and 1")
+                raise InvalidQuery(name, "must be a number between 0 and 1")
         if self.source_type is not None and self.source_type not in SOURCE_TYPES:
-            raise InvalidNote("source_type", f"must be one of {', '.join(SOURCE_TYPES)}")
+            raise InvalidQuery("source_type", f"must be one of {', '.join(SOURCE_TYPES)}")
         if self.stale_days is not None and (
             not isinstance(self.stale_days, int)
             or isinstance(self.stale_days, bool)
             or not 0 <= self.stale_days <= MAX_STALE_DAYS
         ):
-            raise InvalidNote(
+            raise InvalidQuery(
                 "stale_days", f"must be a whole number of days from 0 to {MAX_STALE_DAYS}"
             )
         for name in ("source_file", "text"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or len(value) > 500):
-                raise InvalidNote(name, "must be text of at most 500 characters")
+                raise InvalidQuery(name, "must be text of at most 500 characters")
 
     @property
     def needs_decay(self) -> bool:
@@ -148,9 +148,9 @@ def build_query(flt: NoteFilter, now: datetime) -> dict[str, Any]:
 
 def check_sort(sort: str, direction: str) -> tuple[str, int]:
     if sort not in SORT_FIELDS:
-        raise InvalidNote("sort", f"must be one of {', '.join(SORT_FIELDS)}")
+        raise InvalidQuery("sort", f"must be one of {', '.join(SORT_FIELDS)}")
     if direction not in ("asc", "desc"):
-        raise InvalidNote("direction", "must be asc or desc")
+        raise InvalidQuery("direction", "must be asc or desc")
     return SORT_FIELDS[sort], (1 if direction == "asc" else -1)
 
 
@@ -184,7 +184,7 @@ def decode_cursor(cursor: str) -> tuple[Any, str]:
         if not isinstance(note_id, str) or len(note_id) > 300:
             raise ValueError("bad id")
     except (ValueError, TypeError, KeyError, AttributeError) as e:
-        raise InvalidNote("cursor", "is not a cursor this list gave out") from e
+        raise InvalidQuery("cursor", "is not a cursor this list gave out") from e
     return value, note_id
 
 

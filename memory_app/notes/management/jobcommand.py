@@ -12,9 +12,10 @@ from typing import Any, Literal, get_args, get_origin
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory_app.notes.job_params import InvalidJobParams
-from memory_app.notes.lib import InvalidNote, StoreUnavailable
+from memory_app.notes.lib import StoreUnavailable
 from memory_app.notes.services.maintenance import JOBS, job_create, job_run
 from qqweb.lib.actors import Actor
+from qqweb.lib.errors import Refused
 
 
 class JobCommand(BaseCommand):
@@ -59,11 +60,11 @@ class JobCommand(BaseCommand):
             raise CommandError(
                 "; ".join(f"{_flag(name)}: {message}" for name, message in e.errors)
             ) from e
-        except InvalidNote as e:
+        except Refused as e:
             raise CommandError(str(e)) from e
         try:
             stats = job_run(run=run, on_progress=self._bar)
-        except (InvalidNote, StoreUnavailable) as e:
+        except (Refused, StoreUnavailable) as e:
             raise CommandError(str(e)) from e
         self.stdout.write("")
         label = "Dry run" if run.dry_run else "Done"

@@ -7,13 +7,14 @@ from datetime import datetime
 
 from django.conf import settings
 
-from memory_app.notes.lib import InvalidNote, NoteNotFound
+from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.archive import ArchivedNote, ArchiveLine, new_note_id
 from memory_app.notes.lib.archive.entries import parse_local
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.lib.grace import keep_until
 from memory_app.notes.selectors.notes import source_summary
 from memory_app.notes.stores import archive_manager, notes_store
+from qqweb.lib.errors import InvalidInput
 
 # A page of the archive reads about this many bytes of the file back from where it starts
 # and parses lines only until the page is full: a page of the newest lines reads 512 KB
@@ -86,12 +87,12 @@ def archive_browse(
 def grace_until(keep_days: int | None = None, now: datetime | None = None) -> datetime | None:
     """When a note brought back now (restored, or by an undo) stops being kept from the
     archival pass: ``keep_days`` from now (None: ``QQ_RESTORE_GRACE_DAYS``; 0: no grace,
-    the next pass may archive it again). A bad number of days is InvalidNote."""
+    the next pass may archive it again). A bad number of days is InvalidInput."""
     days = settings.QQ_RESTORE_GRACE_DAYS if keep_days is None else keep_days
     try:
         return keep_until(now or utcnow_naive(), days)
     except ValueError as e:
-        raise InvalidNote("keep_days", str(e)) from e
+        raise InvalidInput("keep_days", str(e)) from e
 
 
 @dataclass

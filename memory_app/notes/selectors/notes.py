@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from memory_app.notes.lib import InvalidNote, MemoryLibraryError, NoteNotFound
+from memory_app.notes.lib import InvalidQuery, MemoryLibraryError, NoteNotFound
 from memory_app.notes.lib.constants import SECTIONS
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.lib.domain import Note
@@ -175,9 +175,9 @@ def notes_search(
     vectors do not have raises DimensionMismatch, with a plain message."""
     query = query.strip()
     if not query:
-        raise InvalidNote("query", "type something to search for")
+        raise InvalidQuery("query", "type something to search for")
     if section is not None and section not in SECTIONS:
-        raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
+        raise InvalidQuery("section", f"must be one of {', '.join(SECTIONS)}")
     model = embedder()
     vector = model.embed([query])[0]
     store = notes_store()

@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from memory_app.notes.lib import InvalidNote, MemoryLibraryError
+from memory_app.notes.lib import MemoryLibraryError
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.selectors.notes import notes_search
 from memory_app.notes.stores import core_notes
+from qqweb.lib.errors import InvalidInput
 from qqweb.lib.links import RelatedEntity, entities_reader
 
 
@@ -50,7 +51,7 @@ def retrieval_preview(*, message: str, limit: int = 10) -> RetrievalPreview:
     is down is a warning, not an error."""
     message = message.strip()
     if not message:
-        raise InvalidNote("message", "type the message the agent would receive")
+        raise InvalidInput("message", "type the message the agent would receive")
     preview = RetrievalPreview(message, core_notes().get_all_items(), [], [])
     try:
         found = notes_search(query=message, min_score=settings.QQ_CITE_THRESHOLD, limit=limit)

@@ -9,7 +9,8 @@ from typing import Any
 
 from django.conf import settings
 
-from memory_app.notes.lib import InvalidNote, NoteNotFound, StoreUnavailable
+from memory_app.errors import PairNotFound
+from memory_app.notes.lib import NoteNotFound, StoreUnavailable
 from memory_app.notes.lib.dedup.maths import MergePlan
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.models import MaintenanceRun, ReviewPair
@@ -17,6 +18,7 @@ from memory_app.notes.selectors.notes import source_summary
 from memory_app.notes.stores import deduplicator, notes_store
 from qqweb.lib.actors import Actor
 from qqweb.lib.differences import Difference, differences, newer_and_older
+from qqweb.lib.errors import InvalidInput
 
 Segment = tuple[str, str]  # ("same" | "gone" | "new", words)
 
@@ -232,10 +234,10 @@ def review_llm_text(*, pair_id: int, primary_id: str | None = None) -> MergeSugg
     the curator to read and edit before merging: a suggestion, never written by itself."""
     pair = ReviewPair.objects.filter(pk=pair_id, status=ReviewPair.PENDING).first()
     if pair is None:
-        raise InvalidNote("pair", f"there is no pending pair {pair_id}")
+        raise PairNotFound(pair_id, "pending pair")
     dedup = deduplicator()
     if not dedup.llm_url:
-        raise InvalidNote(
+        raise InvalidInput(
             "llm",
             "no LLM is configured: set QQ_LLM_URL (and QQ_LLM_MODEL) to an "
             "OpenAI-compatible endpoint",

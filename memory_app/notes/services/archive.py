@@ -8,12 +8,13 @@ from dataclasses import replace
 from typing import Any
 
 from memory_app.notes.job_params import MAX_DAYS
-from memory_app.notes.lib import DimensionMismatch, InvalidNote, NoteNotFound, RestoreConflict
+from memory_app.notes.lib import DimensionMismatch, NoteNotFound, RestoreConflict
 from memory_app.notes.lib.archive import ArchivedNote
 from memory_app.notes.services.notes import note_restore
 from memory_app.notes.stores import archive_manager
 from qqweb.audit.services import BulkResult, audit_begin, audited
 from qqweb.lib.actors import Actor
+from qqweb.lib.errors import InvalidInput
 
 
 def archive_purge(
@@ -30,7 +31,7 @@ def archive_purge(
     restore marked it) is kept and listed in ``kept``, so undo puts back exactly the
     lines dropped. ``planned`` (a dry run's lines, as entries) drops exactly those."""
     if isinstance(days, bool) or not isinstance(days, int) or not 0 <= days <= MAX_DAYS:
-        raise InvalidNote("days", f"must be a whole number of days, 0 to {MAX_DAYS}")
+        raise InvalidInput("days", f"must be a whole number of days, 0 to {MAX_DAYS}")
     manager = archive_manager()
     plan = manager.plan_purge(days)
     if planned is not None:
@@ -85,7 +86,7 @@ def archive_restore_many(*, actor: Actor, note_ids: list[str]) -> BulkResult:
         try:
             note_restore(actor=actor, note_id=note_id, batch_id=result.batch_id)
             result.done.append(note_id)
-        except (NoteNotFound, RestoreConflict, InvalidNote, DimensionMismatch) as e:
+        except (NoteNotFound, RestoreConflict, InvalidInput, DimensionMismatch) as e:
             result.failed.append((note_id, str(e)))
     return result
 

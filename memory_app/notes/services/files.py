@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from memory_app.errors import CoreItemNotFound
 from memory_app.notes.lib import InvalidNote, NoteNotFound
 from memory_app.notes.lib.constants import CORE_CATEGORIES
 from memory_app.notes.models import PromotionVerdict
@@ -93,7 +94,7 @@ def working_item_edit(
 
     def write() -> dict[str, str]:
         if not manager.replace_item(section, content, new_content):
-            raise InvalidNote("content", f"no such item under {section}")
+            raise CoreItemNotFound(section)
         return {"section": section, "content": " ".join(new_content.split())}
 
     audited(event, write)
@@ -109,7 +110,7 @@ def _file_item_remove(
         (i for i in items if " ".join(i.split()).lower() == " ".join(content.split()).lower()), None
     )
     if match is None:
-        raise InvalidNote("content", f"no such item under {section}")
+        raise CoreItemNotFound(section)
     before = {"section": section, "content": match}
     event = audit_begin(
         actor, f"{kind}.remove", kind, f"{section}: {match}"[:300], before, batch_id

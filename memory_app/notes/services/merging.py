@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from memory_app.notes.lib import InvalidNote, NoteNotFound
+from memory_app.errors import InvalidMerge
+from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.dedup.maths import MergePlan, plan_supersede
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import StaleWrite
@@ -89,9 +90,9 @@ def pair_merge_audited(
                 raise StaleWrite(note_id, doc)
     assert a is not None and b is not None
     if note_a_id == note_b_id:
-        raise InvalidNote("note_b_id", "a note cannot be merged with itself")
+        raise InvalidMerge("note_b_id", "a note cannot be merged with itself")
     if primary_id is not None and primary_id not in (note_a_id, note_b_id):
-        raise InvalidNote("primary_id", "must be one of the two notes")
+        raise InvalidMerge("primary_id", "must be one of the two notes")
     dedup = deduplicator()
     if content is None and use_llm:
         content = dedup.llm_merge_text(*dedup.ordered(a, b, primary_id))
@@ -118,7 +119,7 @@ def pair_supersede(
     """Keep the newer text of a pair that is an old and a new value of one fact: the
     newer note (written later, :func:`newer_and_older`) survives with its text, the older
     one is archived the merge's crash-safe way (``plan_supersede``). Audited as
-    ``pair.supersede``, undone like a merge. InvalidNote when neither note is newer."""
+    ``pair.supersede``, undone like a merge. InvalidMerge when neither note is newer."""
     store = notes_store()
     a, b = store.get_full_note(note_a_id), store.get_full_note(note_b_id)
     resumed = _interrupted_merge_finished("pair.supersede", {note_a_id: a, note_b_id: b})
@@ -129,10 +130,10 @@ def pair_supersede(
             raise NoteNotFound(note_id)
     assert a is not None and b is not None
     if note_a_id == note_b_id:
-        raise InvalidNote("note_b_id", "a note cannot supersede itself")
+        raise InvalidMerge("note_b_id", "a note cannot supersede itself")
     ordered = newer_and_older(a, b)
     if ordered is None:
-        raise InvalidNote("pair", "neither note is newer than the other: merge them instead")
+        raise InvalidMerge("pair", "neither note is newer than the other: merge them instead")
     newer, older = dict(ordered[0]), dict(ordered[1])
     plan = plan_supersede(newer, older, similarity if similarity is not None else cosine(a, b))
     return merge_write(actor, "pair.supersede", plan, newer, older, batch_id)

@@ -32,6 +32,7 @@ from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import BulkResult, audit_begin, audited
 from qqweb.lib.actors import Actor
 from qqweb.lib.clients import embedder
+from qqweb.lib.errors import InvalidInput
 
 MANUAL_ARCHIVE_REASON = "manual"
 
@@ -297,20 +298,20 @@ def notes_bulk(
     note matching ``flt`` (at most 10,000 a request). One audit event per note, all under
     one batch id, so the whole batch can be undone from the audit log."""
     if action not in BULK_ACTIONS:
-        raise InvalidNote("action", f"must be one of {', '.join(BULK_ACTIONS)}")
+        raise InvalidInput("action", f"must be one of {', '.join(BULK_ACTIONS)}")
     if action == "set_importance":
         validate_importance(importance)
     if action == "move_section" and section not in SECTIONS:
         raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
     if (note_ids is None) == (flt is None):
-        raise InvalidNote("note_ids", "give either note_ids or a filter")
+        raise InvalidInput("note_ids", "give either note_ids or a filter")
     ids = (
         list(dict.fromkeys(note_ids))
         if note_ids is not None
         else bulk_matching_ids(flt or NoteFilter())
     )
     if len(ids) > BULK_MAX:
-        raise InvalidNote("note_ids", f"at most {BULK_MAX} notes at a time")
+        raise InvalidInput("note_ids", f"at most {BULK_MAX} notes at a time")
     result = BulkResult(uuid.uuid4(), action, [], [])
     store = notes_store()
     for note_id in ids:

@@ -10,7 +10,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from memory_app.notes.lib import InvalidNote
+from memory_app.errors import InvalidVerdict, PairNotFound
 from memory_app.notes.models import MaintenanceRun, ReviewPair
 from memory_app.notes.selectors import content_hash
 from memory_app.notes.selectors.review import review_last_decided
@@ -21,6 +21,7 @@ from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_begin, audit_undo, audited
 from qqweb.lib.actors import Actor
 from qqweb.lib.differences import differences
+from qqweb.lib.errors import InvalidInput
 
 VERDICTS = ("merge", "supersede", "not_duplicate", "skip")
 
@@ -36,7 +37,7 @@ def duplicates_scan(
     the workers found) and queue the new ones. A pair judged "not a duplicate" stays out
     unless one of its texts changed; merged pairs are gone."""
     if not 0 < threshold <= 1:
-        raise InvalidNote("threshold", "must be above 0 and at most 1")
+        raise InvalidInput("threshold", "must be above 0 and at most 1")
     if rows is None:
         rows = deduplicator().find_similar_ids(threshold)
     stats = {
@@ -166,15 +167,15 @@ def review_verdict(
     merge needs ``primary_id``. The verdict's audit event is kept on the pair, for
     :func:`review_back`."""
     if verdict not in VERDICTS:
-        raise InvalidNote("verdict", f"must be one of {', '.join(VERDICTS)}")
+        raise InvalidVerdict("verdict", f"must be one of {', '.join(VERDICTS)}")
     pair = ReviewPair.objects.filter(pk=pair_id).first()
     if pair is None:
-        raise InvalidNote("pair", f"there is no pair {pair_id} in the queue")
+        raise PairNotFound(pair_id)
     if pair.status != ReviewPair.PENDING:
-        raise InvalidNote("pair", f"this pair was {pair.status} already")
+        raise InvalidVerdict("pair", f"this pair was {pair.status} already")
     if verdict == "merge":
         if primary_id is not None and primary_id not in (pair.note_a, pair.note_b):
-            raise InvalidNote("primary_id", "must be one of the two notes")
+            raise InvalidVerdict("primary_id", "must be one of the two notes")
         if primary_id is None:
             _refuse_unchosen_contradiction(pair)
         merged, event = pair_merge_audited(
@@ -215,7 +216,7 @@ def _refuse_unchosen_contradiction(pair: ReviewPair) -> None:
     found = [d for d in differences(str(a["content"]), str(b["content"])) if d.contradiction]
     if found:
         said = " / ".join(", ".join(side) for side in (found[0].left, found[0].right))
-        raise InvalidNote(
+        raise InvalidVerdict(
             "primary_id",
             f"the two notes contradict each other ({said}): choose the note to keep "
             "(or judge them not duplicates)",
@@ -239,16 +240,16 @@ def review_back(*, actor: Actor) -> ReviewPair:
     duplicate" likewise, a skip simply becomes pending again."""
     pair = review_last_decided(actor=actor)
     if pair is None:
-        raise InvalidNote("verdict", "there is no verdict of yours to take back")
+        raise InvalidVerdict("verdict", "there is no verdict of yours to take back")
     if pair.status == ReviewPair.SKIPPED:
         _reopen(pair)
         return pair
     if pair.event_id is None:  # a verdict from before verdicts kept their event
-        raise InvalidNote("verdict", "this verdict has no audit event here: undo it in Audit")
+        raise InvalidVerdict("verdict", "this verdict has no audit event here: undo it in Audit")
     try:
         audit_undo(actor=actor, event_id=pair.event_id)
     except UndoRefused as e:
-        raise InvalidNote("verdict", f"the last verdict cannot be taken back: {e.reason}") from e
+        raise InvalidVerdict("verdict", f"the last verdict cannot be taken back: {e.reason}") from e
     pair.refresh_from_db()
     if pair.status != ReviewPair.PENDING:  # undone, but the pair was not found by the undo
         _reopen(pair)

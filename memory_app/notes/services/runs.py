@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from memory_app.notes.lib import InvalidNote
+from memory_app.errors import RunNotFound, RunRefused
 from memory_app.notes.models import MaintenanceRun
 from qqweb.audit.services import audit_close_pending
 from qqweb.lib.actors import Actor
@@ -80,10 +80,10 @@ def run_stopped(run: MaintenanceRun, stats: dict[str, Any]) -> None:
 def run_cancel(*, actor: Actor, run_id: int) -> MaintenanceRun:
     """Cancel a run: a queued one is closed at once (its task, when it reaches a worker,
     does nothing); a running one is asked to stop and does so at its next batch boundary.
-    Refused (InvalidNote) for a run that is closed already."""
+    Refused (RunRefused) for a run that is closed already, RunNotFound for no run."""
     run = MaintenanceRun.objects.filter(pk=run_id).first()
     if run is None:
-        raise InvalidNote("run", f"there is no run {run_id}")
+        raise RunNotFound(run_id)
     now = timezone.now()
     closed = MaintenanceRun.objects.filter(pk=run.pk, status=MaintenanceRun.QUEUED).update(
         status=MaintenanceRun.CANCELLED,
@@ -98,7 +98,7 @@ def run_cancel(*, actor: Actor, run_id: int) -> MaintenanceRun:
         )
         if not asked:
             run.refresh_from_db()
-            raise InvalidNote("run", f"run {run.pk} is {run.status} already: nothing to cancel")
+            raise RunRefused(f"run {run.pk} is {run.status} already: nothing to cancel")
     run.refresh_from_db()
     return run
 

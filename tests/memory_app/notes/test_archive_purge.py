@@ -7,13 +7,14 @@ import shutil
 import pytest
 from django.db.models.signals import post_save
 
-from memory_app.notes.lib import ArchiveManager, InvalidNote
+from memory_app.notes.lib import ArchiveManager
 from memory_app.notes.lib.archive import local_naive_iso
 from memory_app.notes.services import archive_purge
 from memory_app.notes.stores import archive_manager
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
 from qqweb.lib.actors import Actor
+from qqweb.lib.errors import InvalidInput
 from tests.helpers import agent_archive_line as agent_line
 
 ADA = Actor("user", "ada-admin", role="admin")
@@ -91,7 +92,7 @@ def test_a_line_restored_while_the_purge_is_audited_is_kept_and_not_put_back_twi
 
 def test_days_are_checked_in_one_place(archive):
     for days in (-1, "90", 1.5, True):
-        with pytest.raises(InvalidNote, match="days"):
+        with pytest.raises(InvalidInput, match="days"):
             archive.purge_old_archives(days)
-        with pytest.raises(InvalidNote, match="days"):
+        with pytest.raises(InvalidInput, match="days"):
             archive_purge(actor=ADA, days=days)

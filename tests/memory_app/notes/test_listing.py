@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import pytest
 
-from memory_app.notes.lib import InvalidNote
+from memory_app.notes.lib import InvalidQuery
 from memory_app.notes.lib.listing import NoteFilter
 from memory_app.notes.lib.mongo_store import utcnow_naive
 from memory_app.notes.stores import notes_store
@@ -98,13 +98,13 @@ def test_effective_importance_filter_and_value(store):
 
 
 def test_bad_filters_and_cursors_are_refused_naming_the_field(store):
-    with pytest.raises(InvalidNote, match="section"):
+    with pytest.raises(InvalidQuery, match="section"):
         NoteFilter(section={"$ne": None})  # type: ignore[arg-type]
-    with pytest.raises(InvalidNote, match="min_importance"):
+    with pytest.raises(InvalidQuery, match="min_importance"):
         NoteFilter(min_importance=2)
-    with pytest.raises(InvalidNote, match="sort"):
+    with pytest.raises(InvalidQuery, match="sort"):
         store.list_notes(sort="content")
-    with pytest.raises(InvalidNote, match="cursor"):
+    with pytest.raises(InvalidQuery, match="cursor"):
         store.list_notes(cursor="garbage!")
 
 

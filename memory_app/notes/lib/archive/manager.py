@@ -30,7 +30,7 @@ from memory_app.notes.lib.archive.restore import (
 from memory_app.notes.lib.archive.stats import ArchiveSummary, archive_stats_cache
 from memory_app.notes.lib.documents import utcnow_naive
 from memory_app.notes.lib.embeddings import embed_keeping_dimension, require_dimension
-from memory_app.notes.lib.errors import InvalidNote, MemoryLibraryError, NoteNotFound
+from memory_app.notes.lib.errors import InvalidQuery, MemoryLibraryError, NoteNotFound
 from memory_app.notes.lib.importance import ARCHIVE_THRESHOLD
 
 if TYPE_CHECKING:
@@ -322,7 +322,7 @@ class ArchiveManager:
         """The lines archived more than ``days`` ago (naive local time, as the agent
         stamps them), restored or not. A line whose stamp cannot be read is never old."""
         if not isinstance(days, int) or isinstance(days, bool) or days < 0:
-            raise InvalidNote("days", "must be a whole number of days, 0 or more")
+            raise InvalidQuery("days", "must be a whole number of days, 0 or more")
         cutoff = datetime.now() - timedelta(days=days)
         old = [note for note in self.read().notes if note.archived_before(cutoff)]
         return PurgePlan(days=days, cutoff=cutoff, lines=old)

@@ -9,10 +9,11 @@ from typing import Any
 from memory_app.notes.lib.archive.entries import ArchivedNote, local_naive_iso, parse_local
 from memory_app.notes.lib.errors import MemoryLibraryError, NoteNotFound
 from memory_app.notes.lib.grace import with_grace
+from qqweb.lib.errors import Conflict
 
 
-class RestoreConflict(MemoryLibraryError):
-    """The archived note's id exists in MongoDB; restoring would overwrite it."""
+class RestoreConflict(MemoryLibraryError, Conflict):
+    """The archived note's id exists in MongoDB; restoring would overwrite it (409)."""
 
     def __init__(self, note_id: str, suggested_id: str) -> None:
         super().__init__(
@@ -21,6 +22,9 @@ class RestoreConflict(MemoryLibraryError):
         )
         self.note_id = note_id
         self.suggested_id = suggested_id
+
+    def details(self) -> dict[str, object]:
+        return {"note_id": self.note_id, "suggested_id": self.suggested_id}
 
 
 class ArchiveLineGone(NoteNotFound):

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from memory_app.notes.lib.errors import InvalidNote
+from memory_app.notes.lib.errors import InvalidQuery
 from memory_app.notes.lib.listing import NoteFilter
 from memory_app.notes.lib.replica.read_model import MISSING, NULL_BITS, ReadModel, _us
 
@@ -94,7 +94,7 @@ def text_candidates(model: ReadModel, text: str) -> np.ndarray:
     cannot be looked up and is refused."""
     found = model.words.candidates(text, model.size)
     if found is None:
-        raise InvalidNote("text", "must contain at least one letter or digit")
+        raise InvalidQuery("text", "must contain at least one letter or digit")
     return found
 
 
@@ -117,7 +117,7 @@ def cursor_key(sort: str, value: Any) -> int:
     than the sort field's is not a cursor of this list."""
     if value is None:
         return int(LOWEST)
-    wrong = InvalidNote("cursor", "is not a cursor of this sort")
+    wrong = InvalidQuery("cursor", "is not a cursor of this sort")
     if sort in ("created", "updated", "last_accessed"):
         if not isinstance(value, datetime):
             raise wrong

@@ -9,30 +9,46 @@ from datetime import timedelta
 from typing import Any
 
 from memory_app.notes.job_params import JobParams, NoParams
-from memory_app.notes.lib import InvalidNote
 from memory_app.notes.models import MaintenanceRun
 from qqweb.lib.actors import Actor
+from qqweb.lib.errors import Busy, Conflict
 
 Progress = Callable[[int, int | None], None]
 BATCH = 500
 LOCK_TTL = timedelta(minutes=10)
 
 
-class JobBusy(InvalidNote):
+class JobBusy(Busy):
+    """A run of the same kind holds the job's lock (409): wait for it."""
+
     def __init__(self, kind: str, run_id: int) -> None:
-        super().__init__("job", f"{kind} is running already (run {run_id}); wait for it")
+        super().__init__(f"job: {kind} is running already (run {run_id}); wait for it")
+        self.kind = kind
+        self.run_id = run_id
+
+    def details(self) -> dict[str, object]:
+        return {"field": "job", "run": self.run_id}
 
 
-class NoPlanToApply(InvalidNote):
+class NoPlanToApply(Conflict):
     """Asked to apply the plan of a run whose kind keeps none (409): only the dry run of a
     destructive job has a plan."""
 
+    code = "no_plan"
+
     def __init__(self, run_id: int, what: str, planners: list[str]) -> None:
-        super().__init__(
-            "run",
+        self.message = (
             f"run {run_id} ({what}) has no plan to apply: only the dry run of a "
-            f"destructive job has one ({', '.join(planners)})",
+            f"destructive job has one ({', '.join(planners)})"
         )
+        super().__init__(f"run: {self.message}")
+        self.field = "run"
+
+    def client_message(self) -> str:
+        return self.message
+
+    def details(self) -> dict[str, object]:
+        return {"field": self.field}
 
 
 class RunCancelled(Exception):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memory_app.errors import RunRefused
 from memory_app.notes.job_params import (
     ArchivalParams,
     ArchivePurgeParams,
@@ -9,7 +10,6 @@ from memory_app.notes.job_params import (
     DedupScanParams,
     ReembedParams,
 )
-from memory_app.notes.lib import InvalidNote
 from memory_app.notes.services.maintenance.common import Job
 from memory_app.notes.services.maintenance.consolidation import (
     auto_consolidation_job,
@@ -140,11 +140,11 @@ RUN_KINDS: tuple[str, ...] = (*JOBS, *HIDDEN_JOBS, *RECORDED_KINDS)
 
 
 def job_of(kind: str) -> Job:
-    """The job that runs runs of ``kind``; refused (InvalidNote) for a kind recorded by
+    """The job that runs runs of ``kind``; refused (RunRefused) for a kind recorded by
     another part of qqweb (an export, an import), or unknown."""
     job = JOBS.get(kind) or HIDDEN_JOBS.get(kind)
     if job is None:
-        raise InvalidNote("run", f"{kind!r} runs are not run by the maintenance jobs")
+        raise RunRefused(f"{kind!r} runs are not run by the maintenance jobs")
     return job
 
 

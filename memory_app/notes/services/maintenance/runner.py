@@ -8,8 +8,9 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from memory_app.errors import RunNotFound, RunRefused, UnknownJob
 from memory_app.notes.job_params import JobParams, params_validate
-from memory_app.notes.lib import InvalidNote, StoreUnavailable
+from memory_app.notes.lib import StoreUnavailable
 from memory_app.notes.models import JobLock, MaintenanceRun
 from memory_app.notes.selectors.plans import SCHEDULE_ACTOR, plan_changed_count
 from memory_app.notes.services.maintenance.common import (
@@ -51,7 +52,7 @@ def job_create(
     InvalidJobParams naming each bad one) and stored whole, the settings' values filled in
     for what was left out, so the run records what it will use."""
     if kind not in JOBS:
-        raise InvalidNote("job", f"must be one of {', '.join(JOBS)}")
+        raise UnknownJob(list(JOBS))
     valid = params_validate(JOBS[kind].params, params)
     return MaintenanceRun.objects.create(
         kind=kind, started_by=actor.label, params=valid.model_dump(mode="json"), dry_run=dry_run
@@ -61,26 +62,26 @@ def job_create(
 def job_apply_plan(*, actor: Actor, run_id: int) -> MaintenanceRun:
     """A queued run that applies exactly the plan of dry run ``run_id`` (a destructive
     job's): the same parameters, the planned notes only, each only if it is still as it
-    was planned. Refused (InvalidNote) when the run has no plan or it was applied already."""
+    was planned. Refused (RunRefused) when the run has no plan or it was applied already;
+    RunNotFound when there is no such run."""
     plan_run = MaintenanceRun.objects.filter(pk=run_id).first()
     if plan_run is None:
-        raise InvalidNote("run", f"there is no run {run_id}")
+        raise RunNotFound(run_id)
     if plan_job(plan_run.kind) is None:
         raise NoPlanToApply(plan_run.pk, kind_title(plan_run.kind), planning_kinds())
     if not plan_run.dry_run or plan_run.status != MaintenanceRun.DONE or plan_run.plan is None:
-        raise InvalidNote("run", f"run {plan_run.pk} is not a finished dry run with a plan")
+        raise RunRefused(f"run {plan_run.pk} is not a finished dry run with a plan")
     applied = plan_run.applications.exclude(
         status__in=(MaintenanceRun.FAILED, MaintenanceRun.CANCELLED)
     ).first()
     if applied is not None:
-        raise InvalidNote("run", f"this plan is applied by run {applied.pk} already")
+        raise RunRefused(f"this plan is applied by run {applied.pk} already")
     if plan_run.started_by == SCHEDULE_ACTOR:
         changed = plan_changed_count(plan_run)
         if changed:
-            raise InvalidNote(
-                "run",
+            raise RunRefused(
                 f"this scheduled plan expired: {changed} of its notes changed since it was "
-                "made; preview the job again",
+                "made; preview the job again"
             )
     return MaintenanceRun.objects.create(
         kind=plan_run.kind,
@@ -95,14 +96,14 @@ def job_undo_create(*, actor: Actor, run_id: int) -> MaintenanceRun:
     """A queued run (kind ``undo``) that undoes every change run ``run_id`` made."""
     target = MaintenanceRun.objects.filter(pk=run_id).first()
     if target is None:
-        raise InvalidNote("run", f"there is no run {run_id}")
+        raise RunNotFound(run_id)
     if target.dry_run or target.kind == UNDO_KIND:
-        raise InvalidNote("run", f"run {target.pk} changed nothing: there is nothing to undo")
+        raise RunRefused(f"run {target.pk} changed nothing: there is nothing to undo")
     if target.is_open:
-        raise InvalidNote("run", f"run {target.pk} is {target.status}: cancel it or wait")
+        raise RunRefused(f"run {target.pk} is {target.status}: cancel it or wait")
     busy = target.undo_runs.filter(status__in=MaintenanceRun.OPEN).first()
     if busy is not None:
-        raise InvalidNote("run", f"run {target.pk} is being undone by run {busy.pk}")
+        raise RunRefused(f"run {target.pk} is being undone by run {busy.pk}")
     return MaintenanceRun.objects.create(
         kind=UNDO_KIND,
         started_by=actor.label,
@@ -160,7 +161,7 @@ def job_run(
         if run.plan_of_id is not None:
             plan_run = MaintenanceRun.objects.get(pk=run.plan_of_id)
             if job.apply is None or plan_run.plan is None:
-                raise InvalidNote("plan", f"run {plan_run.pk} has no plan to apply")
+                raise RunRefused(f"run {plan_run.pk} has no plan to apply")
             stats = job.apply(run, list(plan_run.plan), progress)
         else:
             stats = job.work(run, progress)

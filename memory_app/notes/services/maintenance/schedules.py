@@ -17,7 +17,7 @@ from django.conf import settings
 from django_celery_beat.models import CrontabSchedule, PeriodicTask
 from django_celery_beat.validators import crontab_validator
 
-from memory_app.notes.lib import InvalidNote
+from memory_app.errors import InvalidSchedule, ScheduleNotFound, UnknownJob
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services.maintenance.registry import JOBS
 from memory_app.notes.services.maintenance.runner import job_apply_plan, job_create
@@ -106,13 +106,13 @@ def schedule_update(
     try:
         crontab_validator(f"{minute} {hour} * * {day_of_week}")
     except Exception as e:  # the validator raises ValueError or ValidationError
-        raise InvalidNote("schedule", f"not a valid crontab: {e}") from e
+        raise InvalidSchedule("schedule", f"not a valid crontab: {e}") from e
     task = PeriodicTask.objects.filter(pk=task_id, task=SCHEDULED_TASK).first()
     if task is None:
-        raise InvalidNote("schedule", f"there is no schedule {task_id}")
+        raise ScheduleNotFound(task_id)
     kind = str(schedule_kwargs(task).get("kind", ""))
     if apply and (kind not in JOBS or JOBS[kind].apply is None):
-        raise InvalidNote("apply", f"{kind or 'this job'} has no plan to apply: it always runs")
+        raise InvalidSchedule("apply", f"{kind or 'this job'} has no plan to apply: it always runs")
     before = _state(task)
     after = {
         "task_id": task.pk,
@@ -143,7 +143,7 @@ def scheduled_run_create(*, kind: str) -> MaintenanceRun:
     """The run a schedule starts: a dry run keeping its plan for a destructive job (the
     plan waits for review), a run for the others (the dedup scan only fills the queue)."""
     if kind not in JOBS:
-        raise InvalidNote("job", f"must be one of {', '.join(JOBS)}")
+        raise UnknownJob(list(JOBS))
     return job_create(kind=kind, actor=SCHEDULER, dry_run=JOBS[kind].apply is not None)
 
 

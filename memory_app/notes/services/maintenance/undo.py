@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory_app.notes.lib import InvalidNote
+from memory_app.errors import RunRefused
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services.maintenance.common import Progress
 from qqweb.audit.services import batch_undo
@@ -24,6 +24,6 @@ def undo_run_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
     between two changes (undo again for the rest)."""
     target = run.undo_of
     if target is None:
-        raise InvalidNote("run", f"run {run.pk} undoes no run (it was deleted)")
+        raise RunRefused(f"run {run.pk} undoes no run (it was deleted)")
     undone, refused = batch_undo(actor=_actor(run), batch_id=target.batch_id, progress=progress)
     return {"run": target.pk, "undone": undone, "refused": len(refused), "reasons": refused[:50]}

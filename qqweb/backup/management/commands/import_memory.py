@@ -14,12 +14,13 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from graph_app.knowledge import GraphUnavailable
-from memory_app.notes.lib import InvalidNote, StoreUnavailable
+from memory_app.notes.lib import StoreUnavailable
 from qqweb.backup.importing import ImportConflicts, RecordsRefused
 from qqweb.backup.management.commands.export_memory import progress_bar
 from qqweb.backup.ndjson import ExportFormatError
 from qqweb.backup.services import backup_run, import_create, upload_save
 from qqweb.lib.actors import Actor
+from qqweb.lib.errors import InvalidInput
 
 
 class Command(BaseCommand):
@@ -57,7 +58,7 @@ class Command(BaseCommand):
         except (ImportConflicts, RecordsRefused) as e:
             self.stdout.write(json.dumps(e.preview.to_json(), indent=2))
             raise CommandError(str(e)) from e
-        except (ExportFormatError, InvalidNote, StoreUnavailable, GraphUnavailable) as e:
+        except (ExportFormatError, InvalidInput, StoreUnavailable, GraphUnavailable) as e:
             raise CommandError(str(e)) from e
         self.stdout.write("")
         label = "Preview" if run.dry_run else "Imported"

@@ -11,8 +11,8 @@ from bson import ObjectId
 
 from memory_app.facts.lib import Fact, FactNotFound, FactQuery, FactsStore, LegacyTurn
 from memory_app.facts.lib.domain import MISSING, ForeignDocument
+from memory_app.facts.lib.errors import InvalidFact
 from memory_app.facts.lib.store import check_agent_document
-from memory_app.notes.lib import InvalidNote
 from memory_app.notes.stores import notes_store
 from qqweb.lib.mongo.layouts import Layout, WrongLayout
 from tests.helpers import add_note
@@ -111,7 +111,7 @@ def test_pages_filter_by_text_ids_and_legacy(facts_store: FactsStore) -> None:
         str(legacy["_id"]),
         str(turn["_id"]),
     }
-    with pytest.raises(InvalidNote):
+    with pytest.raises(InvalidFact):
         facts_store.page(cursor="nonsense")
 
 
@@ -119,7 +119,7 @@ def test_it_inserts_demo_documents_only_into_an_empty_collection(
     facts_store: FactsStore,
 ) -> None:
     assert facts_store.insert_into_empty([agent_fact("a", 0)]) == 1
-    with pytest.raises(InvalidNote, match="not empty"):
+    with pytest.raises(InvalidFact, match="not empty"):
         facts_store.insert_into_empty([agent_fact("b", 1)])
     assert facts_store.count() == 1
 
@@ -139,7 +139,7 @@ def test_it_inserts_demo_documents_only_into_an_empty_collection(
 def test_it_refuses_a_document_the_agent_could_not_live_with(
     change: dict[str, Any], field: str
 ) -> None:
-    with pytest.raises(InvalidNote) as caught:
+    with pytest.raises(InvalidFact) as caught:
         check_agent_document({**agent_fact("x", 0), **change})
     assert caught.value.field == field
 
@@ -234,7 +234,7 @@ def test_an_edit_refuses_a_vector_the_agent_cannot_use(
 ) -> None:
     doc = agent_fact("x", 0)
     facts_store.collection.insert_one(doc)
-    with pytest.raises(InvalidNote):
+    with pytest.raises(InvalidFact):
         facts_store.set_content_if_unchanged(str(doc["_id"]), "x", "y", vector)
     assert facts_store.collection.find_one({"_id": doc["_id"]}) == doc
 

@@ -11,7 +11,7 @@ import pytest
 from bson import ObjectId
 
 from memory_app.facts.lib import Fact, FactsStore
-from memory_app.facts.lib.errors import AgentModelRequired, FactChanged
+from memory_app.facts.lib.errors import AgentModelRequired, FactChanged, InvalidFact
 from memory_app.facts.lib.extjson import document_loads
 from memory_app.facts.models import ArchivedFact
 from memory_app.facts.services import (
@@ -22,7 +22,7 @@ from memory_app.facts.services import (
     fact_embed,
     fact_restore,
 )
-from memory_app.notes.lib import HashingEmbedder, InvalidNote
+from memory_app.notes.lib import HashingEmbedder
 from memory_app.notes.lib.embeddings import Embedder
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
@@ -258,5 +258,5 @@ def test_embedding_a_legacy_fact_shows_the_newer_fact_it_would_delete(
 def test_an_empty_text_is_refused(
     facts_store: FactsStore, agent_model: Embedder, curator_actor: Actor
 ) -> None:
-    with pytest.raises(InvalidNote, match="content"):
+    with pytest.raises(InvalidFact, match="content"):
         fact_create(actor=curator_actor, content="   ")
