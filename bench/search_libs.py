@@ -27,6 +27,10 @@ and ``.md``. Measured on this 2-core machine at load 6-10: MiniLM + 100k 13 minu
 libraries' one-thread builds: hnswlib 3 min, usearch 8 min at 100k); at 1M the app's build
 takes 10-15 min and the libraries' builds grow about 12x (hnswlib ~35 min, usearch ~1.5 h
 on one thread): ``--build-threads 2`` halves them, ``--only app`` leaves them out.
+
+The data sets are drawn in ``bench/search_libs_data.py``, the three indexes sit behind one
+interface in ``bench/search_libs_indexes.py``; this module measures them and writes the
+results.
 """
 
 from __future__ import annotations
@@ -50,27 +54,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench.common import Figure, clustered, load, sample
-from memory_app.notes.lib.replica.follow import fold
-from memory_app.notes.lib.replica.index import VectorIndex
-from qqweb.lib.vectors import normalise
+from bench import search_libs_indexes
+from bench.common import Figure, load, sample
+from bench.search_libs_data import Data, minilm, synthetic
+from bench.search_libs_indexes import EF_CONSTRUCTION, App, Hnswlib, M, Usearch, libraries
 
-INSTALL = "hnswlib and usearch are bench-only: `uv sync --extra dev --extra bench` installs them"
-CACHE = ROOT / "var" / "search_libs" / "embeddings.npz"
 EFS = (16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
-M = 16  # HNSW links per node, both libraries
-EF_CONSTRUCTION = 128
 OUT = ROOT / "bench" / "results"
-BUILD_THREADS = 1  # the libraries' builds (--build-threads); queries and updates: one thread
-
-
-@dataclass
-class Data:
-    name: str
-    vectors: np.ndarray  # indexed rows, unit float32
-    queries: np.ndarray  # held-out then perturbed
-    held_out: int
-    extra: np.ndarray  # rows the update adds
 
 
 @dataclass
@@ -78,15 +68,6 @@ class Result:
     index: str
     figures: dict[str, Figure] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)
-
-
-def libraries() -> tuple[Any, Any]:
-    try:
-        import hnswlib
-        import usearch.index
-    except ImportError as error:
-        sys.exit(f"{error}: {INSTALL}")
-    return hnswlib, usearch.index
 
 
 def rss_mb() -> float:
@@ -113,146 +94,6 @@ def exact_top(
 def recall(found: Iterable[Iterable[int]], truth: list[set[int]]) -> float:
     hits = [len(set(f) & t) / len(t) for f, t in zip(found, truth, strict=True)]
     return float(np.mean(hits))
-
-
-# --- the data ---------------------------------------------------------------------------------
-
-
-def minilm(held_out: int, perturbed: int, seed: int) -> Data:
-    import judgment_data
-    from django.conf import settings
-    from judgment import embed_all  # django set up there: the app's embedder and settings
-
-    pairs = judgment_data.load_all(Path("/work/.mirror"), 10**9, 24)  # train + dev only
-    texts = sorted({t for p in pairs for t in (p.left, p.right)})
-    vectors = embed_all(texts, settings.QQ_EMBEDDING_MODEL, CACHE)
-    matrix = normalise(np.stack([vectors[t] for t in texts]))
-    return split(f"MiniLM {len(texts):,} sentences", matrix, held_out, perturbed, seed)
-
-
-def synthetic(n: int, held_out: int, perturbed: int, seed: int) -> Data:
-    extra = max(1, n // 100)
-    matrix = clustered(n + held_out + extra, 384, seed=1)
-    return split(f"clustered {n:,}", matrix, held_out, perturbed, seed, extra)
-
-
-def split(
-    name: str, matrix: np.ndarray, held_out: int, perturbed: int, seed: int, extra: int = 0
-) -> Data:
-    """Held-out queries, the rows the update adds and the indexed rows, drawn at random."""
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(len(matrix))
-    extra = extra or max(1, (len(matrix) - held_out) // 101)
-    held, added, kept = np.split(order, [held_out, held_out + extra])
-    vectors = np.ascontiguousarray(matrix[np.sort(kept)])
-    near = vectors[rng.integers(0, len(vectors), perturbed)]
-    near = normalise(near + rng.normal(scale=0.02, size=near.shape).astype(np.float32))
-    queries = np.ascontiguousarray(np.vstack([matrix[held], near]), dtype=np.float32)
-    return Data(name, vectors, queries, held_out, np.ascontiguousarray(matrix[added]))
-
-
-# --- the indexes, one interface -----------------------------------------------------------------
-
-
-class App:
-    name = "app (segment + delta)"
-
-    def __init__(self, dim: int, directory: Path) -> None:
-        self.index = VectorIndex(None, directory=directory)
-        self.directory = directory
-
-    def build(self, vectors: np.ndarray) -> None:
-        ids = [str(i) for i in range(len(vectors))]
-        self.index.add_vectors(ids, ["Key Topics"] * len(ids), vectors)
-
-    def memory(self) -> str:
-        size = sum(f.stat().st_size for f in self.directory.rglob("*.npy"))
-        return f"{size / 2**20:.0f} MB mapped (shared by every process)"
-
-    def search(self, query: np.ndarray, k: int) -> list[int]:
-        return [int(h[0]) for h in self.index.search(query, limit=k).hits]
-
-    def add(self, start: int, rows: np.ndarray) -> None:
-        with self.index._lock:
-            for i, row in enumerate(rows):
-                self.index._put(
-                    {"note_id": str(start + i), "section": "Key Topics", "embedding": row.tolist()}
-                )
-
-    def delete(self, rows: np.ndarray) -> None:
-        with self.index._lock:
-            for row in rows.tolist():
-                self.index._forget(str(row))
-
-    def fold(self) -> None:
-        fold(self.index)
-
-    def close(self) -> None:
-        self.index.close()
-
-
-class Hnswlib:
-    name = "hnswlib"
-
-    def __init__(self, dim: int, directory: Path) -> None:
-        self.lib, _ = libraries()
-        self.dim = dim
-
-    def build(self, vectors: np.ndarray) -> None:
-        self.index = self.lib.Index(space="ip", dim=self.dim)
-        self.index.init_index(int(len(vectors) * 1.02) + 10, M=M, ef_construction=EF_CONSTRUCTION)
-        self.index.set_num_threads(1)
-        self.index.add_items(vectors, np.arange(len(vectors)), num_threads=BUILD_THREADS)
-
-    def set_ef(self, ef: int) -> None:
-        self.index.set_ef(ef)
-
-    def search(self, query: np.ndarray, k: int) -> list[int]:
-        labels, _ = self.index.knn_query(query, k=k, num_threads=1)
-        return labels[0].tolist()
-
-    def add(self, start: int, rows: np.ndarray) -> None:
-        self.index.add_items(rows, np.arange(start, start + len(rows)), num_threads=1)
-
-    def delete(self, rows: np.ndarray) -> None:
-        for row in rows.tolist():
-            self.index.mark_deleted(row)
-
-    def close(self) -> None:
-        del self.index
-
-
-class Usearch:
-    name = "usearch"
-
-    def __init__(self, dim: int, directory: Path) -> None:
-        _, self.lib = libraries()
-        self.dim = dim
-
-    def build(self, vectors: np.ndarray) -> None:
-        self.index = self.lib.Index(
-            ndim=self.dim,
-            metric="ip",
-            dtype="f32",
-            connectivity=M,
-            expansion_add=EF_CONSTRUCTION,
-        )
-        self.index.add(np.arange(len(vectors)), vectors, threads=BUILD_THREADS)
-
-    def set_ef(self, ef: int) -> None:
-        self.index.expansion_search = ef
-
-    def search(self, query: np.ndarray, k: int) -> list[int]:
-        return self.index.search(query, k, threads=1).keys.tolist()
-
-    def add(self, start: int, rows: np.ndarray) -> None:
-        self.index.add(np.arange(start, start + len(rows)), rows, threads=1)
-
-    def delete(self, rows: np.ndarray) -> None:
-        self.index.remove(rows)
-
-    def close(self) -> None:
-        del self.index
 
 
 # --- measuring ----------------------------------------------------------------------------------
@@ -385,7 +226,7 @@ def header() -> dict[str, str]:
         "versions": f"hnswlib {hnswlib.__version__ if hasattr(hnswlib, '__version__') else '0.8'}"
         f", usearch {usearch.__version__}, numpy {np.__version__}",
         "settings": f"HNSW M={M}, ef_construction={EF_CONSTRUCTION}, one thread "
-        f"(the libraries' builds: {BUILD_THREADS})",
+        f"(the libraries' builds: {search_libs_indexes.BUILD_THREADS})",
     }
 
 
@@ -440,8 +281,7 @@ def main() -> None:
         "--build-threads", type=int, default=1, help="threads for the libraries' builds"
     )
     args = parser.parse_args()
-    global BUILD_THREADS
-    BUILD_THREADS = args.build_threads
+    search_libs_indexes.BUILD_THREADS = args.build_threads
     libraries()  # fail at once, with how to install them
     kinds = {"app": App, "hnswlib": Hnswlib, "usearch": Usearch}
     chosen = [kinds[k] for k in args.only.split(",")]

@@ -18,7 +18,7 @@ from memory_app.notes.stores import archive_manager, core_notes, notes_store, wo
 from qqweb.api import api
 from tests.graph_app.conftest import graph_dump
 from tests.helpers import add_note, agent_archive_line
-from tests.qqweb.test_role_matrix import (
+from tests.qqweb.role_table import (
     OPERATIONS,
     PAGES,
     SAMPLES,

@@ -1,11 +1,7 @@
-"""The role matrix: every URL the resolver knows and every operation of the OpenAPI schema,
-tried as nobody, a viewer, a curator and an admin, against one declared table. A route
-missing from the table, or in the table but gone, fails the test.
-
-What "allowed" means here is access only: the request got past the login and the role
-check (anything but a login redirect, 401 or 403); what the route then answers is the
-business of its own tests. Requests are real (every store is up), with ids that do not
-exist, so no allowed write finds anything to change."""
+"""The role matrix's table (test_role_matrix_personas.py, test_role_matrix_csrf_tokens.py):
+every route and every OpenAPI operation with the role it needs, sample values for path
+parameters and required fields (ids that exist nowhere), and how a request for a route or
+an operation is built from them."""
 
 from __future__ import annotations
 
@@ -14,13 +10,10 @@ import uuid
 from typing import Any
 from urllib.parse import quote
 
-import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver
 
 from qqweb.api import api
-from qqweb.services import api_token_create, api_token_revoke
 
 NOBODY, VIEWER, CURATOR, ADMIN = "nobody", "viewer", "curator", "admin"
 PERSONAS = (NOBODY, VIEWER, CURATOR, ADMIN)
@@ -227,99 +220,11 @@ SAMPLES: dict[str, Any] = {
 }
 
 
-def resolver_routes() -> set[str]:
-    def walk(patterns: list[Any], prefix: str) -> set[str]:
-        found: set[str] = set()
-        for p in patterns:
-            route = prefix + str(p.pattern)
-            if isinstance(p, URLResolver):
-                found |= {route} if route == "admin/" else walk(p.url_patterns, route)
-            elif isinstance(p, URLPattern):
-                found.add(route)
-        return found
-
-    routes = walk(get_resolver().url_patterns, "")
-    documented = {
-        re.sub(r"\{(?:\w+:)?(\w+)\}", r"<\1>", path.lstrip("/"))
-        for path in api.get_openapi_schema()["paths"]
-    }
-    return {r for r in routes if re.sub(r"<(?:\w+:)?(\w+)>", r"<\1>", r) not in documented}
-
-
-def schema_operations() -> set[str]:
-    return {
-        f"{method.upper()} {path}"
-        for path, ops in api.get_openapi_schema()["paths"].items()
-        for method in ops
-    }
-
-
-def test_the_table_names_every_route_and_operation():
-    assert resolver_routes() ^ set(PAGES) == set()
-    assert schema_operations() ^ set(OPERATIONS) == set()
-
-
 def url_of(route: str, samples: dict[str, Any] = SAMPLES) -> str:
     def value(match: re.Match[str]) -> str:
         return quote(str(samples[match.group(1)]), safe="")
 
     return "/" + re.sub(r"<(?:\w+:)?(\w+)>", value, route)
-
-
-@pytest.fixture
-def clients(viewer_client, curator_client, admin_client_) -> dict[str, Client]:
-    personas = {
-        NOBODY: Client(),
-        VIEWER: viewer_client,
-        CURATOR: curator_client,
-        ADMIN: admin_client_,
-    }
-    for client in personas.values():  # a 500 past the role check is another test's business
-        client.raise_request_exception = False
-    return personas
-
-
-def page_verdict(response: Any) -> str:
-    """ "login" (sent to a login page), "forbidden" or "allowed"."""
-    location = response.get("Location", "")
-    if response.status_code == 302 and (
-        location.startswith("/accounts/login/") or location.startswith("/admin/login/")
-    ):
-        return "login"
-    if response.status_code == 401:  # the API's answer
-        return "login"
-    if response.status_code == 403:
-        return "forbidden"
-    return "allowed"
-
-
-def expected_page(persona: str, needed: str) -> set[str]:
-    if needed == LOGOUT:
-        return {"login"}
-    if needed == OPEN or ORDER[persona] >= ORDER[needed]:
-        return {"allowed"}
-    if persona == NOBODY:
-        return {"login"}
-    return {"forbidden", "login"} if needed == ADMIN else {"forbidden"}
-
-
-def test_every_page_as_every_persona(stores, clients, viewer, curator, admin_user):
-    users = {VIEWER: viewer, CURATOR: curator, ADMIN: admin_user}
-    wrong = []
-    for route, (methods, needed) in PAGES.items():
-        url = url_of(route)
-        for persona in PERSONAS:
-            for method in methods:
-                client = clients[persona]
-                if route == "accounts/logout/":  # a session of its own: the others stay
-                    client = Client()
-                    if persona in users:
-                        client.force_login(users[persona])
-                response = getattr(client, method.lower())(url)
-                verdict = page_verdict(response)
-                if verdict not in expected_page(persona, needed):
-                    wrong.append(f"{persona} {method} {url}: {response.status_code} {verdict}")
-    assert wrong == [], "\n".join(wrong)
 
 
 def minimal_body(schema: dict[str, Any], node: dict[str, Any]) -> Any:
@@ -380,62 +285,3 @@ def call(client: Client, method: str, url: str, query: dict[str, Any], body: Any
         body["file"].seek(0)
         return client.post(url, body)  # multipart
     return getattr(client, method.lower())(url, body, content_type="application/json")
-
-
-def test_every_operation_as_every_persona(stores, clients):
-    wrong = []
-    for operation, needed in OPERATIONS.items():
-        method, url, query, body = api_request(operation)
-        for persona in PERSONAS:
-            response = call(clients[persona], method, url, query, body)
-            if ORDER[persona] >= ORDER[needed]:
-                ok = response.status_code not in (401, 403)
-            else:
-                ok = response.status_code == (401 if persona == NOBODY else 403)
-            if not ok:
-                wrong.append(
-                    f"{persona} {operation}: {response.status_code} {response.content[:150]!r}"
-                )
-    assert wrong == [], "\n".join(wrong)
-
-
-def test_every_html_post_needs_the_csrf_token(stores, admin_user):
-    client = Client(enforce_csrf_checks=True, raise_request_exception=False)
-    client.force_login(admin_user)
-    posts = [url_of(r) for r, (methods, _) in PAGES.items() if "POST" in methods]
-    posts.append("/accounts/login/")
-    refused = {url: client.post(url, {"name": "x"}).status_code for url in posts}
-    assert {url: status for url, status in refused.items() if status != 403} == {}
-    assert b"CSRF" in client.post("/notes/bulk/").content
-
-
-def test_an_api_write_with_the_session_needs_the_csrf_token(stores, admin_user):
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(admin_user)
-    response = client.post("/api/notes/search", {"query": "x"}, content_type="application/json")
-    assert response.status_code == 403
-
-
-def test_a_token_acts_with_its_users_role_on_every_operation(stores, viewer):
-    _, raw = api_token_create(user=viewer, name="matrix")
-    client = Client(HTTP_AUTHORIZATION=f"Bearer {raw}", raise_request_exception=False)
-    wrong = []
-    for operation, needed in OPERATIONS.items():
-        status = call(client, *api_request(operation)).status_code
-        if (status == 403) != (ORDER[needed] > ORDER[VIEWER]) or status == 401:
-            wrong.append(f"{operation}: {status}")
-    assert wrong == [], "\n".join(wrong)
-
-
-def test_a_revoked_token_is_401_on_every_operation_writes_included(stores, admin_user, settings):
-    settings.QQ_API_TOKEN_FAILURE_RATE = "1000/m"  # past it: 429, tested in test_throttling
-    token, raw = api_token_create(user=admin_user, name="leaked")
-    api_token_revoke(token_id=token.pk)
-    client = Client(HTTP_AUTHORIZATION=f"Bearer {raw}", raise_request_exception=False)
-    client.force_login(admin_user)  # a browser session beside it does not count
-    wrong = []
-    for operation in OPERATIONS:
-        response = call(client, *api_request(operation))
-        if response.status_code != 401:
-            wrong.append(f"{operation}: {response.status_code}")
-    assert wrong == [], "\n".join(wrong)
