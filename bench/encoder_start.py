@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 QUERY = "where does project Lumen store its vectors?"
 CHILD = (
-    "from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder\n"
+    "from qqweb.lib.embeddings import SentenceTransformerEmbedder\n"
     "e = SentenceTransformerEmbedder('all-MiniLM-L6-v2', engine={engine!r})\n"
     "v = e.embed([{query!r}])\n"
     "assert v.shape == (1, 384) and e.engine == {engine!r}, e.engine\n"
@@ -104,8 +104,8 @@ def bench_encode() -> dict[str, object]:
     import numpy as np
     from sentence_transformers import SentenceTransformer
 
-    from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder
-    from memory_app.notes.lib.embeddings_numpy import NumpyBertEncoder
+    from qqweb.lib.embeddings import SentenceTransformerEmbedder
+    from qqweb.lib.embeddings_numpy import NumpyBertEncoder
 
     model_dir = SentenceTransformerEmbedder("all-MiniLM-L6-v2")._resolve_path()
     ours = NumpyBertEncoder(model_dir)

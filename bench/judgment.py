@@ -76,9 +76,9 @@ from bench.judgment_figures import (
     targets,
 )
 from memory_app.notes.job_params import AutoConsolidationParams
-from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder
 from memory_app.notes.lib.pair_model import pair_features, pair_model
 from qqweb.lib.differences import pair_judgment
+from qqweb.lib.embeddings import SentenceTransformerEmbedder
 
 CACHE = ROOT / "var" / "judgment" / "embeddings.npz"
 

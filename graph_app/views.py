@@ -11,9 +11,8 @@ from django.views.decorators.http import require_GET
 from graph_app import selectors
 from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentifier
 from graph_app.knowledge.errors import InvalidGraphValue
-from memory_app.notes.lib.errors import DimensionMismatch
 from qqweb.lib.auth import VIEWER, role_required
-from qqweb.lib.errors import InvalidInput
+from qqweb.lib.errors import DimensionMismatch, InvalidInput
 from qqweb.lib.pages import render_page
 from qqweb.lib.positions import list_position, page_offset
 

@@ -18,11 +18,11 @@ from graph_app import selectors, services
 from graph_app.forms import MergeForm, RelationshipForm, form_errors
 from graph_app.knowledge import EntityNotFound, GraphUnavailable, InvalidIdentifier
 from graph_app.knowledge.errors import AmbiguousEntity, EntityChanged, GraphRefusal
-from memory_app.notes.lib.errors import DimensionMismatch
 from qqweb.audit.messages import done_with_undo
 from qqweb.audit.services import events_recorded
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, role_required
+from qqweb.lib.errors import DimensionMismatch
 
 # Told to the curator as a message. A GraphStoreError (a bug) is not among them: it is
 # a 500, logged with its traceback.

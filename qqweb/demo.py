@@ -18,8 +18,8 @@ from datetime import datetime
 
 from graph_app.demo import graph_demo_seed
 from memory_app.notes.demo import notes_demo_seed
-from memory_app.notes.lib.embeddings import Embedder
 from memory_app.notes.lib.mongo_store import utcnow_naive
+from qqweb.lib.embeddings import Embedder
 
 
 @dataclass
@@ -75,8 +75,8 @@ def demo_texts(*, now: datetime) -> list[list[str]]:
 
 
 def main() -> None:  # pragma: no cover - a maintainer's command
-    from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder
     from qqweb.lib.demo_vectors import MODEL, VECTORS_FILE, write_vectors
+    from qqweb.lib.embeddings import SentenceTransformerEmbedder
 
     model = SentenceTransformerEmbedder(MODEL)
     written = write_vectors(model, demo_texts(now=utcnow_naive()))

@@ -19,8 +19,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from memory_app.notes.lib import ModelLoading
-from qqweb.lib.errors import Forbidden, QQError, Refused, Unavailable
+from qqweb.lib.errors import Forbidden, ModelLoading, QQError, Refused, Unavailable
 
 logger = logging.getLogger(__name__)
 

@@ -267,7 +267,7 @@ QQ_EMBEDDING_TIMEOUT_S = envfloat("QQ_EMBEDDING_TIMEOUT_S", 30.0)
 # in numpy, anything else through sentence-transformers; "numpy" only the numpy encoder;
 # "torch" always sentence-transformers. Why: importing torch and sentence-transformers takes
 # ~27 s in a fresh process here, the numpy encoder ~1 s to its first vector, same vectors
-# (memory_app/notes/lib/embeddings_numpy.py). sentence-transformers and torch are the optional
+# (qqweb/lib/embeddings_numpy.py). sentence-transformers and torch are the optional
 # `torch` extra (`uv sync --frozen --extra torch`, image: `--build-arg EXTRAS=torch`), not in
 # the default install: without it "torch", and a model the numpy encoder cannot run, are
 # reported unavailable with that command.

@@ -36,8 +36,8 @@ def at_import() -> None:
         return
     from django.conf import settings
 
-    from memory_app.notes.lib.errors import StoreUnavailable
     from qqweb.lib.clients import embedder
+    from qqweb.lib.errors import StoreUnavailable
 
     if not settings.QQ_EMBEDDER_WARM_UP:
         return

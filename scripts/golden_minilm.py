@@ -99,7 +99,7 @@ def main() -> None:
     from sentence_transformers import SentenceTransformer  # the torch extra
 
     sys.path.insert(0, str(ROOT))
-    from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder
+    from qqweb.lib.embeddings import SentenceTransformerEmbedder
 
     model_dir = SentenceTransformerEmbedder("all-MiniLM-L6-v2")._resolve_path()
     model = SentenceTransformer(model_dir, device="cpu")

@@ -21,7 +21,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder  # noqa: E402
+from qqweb.lib.embeddings import SentenceTransformerEmbedder  # noqa: E402
 
 PEOPLE = ["Priya", "Marco", "Aiko", "Dmitri", "Fatima", "Lars", "Chen", "Amara", "Tomás", "Noor"]
 PROJECTS = [

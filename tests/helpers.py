@@ -13,10 +13,10 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from memory_app.notes.lib import HashingEmbedder
 from memory_app.notes.lib.mongo_store import utcnow_naive
 from memory_app.notes.lib.replica.follow import diff
 from memory_app.notes.stores import notes_store
+from qqweb.lib.embeddings import HashingEmbedder
 
 EMBEDDER = HashingEmbedder(384)
 

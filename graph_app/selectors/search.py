@@ -33,8 +33,8 @@ def entities_search(*, query: str, label: str | None = None, limit: int = 20) ->
     compared; when none has it, a plain DimensionMismatch says which dimension they have."""
     import numpy as np
 
-    from memory_app.notes.lib.errors import DimensionMismatch
     from qqweb.lib.clients import embedder
+    from qqweb.lib.errors import DimensionMismatch
     from qqweb.lib.vectors import normalise
 
     query = query.strip()

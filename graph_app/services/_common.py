@@ -11,10 +11,10 @@ from graph_app.knowledge import InvalidIdentifier, checked_rel_type
 from graph_app.knowledge.domain import RelationshipRef
 from graph_app.knowledge.errors import GraphRefusal, InvalidGraphValue
 from graph_app.knowledge.states import EntityState, RelationshipState, RelState
-from memory_app.notes.lib.embeddings import embed_keeping_dimension
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audit_begin
 from qqweb.lib.actors import Actor
+from qqweb.lib.embeddings import embed_keeping_dimension
 
 MAX_TEXT = 4000
 NAME_MAX = 300

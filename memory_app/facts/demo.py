@@ -18,7 +18,7 @@ from typing import Any
 from memory_app.facts import demo_data as data
 from memory_app.facts.lib.domain import FactId, fact_id_at
 from memory_app.facts.stores import facts_store
-from memory_app.notes.lib.embeddings import Embedder
+from qqweb.lib.embeddings import Embedder
 
 ICT = timedelta(hours=7)  # the agent's author is at +0700; stored dates are UTC
 

@@ -7,11 +7,9 @@ from django.urls import reverse
 
 from memory_app.facts import selectors
 from memory_app.facts.lib.constants import RETRIEVAL_TOP_K
-from memory_app.facts.lib.errors import AgentModelRequired
 from memory_app.facts.lib.rules import Retrieval
 from memory_app.facts.stores import facts_enabled
-from memory_app.notes.lib.errors import MemoryLibraryError, StoreUnavailable
-from qqweb.lib.errors import Refused
+from qqweb.lib.errors import QQError
 from qqweb.lib.sources import (
     CURATION,
     LINT,
@@ -32,7 +30,7 @@ class FactsSource:
         caps = frozenset({SEARCH, RETRIEVAL, LINT, CURATION})
         try:
             s = selectors.facts_summary()
-        except (StoreUnavailable, MemoryLibraryError) as e:
+        except QQError as e:
             return SourceSummary(self.key, self.label, "facts", url, False, str(e), [], 0, caps)
         return SourceSummary(
             self.key,
@@ -49,7 +47,7 @@ class FactsSource:
     def search(self, text: str, k: int) -> SourceSearch:
         try:
             retrieval = selectors.facts_search(text, k)
-        except (AgentModelRequired, StoreUnavailable, MemoryLibraryError, Refused) as e:
+        except QQError as e:
             return SourceSearch(self.key, self.label, [], [], str(e))
         hits = [
             SearchHit(

@@ -13,9 +13,9 @@ from memory_app.facts.lib import (
     facts_database,
 )
 from memory_app.facts.lib.errors import AgentModelRequired, InvalidFact
-from memory_app.notes.lib.embeddings import Embedder
 from qqweb.lib.clients import embedder as configured_embedder
 from qqweb.lib.clients import facts_mongo_client
+from qqweb.lib.embeddings import Embedder
 from qqweb.lib.errors import NotFound
 
 

@@ -17,8 +17,8 @@ from memory_app.facts.lib import FactNotFound, FactsConfigError
 from memory_app.facts.lib.errors import InvalidFact
 from memory_app.facts.lib.lint import agent_broken
 from memory_app.facts.stores import facts_enabled
-from memory_app.notes.lib.errors import StoreUnavailable
 from qqweb.lib.auth import VIEWER, role_required
+from qqweb.lib.errors import StoreUnavailable
 from qqweb.lib.pages import render_page
 
 

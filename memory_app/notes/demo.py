@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memory_app.notes.demo_data import build_demo_memory
-from memory_app.notes.lib.embeddings import Embedder
 from memory_app.notes.lib.mongo_store import utcnow_naive
 from memory_app.notes.stores import archive_manager, core_notes, notes_store, working_notes
+from qqweb.lib.embeddings import Embedder
 
 
 @dataclass

@@ -9,11 +9,11 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from memory_app.notes.job_params import JobParams
-from memory_app.notes.lib import StoreUnavailable
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services.maintenance import job_apply_plan, job_create, job_undo_create
 from memory_app.notes.tasks import run_job_task
 from qqweb.lib.actors import Actor
+from qqweb.lib.errors import StoreUnavailable
 from qqweb.liveness import jobs_wait_for_a_worker
 
 

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from memory_app.notes import selectors
-from memory_app.notes.lib import MemoryLibraryError
+from qqweb.lib.errors import QQError
 from qqweb.lib.sources import RETRIEVAL, SEARCH, SearchHit, SourceSearch, SourceSummary
 
 
@@ -29,7 +29,7 @@ class NotesSource:
     def search(self, text: str, k: int) -> SourceSearch:
         try:
             outcome = selectors.notes_search(query=text, limit=k)
-        except MemoryLibraryError as e:
+        except QQError as e:
             return SourceSearch(self.key, self.label, [], [], str(e))
         hits = [
             SearchHit(

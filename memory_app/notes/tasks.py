@@ -8,7 +8,6 @@ from typing import Any
 from celery import shared_task
 from celery.signals import worker_process_init, worker_ready
 
-from memory_app.notes.lib import StoreUnavailable
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services.dedup_scan import dedup_blocks_work
 from memory_app.notes.services.maintenance import (
@@ -19,6 +18,7 @@ from memory_app.notes.services.maintenance import (
 from memory_app.notes.services.runs import run_failed, runs_reap
 from memory_app.notes.stores import vector_index_warm_up
 from qqweb.lib.clients import embedder_warm_up
+from qqweb.lib.errors import StoreUnavailable
 
 logger = logging.getLogger(__name__)
 # A job whose store is down is tried again after this many seconds, then twice as long each

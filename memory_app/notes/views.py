@@ -24,12 +24,7 @@ from memory_app.notes.forms import (
     PromoteForm,
     SearchForm,
 )
-from memory_app.notes.lib import (
-    DimensionMismatch,
-    MemoryLibraryError,
-    NoteNotFound,
-    StoreUnavailable,
-)
+from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.listing import NotesCount
 from memory_app.notes.lib.replica.lists import ListLoading
@@ -42,7 +37,7 @@ from qqweb.audit.messages import done_with_undo
 from qqweb.audit.services import events_recorded
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, has_role, role_required, user_role
-from qqweb.lib.errors import InvalidInput
+from qqweb.lib.errors import DimensionMismatch, InvalidInput, QQError, StoreUnavailable
 from qqweb.lib.links import entities_reader
 from qqweb.lib.pages import render_page
 from qqweb.lib.positions import list_position, page_offset
@@ -345,7 +340,7 @@ def search(request: HttpRequest) -> HttpResponse:
                 section=form.cleaned_data["section"] or None,
                 min_score=form.cleaned_data["min_score"],
             )
-        except MemoryLibraryError as e:
+        except QQError as e:
             context["error"] = str(e)
         query = form.cleaned_data["q"]
         context["other_results"] = [s.search(query, 10) for s in memory_sources(exclude=("notes",))]

@@ -9,12 +9,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memory_app.notes import selectors, services
 from memory_app.notes.job_params import MAX_DAYS
-from memory_app.notes.lib import EmbeddingDimensionConflict, NoteNotFound, RestoreConflict
+from memory_app.notes.lib import NoteNotFound, RestoreConflict
 from qqweb.audit.messages import done_with_undo
 from qqweb.audit.services import events_recorded
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import ADMIN, VIEWER, has_role, role_required
-from qqweb.lib.errors import InvalidInput
+from qqweb.lib.errors import EmbeddingDimensionConflict, InvalidInput
 from qqweb.lib.pages import render_page
 
 

@@ -14,12 +14,11 @@ from django.views.decorators.http import require_GET, require_POST
 from memory_app.notes import selectors, services
 from memory_app.notes.job_params import InvalidJobParams
 from memory_app.notes.jobs import job_start, waits_for_worker
-from memory_app.notes.lib import MemoryLibraryError
 from memory_app.notes.models import MaintenanceRun
 from qqweb.audit.messages import done_with_undo
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import ADMIN, CURATOR, VIEWER, has_role, role_required
-from qqweb.lib.errors import Refused
+from qqweb.lib.errors import QQError
 from qqweb.lib.pages import render_page
 
 
@@ -67,7 +66,7 @@ def review_llm_text(request: HttpRequest, pair_id: int) -> HttpResponse:
             pair_id=pair_id, primary_id=request.GET.get("primary") or None
         )
         context.update(merge_text=suggestion.content, llm_model=suggestion.model)
-    except (Refused, MemoryLibraryError) as e:  # no such pair, no LLM, the LLM down
+    except QQError as e:  # no such pair, no LLM, the LLM down
         context.update(merge_text=request.GET.get("content", ""), llm_error=str(e))
     return render(request, "memory_app/review.html#merge-text", context)
 
@@ -91,7 +90,7 @@ def review_verdict(request: HttpRequest, pair_id: int) -> HttpResponse:
             primary_id=request.POST.get("primary") or None,
             content=request.POST.get("content") or None,
         )
-    except (Refused, MemoryLibraryError) as e:
+    except QQError as e:
         messages.error(request, str(e))
         return redirect("memory_app:review")
     done_with_undo(
@@ -106,7 +105,7 @@ def review_back(request: HttpRequest) -> HttpResponse:
     """Back: take back the curator's latest verdict; its pair is shown again."""
     try:
         pair = services.review_back(actor=Actor.from_request(request))
-    except (Refused, MemoryLibraryError) as e:
+    except QQError as e:
         messages.error(request, str(e))
         return redirect("memory_app:review")
     messages.success(request, "Took back the last verdict; the pair is in the queue again.")

@@ -15,7 +15,7 @@ from django.conf import settings
 from neo4j import Driver, GraphDatabase
 from pymongo import MongoClient
 
-from memory_app.notes.lib.embeddings import Embedder, build_embedder
+from qqweb.lib.embeddings import Embedder, build_embedder
 
 _lock = threading.Lock()
 _cache: dict[tuple[Any, ...], Any] = {}

@@ -27,11 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory_app.notes.lib.embeddings import (
-    PACKAGED_MINILM_NAMES,
-    Embedder,
-    SentenceTransformerEmbedder,
-)
+from qqweb.lib.embeddings import PACKAGED_MINILM_NAMES, Embedder, SentenceTransformerEmbedder
 
 VECTORS_FILE = Path(__file__).resolve().parent / "demo_vectors.npz"
 MODEL = "all-MiniLM-L6-v2"

@@ -17,7 +17,7 @@ from playwright.sync_api import Locator, Page, expect
 from memory_app.facts.demo_data import NEAR_MISSES, VALUE_CHANGED
 from memory_app.facts.lib import FactsStore
 from memory_app.facts.models import ArchivedFact
-from memory_app.notes.lib.embeddings import Embedder
+from qqweb.lib.embeddings import Embedder
 from tests.memory_app.facts.conftest import agent, agent_model, agent_writes, facts_store
 from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
 

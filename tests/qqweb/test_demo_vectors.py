@@ -9,11 +9,10 @@ from datetime import datetime
 import numpy as np
 import pytest
 
-from memory_app.notes.lib import HashingEmbedder
-from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder
 from memory_app.notes.stores import notes_store
 from qqweb.demo import demo_seed, demo_texts
 from qqweb.lib.demo_vectors import demo_embedder, stored_vectors, text_key
+from qqweb.lib.embeddings import HashingEmbedder, SentenceTransformerEmbedder
 
 NOW = datetime(2026, 1, 1, 12, 0)  # the texts depend on the seed only, not on the date
 

@@ -13,8 +13,8 @@ from django.test import RequestFactory
 
 from graph_app.knowledge import GraphUnavailable
 from memory_app.errors import RunNotFound, RunRefused
-from memory_app.notes.lib import ModelLoading, StoreError
 from qqweb.audit.errors import UndoForbidden
+from qqweb.lib.errors import ModelLoading, StoreError
 from qqweb.middleware import QQErrorMiddleware
 
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from memory_app.facts.lib.constants import AGENT_MODEL, DIMENSION
-from memory_app.notes.lib.errors import MemoryLibraryError
 from qqweb.lib.errors import Conflict, InvalidInput, NotFound, Refused
 
 
-class InvalidFact(MemoryLibraryError, InvalidInput):
+class InvalidFact(InvalidInput):
     """A fact, a field of one or a value for one does not fit the facts data contract
     (400), naming the field; a cursor the list did not give is one too (``cursor``)."""
 
 
-class AgentModelRequired(MemoryLibraryError, Refused):
+class AgentModelRequired(Refused):
     """The configured embedder is not the agent's all-MiniLM-L6-v2: a vector from any
     other model (even a 384-d one) poisons the agent's comparisons (contract 4.4 rule 1),
     so nothing is written (422)."""
@@ -33,7 +32,7 @@ class AgentModelRequired(MemoryLibraryError, Refused):
         return {"model": self.model}
 
 
-class FactChanged(MemoryLibraryError, Conflict):
+class FactChanged(Conflict):
     """A write found the fact other than the curator saw it: another curator edited it,
     or the agent replaced it (its update is a delete then an insert) or deleted it (409)."""
 

@@ -31,7 +31,6 @@ from memory_app.facts.lib.domain import Fact, StoredDocument, document_from_bson
 from memory_app.facts.lib.domain import check_agent_document as check_agent_document  # its old home
 from memory_app.facts.lib.domain import check_vector as check_vector
 from memory_app.facts.lib.errors import InvalidFact
-from memory_app.notes.lib.errors import MemoryLibraryError
 from qqweb.lib.errors import Conflict, NotFound
 from qqweb.lib.mongo.guard import classify, guarded, only_duplicates
 from qqweb.lib.mongo.layouts import Layout, LayoutVerdict, WrongLayout, sample_layout
@@ -39,7 +38,7 @@ from qqweb.lib.mongo.layouts import Layout, LayoutVerdict, WrongLayout, sample_l
 PAGE_SORT = [("timestamp", DESCENDING), ("_id", DESCENDING)]
 
 
-class FactNotFound(MemoryLibraryError, NotFound):
+class FactNotFound(NotFound):
     def __init__(self, fact_id: str) -> None:
         super().__init__(f"fact {fact_id!r} does not exist")
         self.fact_id = fact_id
@@ -48,7 +47,7 @@ class FactNotFound(MemoryLibraryError, NotFound):
         return {"fact_id": self.fact_id}
 
 
-class FactIdTaken(MemoryLibraryError, Conflict):
+class FactIdTaken(Conflict):
     """An insert under an ``_id`` that a document already has (409)."""
 
     def __init__(self, fact_id: str) -> None:

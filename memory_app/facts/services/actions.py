@@ -23,9 +23,9 @@ from memory_app.facts.models import ArchivedFact
 from memory_app.facts.services.steps import Step, run_steps
 from memory_app.facts.shapes import plan_out
 from memory_app.facts.stores import agent_embedding, facts_store
-from memory_app.notes.lib.embeddings import Embedder
 from qqweb.audit.services import audit_begin, audited
 from qqweb.lib.actors import Actor
+from qqweb.lib.embeddings import Embedder
 from qqweb.lib.errors import Conflict
 
 MAX_CONTENT = 10_000

@@ -34,10 +34,10 @@ from memory_app.facts.services.actions import (
     store_and_facts,
 )
 from memory_app.facts.services.steps import location_of
-from memory_app.notes.lib.embeddings import Embedder
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_begin, audited
 from qqweb.lib.actors import Actor
+from qqweb.lib.embeddings import Embedder
 from qqweb.lib.errors import InvalidInput
 
 PAIR_ACTIONS = ("keep-older", "keep-newer-text", "delete-both")

@@ -32,8 +32,8 @@ from memory_app.facts.services.actions import (
     store_and_facts,
 )
 from memory_app.facts.services.steps import as_snapshot_time, location_of
-from memory_app.notes.lib.embeddings import Embedder
 from qqweb.lib.actors import Actor
+from qqweb.lib.embeddings import Embedder
 
 
 def fact_create(

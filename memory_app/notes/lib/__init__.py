@@ -10,27 +10,29 @@ from memory_app.notes.lib.dedup.deduplicator import (
     DuplicatePair,
     NoteDeduplicator,
 )
-from memory_app.notes.lib.embeddings import (
+from memory_app.notes.lib.errors import (
+    InvalidBackupFile,
+    InvalidNote,
+    InvalidQuery,
+    MemoryLibraryError,
+    NoteNotFound,
+)
+from memory_app.notes.lib.importance import ImportanceScorer, ScoredNote
+from memory_app.notes.lib.markdown_notes import CoreNotesManager, NotesManager
+from memory_app.notes.lib.mongo_store import MongoNotesStore
+from qqweb.lib.embeddings import (
     Embedder,
     HashingEmbedder,
     OpenAIEmbedder,
     SentenceTransformerEmbedder,
 )
-from memory_app.notes.lib.errors import (
+from qqweb.lib.errors import (
     DimensionMismatch,
     EmbeddingDimensionConflict,
-    InvalidBackupFile,
-    InvalidNote,
-    InvalidQuery,
-    MemoryLibraryError,
     ModelLoading,
-    NoteNotFound,
     StoreError,
     StoreUnavailable,
 )
-from memory_app.notes.lib.importance import ImportanceScorer, ScoredNote
-from memory_app.notes.lib.markdown_notes import CoreNotesManager, NotesManager
-from memory_app.notes.lib.mongo_store import MongoNotesStore
 
 __all__ = [
     "ArchiveManager",

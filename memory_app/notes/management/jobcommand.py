@@ -12,10 +12,9 @@ from typing import Any, Literal, get_args, get_origin
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory_app.notes.job_params import InvalidJobParams
-from memory_app.notes.lib import StoreUnavailable
 from memory_app.notes.services.maintenance import JOBS, job_create, job_run
 from qqweb.lib.actors import Actor
-from qqweb.lib.errors import Refused
+from qqweb.lib.errors import Refused, StoreUnavailable
 
 
 class JobCommand(BaseCommand):

@@ -8,9 +8,9 @@ from typing import Any
 
 from django.conf import settings
 
-from memory_app.notes.lib import StoreUnavailable
 from memory_app.notes.models import PromotionVerdict
 from memory_app.notes.stores import core_notes, notes_store, working_notes
+from qqweb.lib.errors import StoreUnavailable
 
 
 @dataclass

@@ -4,8 +4,8 @@ notes that name an entity (the graph's entity page). Registered in
 
 from __future__ import annotations
 
-from memory_app.notes.lib import StoreUnavailable
 from memory_app.notes.stores import notes_store
+from qqweb.lib.errors import StoreUnavailable
 from qqweb.lib.links import NoteMention, NoteMentions
 
 

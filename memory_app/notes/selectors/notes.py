@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from memory_app.notes.lib import InvalidQuery, MemoryLibraryError, NoteNotFound
+from memory_app.notes.lib import InvalidQuery, NoteNotFound
 from memory_app.notes.lib.constants import SECTIONS
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.lib.domain import Note
@@ -20,6 +20,7 @@ from qqweb.audit.models import AuditEvent
 from qqweb.audit.selectors import target_history
 from qqweb.audit.snapshots import to_json
 from qqweb.lib.clients import embedder
+from qqweb.lib.errors import QQError
 
 
 def notes_count(*, flt: NoteFilter) -> NotesCount:
@@ -153,7 +154,7 @@ def note_detail(*, note_id: str) -> NoteDetail:
         try:
             hits = notes_store().search_similar(list(note.embedding), limit=6)
             similar = [h for h in hits if h["note_id"] != note_id][:5]
-        except MemoryLibraryError as e:
+        except QQError as e:
             error = str(e)
     ok, category = core_notes().is_core_candidate(note.content)
     history = target_history(target_id=note_id)

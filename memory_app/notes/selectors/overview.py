@@ -10,13 +10,13 @@ from typing import Any, TypeVar
 from django.conf import settings
 
 from memory_app.notes.charts import Chart, histogram_chart
-from memory_app.notes.lib import MemoryLibraryError, StoreUnavailable
 from memory_app.notes.lib.constants import CORE_CATEGORIES, SECTIONS
 from memory_app.notes.lib.documents import utcnow_naive
 from memory_app.notes.lib.replica.aggregates import read_pictures, section_counts
 from memory_app.notes.lib.replica.read_model import ReadModel
 from memory_app.notes.stores import archive_manager, core_notes, notes_store, working_notes
 from qqweb.lib.clients import embedder
+from qqweb.lib.errors import QQError, StoreUnavailable
 
 T = TypeVar("T")
 # How long the Overview and the histogram wait for the read model of a process that just
@@ -100,7 +100,7 @@ def memory_overview() -> MemoryOverview:
         overview.working_by_section = _ordered_counts(
             {k: len(v) for k, v in working.items()}, SECTIONS
         )
-    except (OSError, MemoryLibraryError) as e:
+    except (OSError, QQError) as e:
         overview.errors["memory_dir"] = str(e)
     return overview
 

@@ -30,11 +30,11 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
-from memory_app.notes.lib import StoreUnavailable
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.selectors.maintenance import plan_summary
 from memory_app.notes.stores import notes_store
 from qqweb.audit.snapshots import from_json
+from qqweb.lib.errors import StoreUnavailable
 
 SCHEDULE_ACTOR = "job:schedule"  # Actor.job("schedule").label: who starts scheduled runs
 PLANNED_KINDS = ("decay", "archival", "archive_purge", "auto_consolidation")

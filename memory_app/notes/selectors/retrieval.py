@@ -6,11 +6,10 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from memory_app.notes.lib import MemoryLibraryError
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.selectors.notes import notes_search
 from memory_app.notes.stores import core_notes
-from qqweb.lib.errors import InvalidInput
+from qqweb.lib.errors import InvalidInput, QQError
 from qqweb.lib.links import RelatedEntity, entities_reader
 
 
@@ -65,7 +64,7 @@ def retrieval_preview(*, message: str, limit: int = 10) -> RetrievalPreview:
                 f"{len(found.results) - len(preview.notes)} matching notes left out: their "
                 f"effective importance is below {settings.QQ_MIN_RETRIEVAL_IMPORTANCE}"
             )
-    except MemoryLibraryError as e:
+    except QQError as e:
         preview.warnings.append(str(e))
     related = entities_reader().entities_mentioned_in(message, limit=limit)
     preview.entities = related.entities

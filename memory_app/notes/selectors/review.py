@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 
 from memory_app.errors import PairNotFound
-from memory_app.notes.lib import NoteNotFound, StoreUnavailable
+from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.dedup.maths import MergePlan
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.models import MaintenanceRun, ReviewPair
@@ -18,7 +18,7 @@ from memory_app.notes.selectors.notes import source_summary
 from memory_app.notes.stores import deduplicator, notes_store
 from qqweb.lib.actors import Actor
 from qqweb.lib.differences import Difference, differences, newer_and_older
-from qqweb.lib.errors import InvalidInput
+from qqweb.lib.errors import InvalidInput, StoreUnavailable
 
 Segment = tuple[str, str]  # ("same" | "gone" | "new", words)
 

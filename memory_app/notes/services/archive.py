@@ -8,13 +8,13 @@ from dataclasses import replace
 from typing import Any
 
 from memory_app.notes.job_params import MAX_DAYS
-from memory_app.notes.lib import DimensionMismatch, NoteNotFound, RestoreConflict
+from memory_app.notes.lib import NoteNotFound, RestoreConflict
 from memory_app.notes.lib.archive import ArchivedNote
 from memory_app.notes.services.notes import note_restore
 from memory_app.notes.stores import archive_manager
 from qqweb.audit.services import BulkResult, audit_begin, audited
 from qqweb.lib.actors import Actor
-from qqweb.lib.errors import InvalidInput
+from qqweb.lib.errors import DimensionMismatch, InvalidInput
 
 
 def archive_purge(

@@ -14,7 +14,6 @@ from memory_app.notes.lib.constants import SECTIONS
 from memory_app.notes.lib.documents import utcnow_naive
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.edits import changed_fields
-from memory_app.notes.lib.embeddings import embed_keeping_dimension
 from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.grace import KEEP_UNTIL_FIELD, with_grace
 from memory_app.notes.lib.importance import score_content
@@ -32,6 +31,7 @@ from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import BulkResult, audit_begin, audited
 from qqweb.lib.actors import Actor
 from qqweb.lib.clients import embedder
+from qqweb.lib.embeddings import embed_keeping_dimension
 from qqweb.lib.errors import InvalidInput
 
 MANUAL_ARCHIVE_REASON = "manual"

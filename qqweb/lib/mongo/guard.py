@@ -19,7 +19,7 @@ from pymongo.errors import (
     WTimeoutError,
 )
 
-from memory_app.notes.lib.errors import MemoryLibraryError, StoreError, StoreUnavailable
+from qqweb.lib.errors import StoreError, StoreUnavailable
 from qqweb.lib.mongo.outages import check_reachable, record_reachable, record_unreachable
 
 # Server error codes that mean "not reachable now, try again later" rather than "this
@@ -28,7 +28,7 @@ OUTAGE_CODES = frozenset({6, 7, 50, 89, 91, 189, 262, 9001, 10107, 11600, 11602,
 DUPLICATE_KEY = 11000
 
 
-def classify(error: PyMongoError) -> MemoryLibraryError:
+def classify(error: PyMongoError) -> StoreUnavailable | StoreError:
     """A driver error as ours: :class:`StoreUnavailable` when the server cannot be
     reached or is shutting down (503; jobs retry), :class:`StoreError` otherwise (a bug:
     a duplicate key, a refused query; 500, never retried)."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from memory_app.notes.lib.errors import StoreError
+from qqweb.lib.errors import StoreError
 
 SAMPLE_SIZE = 50
 SAMPLE_PROJECTION = {"note_id": 1, "type": 1, "user_input": 1, "llm_response": 1, "content": 1}

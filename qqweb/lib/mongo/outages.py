@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 
-from memory_app.notes.lib.errors import StoreUnavailable
+from qqweb.lib.errors import StoreUnavailable
 
 MIN_RETRY_AFTER_S = 1.0
 

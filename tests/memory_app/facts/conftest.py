@@ -7,10 +7,10 @@ import pytest
 from bson import ObjectId
 
 from memory_app.facts.lib import FactsStore
-from memory_app.notes.lib.embeddings import Embedder
 from qqweb.lib import clients
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import user_role
+from qqweb.lib.embeddings import Embedder
 from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
 from tests.memory_app.facts.lib.conftest import facts_store
 

@@ -15,7 +15,7 @@ from memory_app.facts.demo import facts_demo_documents
 from memory_app.facts.lib import Fact, FactsStore, LegacyTurn
 from memory_app.facts.lib.lint import agent_broken, lint
 from memory_app.facts.lib.rules import cleanup_plan
-from memory_app.notes.lib import HashingEmbedder
+from qqweb.lib.embeddings import HashingEmbedder
 
 
 def test_it_refuses_an_embedder_that_is_not_the_agents(
@@ -71,7 +71,7 @@ def test_the_turns_and_legacy_facts_are_dated_2025_04_20_in_the_agents_zone() ->
 
 @pytest.mark.realmodel
 def test_with_the_real_model_the_planted_pairs_are_deleted_at_the_next_start() -> None:
-    from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder
+    from qqweb.lib.embeddings import SentenceTransformerEmbedder
 
     docs = facts_demo_documents(SentenceTransformerEmbedder("all-MiniLM-L6-v2"))
     facts = [

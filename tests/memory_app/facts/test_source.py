@@ -8,8 +8,8 @@ from typing import Any
 from django.test import Client
 
 from memory_app.facts.lib import FactsStore
-from memory_app.notes.lib.embeddings import Embedder
 from qqweb.health import forget_cached_health, stores_health
+from qqweb.lib.embeddings import Embedder
 from tests.memory_app.facts.conftest import agent_writes
 
 OLD_PORT = "The TTS-Provider service runs on port 9000."

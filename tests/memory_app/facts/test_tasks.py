@@ -7,7 +7,7 @@ from django.conf import settings
 from memory_app.facts.lib import FactsStore
 from memory_app.facts.models import SeenFact
 from memory_app.facts.tasks import vanished_scan_task
-from memory_app.notes.lib.embeddings import Embedder
+from qqweb.lib.embeddings import Embedder
 from tests.memory_app.facts.conftest import agent_writes
 
 

@@ -10,7 +10,7 @@ from django.test import Client
 
 from memory_app.facts.lib import FactsStore
 from memory_app.facts.models import ArchivedFact
-from memory_app.notes.lib.embeddings import Embedder
+from qqweb.lib.embeddings import Embedder
 from tests.memory_app.facts.conftest import agent_writes
 from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
 from tests.memory_app.facts.lib.vectors import at_cosine, unit

@@ -3,8 +3,8 @@ them, planted for the contract tests (test_contract_reads.py, test_contract_roun
 
 from datetime import datetime
 
-from memory_app.notes.lib import HashingEmbedder
 from memory_app.notes.stores import notes_store
+from qqweb.lib.embeddings import HashingEmbedder
 
 CREATED = datetime(2026, 3, 4, 5, 6, 7, 123000)
 

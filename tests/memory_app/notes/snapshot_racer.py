@@ -32,9 +32,9 @@ from typing import Any
 
 from pymongo import MongoClient
 
-from memory_app.notes.lib import HashingEmbedder
 from memory_app.notes.lib.mongo_store import MongoNotesStore
 from memory_app.notes.lib.replica.index import VectorIndex
+from qqweb.lib.embeddings import HashingEmbedder
 
 EMBEDDER = HashingEmbedder(384)
 RESTART_EVERY = 5

@@ -6,9 +6,10 @@ from collections.abc import Callable
 
 import pytest
 
-from memory_app.notes.lib import ArchiveManager, HashingEmbedder, NoteNotFound
+from memory_app.notes.lib import ArchiveManager, NoteNotFound
 from memory_app.notes.lib.archive import ArchiveLineGone
 from memory_app.notes.stores import archive_manager, notes_store
+from qqweb.lib.embeddings import HashingEmbedder
 from tests.helpers import agent_archive_line as agent_line
 
 

@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from memory_app.notes.lib import HashingEmbedder
 from memory_app.notes.lib.archive import archive_line_for
 from memory_app.notes.lib.dedup.deduplicator import MERGED_IDS_FIELD
 from memory_app.notes.stores import archive_manager, deduplicator, notes_store
+from qqweb.lib.embeddings import HashingEmbedder
 
 pytestmark = pytest.mark.usefixtures("mongo", "memory_dir")
 

@@ -5,7 +5,6 @@ in either order. Its accuracy is measured by bench/judgment.py, not here."""
 import numpy as np
 import pytest
 
-from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder
 from memory_app.notes.lib.pair_model import (
     DIM,
     TEXT_FEATURES,
@@ -13,6 +12,7 @@ from memory_app.notes.lib.pair_model import (
     different_fact_probability,
     pair_model,
 )
+from qqweb.lib.embeddings import SentenceTransformerEmbedder
 
 PAIR = ("The deadline for the report is Friday.", "The report is due on Friday, the deadline.")
 

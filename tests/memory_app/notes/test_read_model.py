@@ -14,7 +14,6 @@ from functools import partial
 import numpy as np
 import pytest
 
-from memory_app.notes.lib import HashingEmbedder
 from memory_app.notes.lib.documents import effective_importance
 from memory_app.notes.lib.listing import SORT_FIELDS, NoteFilter
 from memory_app.notes.lib.mongo_store import utcnow_naive
@@ -27,6 +26,7 @@ from memory_app.notes.stores import notes_store
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo, batch_undo
 from qqweb.lib.actors import Actor
+from qqweb.lib.embeddings import HashingEmbedder
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("mongo", "memory_dir")]
 

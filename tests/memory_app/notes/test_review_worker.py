@@ -5,9 +5,9 @@ import time
 import pytest
 from django.urls import reverse
 
-from memory_app.notes.lib import HashingEmbedder
 from memory_app.notes.models import MaintenanceRun, ReviewPair
 from memory_app.notes.stores import notes_store
+from qqweb.lib.embeddings import HashingEmbedder
 
 EMB = HashingEmbedder(384)
 

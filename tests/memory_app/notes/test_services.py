@@ -5,7 +5,7 @@ from datetime import timedelta
 
 import pytest
 
-from memory_app.notes.lib import HashingEmbedder, NoteNotFound, RestoreConflict
+from memory_app.notes.lib import NoteNotFound, RestoreConflict
 from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.mongo_store import utcnow_naive
 from memory_app.notes.services import (
@@ -23,6 +23,7 @@ from qqweb.audit.errors import UndoRefused
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
 from qqweb.lib.actors import Actor
+from qqweb.lib.embeddings import HashingEmbedder
 
 EMB = HashingEmbedder(384)
 CORA = Actor("user", "cora-curator", role="curator")

@@ -9,7 +9,6 @@ from datetime import timedelta
 import pytest
 
 from memory_app.notes import tasks
-from memory_app.notes.lib import StoreError, StoreUnavailable
 from memory_app.notes.lib.mongo_store import utcnow_naive
 from memory_app.notes.lib.replica.index import VectorIndex
 from memory_app.notes.models import MaintenanceRun
@@ -20,6 +19,7 @@ from memory_app.notes.tasks import run_job_task
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
 from qqweb.lib.actors import Actor
+from qqweb.lib.errors import StoreError, StoreUnavailable
 from tests.helpers import add_note, vector
 from tests.services import free_port
 

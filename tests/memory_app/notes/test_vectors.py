@@ -7,10 +7,11 @@ import pytest
 from django.conf import settings
 from pymongo import MongoClient, monitoring
 
-from memory_app.notes.lib import DimensionMismatch, HashingEmbedder
 from memory_app.notes.lib.mongo_store import MongoNotesStore, utcnow_naive
 from memory_app.notes.lib.replica.index import VectorIndex
 from memory_app.notes.stores import notes_store
+from qqweb.lib.embeddings import HashingEmbedder
+from qqweb.lib.errors import DimensionMismatch
 
 pytestmark = pytest.mark.usefixtures("mongo")
 

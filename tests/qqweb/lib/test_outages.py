@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from memory_app.notes.lib.errors import StoreUnavailable
+from qqweb.lib.errors import StoreUnavailable
 from qqweb.lib.mongo.outages import (
     check_reachable,
     forget_outages,

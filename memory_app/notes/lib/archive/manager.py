@@ -29,13 +29,13 @@ from memory_app.notes.lib.archive.restore import (
 )
 from memory_app.notes.lib.archive.stats import ArchiveSummary, archive_stats_cache
 from memory_app.notes.lib.documents import utcnow_naive
-from memory_app.notes.lib.embeddings import embed_keeping_dimension, require_dimension
 from memory_app.notes.lib.errors import InvalidQuery, MemoryLibraryError, NoteNotFound
 from memory_app.notes.lib.importance import ARCHIVE_THRESHOLD
+from qqweb.lib.embeddings import embed_keeping_dimension, require_dimension
 
 if TYPE_CHECKING:
-    from memory_app.notes.lib.embeddings import Embedder
     from memory_app.notes.lib.mongo_store import MongoNotesStore
+    from qqweb.lib.embeddings import Embedder
 
 ArchivedLineAt = tuple[int, ArchivedNote | ArchiveLine]  # byte offset, the line read
 

@@ -21,15 +21,16 @@ from memory_app.notes.lib.dedup.maths import (
     plan_merge,
     similar_pairs_tiled,
 )
-from memory_app.notes.lib.embeddings import embed_keeping_dimension, require_dimension
-from memory_app.notes.lib.errors import DimensionMismatch, NoteNotFound, StoreUnavailable
+from memory_app.notes.lib.errors import NoteNotFound
 from memory_app.notes.lib.importance import ScoredNote
 from memory_app.notes.lib.mongo.writes import MERGED_IDS_FIELD
+from qqweb.lib.embeddings import embed_keeping_dimension, require_dimension
+from qqweb.lib.errors import DimensionMismatch, StoreUnavailable
 
 if TYPE_CHECKING:
     from memory_app.notes.lib.archive import ArchiveManager
-    from memory_app.notes.lib.embeddings import Embedder
     from memory_app.notes.lib.mongo_store import MongoNotesStore
+    from qqweb.lib.embeddings import Embedder
 
 DEDUP_THRESHOLD = 0.85
 MAX_WORKING_NOTES = 100

@@ -17,11 +17,11 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from memory_app.notes.lib.errors import MemoryLibraryError, StoreUnavailable
 from memory_app.notes.lib.replica.books import Versions
 from memory_app.notes.lib.replica.read_model import ReadModel, stamp
 from memory_app.notes.lib.replica.segments import EXACT_BELOW
 from memory_app.notes.lib.replica.state import Snapshot
+from qqweb.lib.errors import QQError, StoreUnavailable
 from qqweb.lib.vectors import normalise
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ class IndexWarming(StoreUnavailable):
     how far it got: ``read`` notes of about ``total`` (None: not known yet)."""
 
     def __init__(self, read: int = 0, total: int | None = None) -> None:
-        MemoryLibraryError.__init__(self, _loading_text(read, total))
+        QQError.__init__(self, _loading_text(read, total))
         self.store, self.read, self.total = "the search index", read, total
         self.message = str(self)
 

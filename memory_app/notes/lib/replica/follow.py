@@ -42,9 +42,9 @@ from functools import partial
 from itertools import pairwise
 from typing import Any, TypeVar
 
-from memory_app.notes.lib.errors import StoreError, StoreUnavailable
 from memory_app.notes.lib.replica.books import version_key
 from memory_app.notes.lib.replica.core import IndexCore, VectorSource
+from qqweb.lib.errors import StoreError, StoreUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -61,13 +61,13 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from memory_app.notes.lib.errors import StoreUnavailable
 from memory_app.notes.lib.replica import follow as vector_follow
 from memory_app.notes.lib.replica import search as vector_search
 from memory_app.notes.lib.replica.core import IndexCore, IndexWarming, VectorSource
 from memory_app.notes.lib.replica.follow import diff, fold, follow, needs_fold
 from memory_app.notes.lib.replica.search import SearchResult
 from memory_app.notes.lib.replica.state import build_snapshot, load_snapshot
+from qqweb.lib.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)
 

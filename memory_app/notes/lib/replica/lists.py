@@ -34,7 +34,6 @@ from typing import Any, Protocol
 
 from memory_app.notes.lib.documents import effective_importance
 from memory_app.notes.lib.domain import Note
-from memory_app.notes.lib.errors import StoreUnavailable
 from memory_app.notes.lib.listing import (
     MAX_PAGE,
     NoteFilter,
@@ -52,6 +51,7 @@ from memory_app.notes.lib.replica.query import (
 )
 from memory_app.notes.lib.replica.read_model import ReadModel
 from memory_app.notes.lib.replica.words import WORD, WORD_BYTES
+from qqweb.lib.errors import StoreUnavailable
 
 SMALL_COLLECTION = 5_000  # listed by the MongoDB query while the read model loads
 CONFIRM_COUNT_AT_MOST = 2_000  # candidates fetched to count a text of several words

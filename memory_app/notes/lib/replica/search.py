@@ -12,12 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from memory_app.notes.lib.errors import (
-    DimensionMismatch,
-    StoreError,
-)
 from memory_app.notes.lib.replica.core import IndexCore
 from memory_app.notes.lib.replica.segments import Segment
+from qqweb.lib.errors import DimensionMismatch, StoreError
 from qqweb.lib.vectors import dot, normalise
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 
 from memory_app.notes.job_params import AutoConsolidationParams
-from memory_app.notes.lib import DimensionMismatch, NoteNotFound
+from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services.maintenance.common import Progress, _actor, _batch
@@ -28,7 +28,7 @@ from memory_app.notes.services.review import duplicates_scan
 from memory_app.notes.stores import deduplicator, notes_store
 from qqweb.audit.snapshots import to_json
 from qqweb.lib.differences import PairJudgment, pair_judgment
-from qqweb.lib.errors import InvalidInput
+from qqweb.lib.errors import DimensionMismatch, InvalidInput
 
 LEFT_LISTED = 500  # pairs left for review listed on the run (all are counted and queued)
 

@@ -6,11 +6,11 @@ from typing import Any
 
 from graph_app.knowledge import GraphUnavailable
 from graph_app.stores import graph_store
-from memory_app.notes.lib import StoreUnavailable
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services.maintenance.common import Progress, _actor, _batch
 from qqweb.audit.services import audit_begin, audited
 from qqweb.lib.clients import embedder
+from qqweb.lib.errors import StoreUnavailable
 
 
 def graph_orphan_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:

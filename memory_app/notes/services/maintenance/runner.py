@@ -10,7 +10,6 @@ from django.utils import timezone
 
 from memory_app.errors import RunNotFound, RunRefused, UnknownJob
 from memory_app.notes.job_params import JobParams, params_validate
-from memory_app.notes.lib import StoreUnavailable
 from memory_app.notes.models import JobLock, MaintenanceRun
 from memory_app.notes.selectors.plans import SCHEDULE_ACTOR, plan_changed_count
 from memory_app.notes.services.maintenance.common import (
@@ -37,6 +36,7 @@ from memory_app.notes.services.runs import (
 )
 from qqweb.audit.models import AuditEvent
 from qqweb.lib.actors import Actor
+from qqweb.lib.errors import StoreUnavailable
 
 # --- running a job ---------------------------------------------------------------------------
 

@@ -12,9 +12,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from graph_app.knowledge import GraphUnavailable
-from memory_app.notes.lib import StoreUnavailable
 from qqweb.backup.services import backup_path, backup_run, export_create
 from qqweb.lib.actors import Actor
+from qqweb.lib.errors import StoreUnavailable
 
 
 def progress_bar(command: BaseCommand) -> Any:

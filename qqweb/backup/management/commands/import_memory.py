@@ -14,13 +14,12 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from graph_app.knowledge import GraphUnavailable
-from memory_app.notes.lib import StoreUnavailable
 from qqweb.backup.importing import ImportConflicts, RecordsRefused
 from qqweb.backup.management.commands.export_memory import progress_bar
 from qqweb.backup.ndjson import ExportFormatError
 from qqweb.backup.services import backup_run, import_create, upload_save
 from qqweb.lib.actors import Actor
-from qqweb.lib.errors import InvalidInput
+from qqweb.lib.errors import InvalidInput, StoreUnavailable
 
 
 class Command(BaseCommand):

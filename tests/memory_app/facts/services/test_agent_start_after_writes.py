@@ -29,10 +29,10 @@ from memory_app.facts.services import (
     fact_restore,
     pair_resolve,
 )
-from memory_app.notes.lib.embeddings import Embedder
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audit_undo
 from qqweb.lib.actors import Actor
+from qqweb.lib.embeddings import Embedder
 from tests.memory_app.facts.conftest import agent_writes
 from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
 

@@ -13,8 +13,8 @@ from memory_app.facts.lib import FactsStore
 from memory_app.facts.lib.rules import cleanup_plan
 from memory_app.facts.models import ArchivedFact
 from memory_app.facts.services import NeedsConfirmation, pair_resolve
-from memory_app.notes.lib.embeddings import Embedder
 from qqweb.lib.actors import Actor
+from qqweb.lib.embeddings import Embedder
 from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
 
 

@@ -9,9 +9,9 @@ from memory_app.facts.lib import FactsStore
 from memory_app.facts.lib.errors import FactChanged
 from memory_app.facts.models import ArchivedFact
 from memory_app.facts.services import pair_resolve
-from memory_app.notes.lib.embeddings import Embedder
 from qqweb.audit.services import audit_undo
 from qqweb.lib.actors import Actor
+from qqweb.lib.embeddings import Embedder
 from tests.memory_app.facts.conftest import agent_writes
 from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
 

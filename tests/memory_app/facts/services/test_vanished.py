@@ -5,8 +5,8 @@ from __future__ import annotations
 from memory_app.facts.lib import FactsStore
 from memory_app.facts.models import SeenFact
 from memory_app.facts.services import fact_delete, fact_restore, facts_scan
-from memory_app.notes.lib.embeddings import Embedder
 from qqweb.lib.actors import Actor
+from qqweb.lib.embeddings import Embedder
 from tests.memory_app.facts.conftest import agent_writes
 from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
 

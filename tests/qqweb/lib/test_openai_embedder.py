@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from memory_app.notes.lib.embeddings import OpenAIEmbedder
+from qqweb.lib.embeddings import OpenAIEmbedder
 from tests.helpers import json_server
 
 SEEN: list[dict[str, Any]] = []

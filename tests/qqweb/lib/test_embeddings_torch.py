@@ -7,8 +7,8 @@ checks that those are still what it gives."""
 import numpy as np
 import pytest
 
-from memory_app.notes.lib.embeddings import SentenceTransformerEmbedder
-from memory_app.notes.lib.embeddings_numpy import NumpyBertEncoder, unsupported_reason
+from qqweb.lib.embeddings import SentenceTransformerEmbedder
+from qqweb.lib.embeddings_numpy import NumpyBertEncoder, unsupported_reason
 from tests.memory_app.notes.test_embeddings_numpy import GOLDEN, MODEL_DIR, copy_with
 
 pytestmark = [pytest.mark.torch, pytest.mark.realmodel]
