@@ -9,7 +9,7 @@ import pytest
 
 from qqweb.lib.embeddings import SentenceTransformerEmbedder
 from qqweb.lib.embeddings_numpy import NumpyBertEncoder, unsupported_reason
-from tests.memory_app.notes.test_embeddings_numpy import GOLDEN, MODEL_DIR, copy_with
+from tests.qqweb.lib.test_embeddings_numpy import GOLDEN, MODEL_DIR, copy_with
 
 pytestmark = [pytest.mark.torch, pytest.mark.realmodel]
 
