@@ -33,7 +33,9 @@ def core_get(request: HttpRequest) -> dict[str, Any]:
 @router.get(
     "/core/candidates", response={200: list[PromotionCandidateOut], **errors(503)}, tags=["core"]
 )
-def core_candidates(request: HttpRequest, limit: Limit200 = 50) -> list[dict[str, Any]]:
+def core_candidates(
+    request: HttpRequest, limit: Limit200 = 50
+) -> list[selectors.PromotionCandidate]:
     """Promotion candidates (importance >= 0.8, read >= 3 times) with no verdict yet."""
     require_role(request, VIEWER)
     return selectors.promotion_candidates(limit=limit)

@@ -33,13 +33,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from difflib import SequenceMatcher
-from typing import Any
 
 from memory_app.notes.lib import difference_words as W
+from memory_app.notes.lib.domain import Note
 
 KINDS = ("negation", "date", "version", "id", "number", "name", "colour", "polarity")
 _VALUE_KINDS = ("date", "version", "id", "number", "name")
@@ -448,14 +447,11 @@ def update_changes(left: str, right: str) -> tuple[Difference, ...]:
     return differences(left, right)
 
 
-def newer_and_older(
-    a: Mapping[str, Any], b: Mapping[str, Any]
-) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
-    """(newer, older) of two note documents by ``created_at`` (when the text was first
-    written), then ``updated_at``; None when neither tells them apart. ``updated_at`` comes
-    second because decay and importance changes rewrite it without touching the text."""
-    for name in ("created_at", "updated_at"):
-        x, y = a.get(name), b.get(name)
-        if isinstance(x, datetime) and isinstance(y, datetime) and x != y:
+def newer_and_older(a: Note, b: Note) -> tuple[Note, Note] | None:
+    """(newer, older) of two notes by ``created_at`` (when the text was first written),
+    then ``updated_at``; None when neither tells them apart. ``updated_at`` comes second
+    because decay and importance changes rewrite it without touching the text."""
+    for x, y in ((a.created_at, b.created_at), (a.updated_at, b.updated_at)):
+        if x is not None and y is not None and x != y:
             return (a, b) if x > y else (b, a)
     return None

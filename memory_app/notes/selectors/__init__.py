@@ -9,6 +9,7 @@ from memory_app.notes.selectors.archive import (
 )
 from memory_app.notes.selectors.core import (
     CoreView,
+    PromotionCandidate,
     content_hash,
     core_view,
     promotion_candidates,
@@ -59,6 +60,7 @@ __all__ = [
     "MemoryOverview",
     "MergeSuggestion",
     "NoteDetail",
+    "PromotionCandidate",
     "RestorePreview",
     "RetrievalPreview",
     "ReviewItem",

@@ -183,15 +183,16 @@ def notes_search(
     store = notes_store()
     result = store.vector_index.search(vector, limit=limit, section=section, min_score=min_score)
     scores = dict(result.hits)
-    docs = store.notes_by_ids(scores)
+    found = store.notes_by_ids(scores)
     now = utcnow_naive()
     results = []
     for note_id, score in result.hits:
-        if note_id in docs:
-            doc = docs[note_id]
+        if note_id in found:
+            note = found[note_id]
             results.append(
-                Note.from_document(doc).annotated(
-                    effective_importance=effective_importance(doc, now), score=round(score, 4)
+                note.annotated(
+                    effective_importance=effective_importance(note.to_document(), now),
+                    score=round(score, 4),
                 )
             )
     return SearchOutcome(

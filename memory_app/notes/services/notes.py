@@ -77,7 +77,7 @@ def note_edit(
         changes["embedding"] = embed_keeping_dimension(
             embedder(),
             changes["content"],
-            store.reembed_dimension(note.to_document()),
+            store.reembed_dimension(note),
             what=f"note {note_id!r}",
         )
     if section is not None and section != note.section:
@@ -380,8 +380,8 @@ def notes_bulk_preview(
         if note_ids is not None
         else bulk_matching_ids(flt or NoteFilter())
     )
-    docs = notes_store().notes_by_ids(ids[:show])
-    shown = [Note.from_document(docs[i]) for i in ids[:show] if i in docs]
+    found = notes_store().notes_by_ids(ids[:show])
+    shown = [found[i] for i in ids[:show] if i in found]
     return BulkPreview(count=len(ids), shown=shown)
 
 

@@ -3,6 +3,7 @@ from datetime import datetime
 import numpy as np
 
 from memory_app.notes.lib.dedup.maths import choose_primary, plan_merge, similar_pairs
+from memory_app.notes.lib.domain import Note
 
 
 def brute_force(vectors, threshold):
@@ -31,32 +32,36 @@ def test_no_pairs_below_the_threshold():
 
 
 def test_the_higher_importance_note_is_primary():
-    a = {"note_id": "a", "importance": 0.4}
-    b = {"note_id": "b", "importance": 0.6}
+    a = Note.from_document({"note_id": "a", "importance": 0.4})
+    b = Note.from_document({"note_id": "b", "importance": 0.6})
     assert choose_primary(a, b) == (b, a)
 
 
 def test_simple_merge_follows_the_contract():
-    primary = {
-        "note_id": "p",
-        "content": "Lumen uses MongoDB",
-        "importance": 0.98,
-        "access_count": 2,
-        "decay_rate": 0.02,
-        "created_at": datetime(2026, 3, 1),
-        "last_accessed": datetime(2026, 5, 1),
-        "source": {"source_id": "p"},
-    }
-    secondary = {
-        "note_id": "s",
-        "content": "Lumen relies on MongoDB",
-        "importance": 0.5,
-        "access_count": 3,
-        "decay_rate": 0.01,
-        "created_at": datetime(2026, 1, 1),
-        "last_accessed": datetime(2026, 6, 1),
-        "source": {"source_id": "s"},
-    }
+    primary = Note.from_document(
+        {
+            "note_id": "p",
+            "content": "Lumen uses MongoDB",
+            "importance": 0.98,
+            "access_count": 2,
+            "decay_rate": 0.02,
+            "created_at": datetime(2026, 3, 1),
+            "last_accessed": datetime(2026, 5, 1),
+            "source": {"source_id": "p"},
+        }
+    )
+    secondary = Note.from_document(
+        {
+            "note_id": "s",
+            "content": "Lumen relies on MongoDB",
+            "importance": 0.5,
+            "access_count": 3,
+            "decay_rate": 0.01,
+            "created_at": datetime(2026, 1, 1),
+            "last_accessed": datetime(2026, 6, 1),
+            "source": {"source_id": "s"},
+        }
+    )
     plan = plan_merge(primary, secondary, 0.9312)
     assert plan.set_fields == {
         "importance": 1.0,

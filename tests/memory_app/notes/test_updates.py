@@ -5,6 +5,7 @@ from datetime import datetime
 
 import pytest
 
+from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.updates import Change, newer_and_older, tokens, update_changes
 
 
@@ -95,15 +96,20 @@ def test_a_digit_inside_a_word_is_part_of_a_name_not_a_number():
 
 
 def test_the_newer_note_is_the_one_written_later():
-    old = {"created_at": datetime(2026, 1, 1), "updated_at": datetime(2026, 6, 1)}
-    new = {"created_at": datetime(2026, 3, 1), "updated_at": datetime(2026, 3, 1)}
+    old = Note.from_document(
+        {"created_at": datetime(2026, 1, 1), "updated_at": datetime(2026, 6, 1)}
+    )
+    new = Note.from_document(
+        {"created_at": datetime(2026, 3, 1), "updated_at": datetime(2026, 3, 1)}
+    )
     assert newer_and_older(old, new) == (new, old)
     assert newer_and_older(new, old) == (new, old)
 
 
 def test_with_the_same_creation_time_the_later_update_is_newer_and_no_dates_tell_nothing():
-    a = {"created_at": datetime(2026, 1, 1), "updated_at": datetime(2026, 2, 1)}
-    b = {"created_at": datetime(2026, 1, 1), "updated_at": datetime(2026, 4, 1)}
+    a = Note.from_document({"created_at": datetime(2026, 1, 1), "updated_at": datetime(2026, 2, 1)})
+    b = Note.from_document({"created_at": datetime(2026, 1, 1), "updated_at": datetime(2026, 4, 1)})
     assert newer_and_older(a, b) == (b, a)
-    assert newer_and_older({}, {"created_at": datetime(2026, 1, 1)}) is None
-    assert newer_and_older(a, dict(a)) is None
+    no_dates, created = Note.from_document({}), Note.from_document({"created_at": a.created_at})
+    assert newer_and_older(no_dates, created) is None
+    assert newer_and_older(a, Note.from_document(a.to_document())) is None

@@ -46,6 +46,7 @@ from memory_app.notes.lib.errors import StoreError, StoreUnavailable
 from memory_app.notes.lib.replica.books import version_key
 
 if TYPE_CHECKING:
+    from memory_app.notes.lib.domain import Note
     from memory_app.notes.lib.replica.index import VectorIndex
 
 log = logging.getLogger(__name__)
@@ -91,7 +92,7 @@ class VectorSource(Protocol):
 
     def notes_by_ids(
         self, note_ids: Iterable[str], *, with_embedding: bool = False
-    ) -> dict[str, dict[str, Any]]: ...
+    ) -> dict[str, Note]: ...
 
     def atlas_vector_search(
         self, index: str, query: list[float], limit: int, section: str | None
