@@ -17,6 +17,7 @@ from memory_app.notes.selectors.core import (
 from memory_app.notes.selectors.notes import (
     NoteDetail,
     SearchOutcome,
+    SourceSummary,
     flatten_fields,
     note_detail,
     note_get,
@@ -65,6 +66,7 @@ __all__ = [
     "RetrievalPreview",
     "ReviewItem",
     "SearchOutcome",
+    "SourceSummary",
     "archive_browse",
     "archive_restore_preview",
     "content_hash",

@@ -14,7 +14,7 @@ from memory_app.notes.lib.differences import Difference, differences, newer_and_
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.models import MaintenanceRun, ReviewPair
-from memory_app.notes.selectors.notes import source_summary
+from memory_app.notes.selectors.notes import SourceSummary, source_summary
 from memory_app.notes.stores import deduplicator, notes_store
 from qqweb.lib.actors import Actor
 
@@ -49,7 +49,7 @@ class ReviewItem:
         return any(c.contradiction for c in self.changes)
 
     @property
-    def provenance(self) -> tuple[dict[str, str] | None, dict[str, str] | None]:
+    def provenance(self) -> tuple[SourceSummary | None, SourceSummary | None]:
         a, b = self.a.source, self.b.source
         return (
             source_summary(a) if a is not None else None,

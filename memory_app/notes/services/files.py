@@ -20,12 +20,12 @@ def core_promote(
 ) -> dict[str, str]:
     """Copy a note into core.md under ``category`` (suggested from the agent's patterns
     when not given). The note stays in MongoDB."""
-    doc = notes_store().get_full_note(note_id)
-    if doc is None:
+    note = notes_store().note(note_id)
+    if note is None:
         raise NoteNotFound(note_id)
     manager = core_notes()
     if category is None:
-        ok, suggested = manager.is_core_candidate(str(doc["content"]))
+        ok, suggested = manager.is_core_candidate(note.content)
         if not ok:
             raise InvalidNote("category", f"choose one of {', '.join(CORE_CATEGORIES)}")
         category = suggested
@@ -33,7 +33,7 @@ def core_promote(
         raise InvalidNote("category", f"must be one of {', '.join(CORE_CATEGORIES)}")
     item = {
         "category": category,
-        "content": " ".join(str(doc["content"]).split()),
+        "content": " ".join(note.content.split()),
         "note_id": note_id,
     }
     event = audit_begin(actor, "core.promote", "core", note_id, None, batch_id)
@@ -157,10 +157,10 @@ def promotion_approve(*, actor: Actor, note_id: str, category: str | None = None
 def promotion_reject(*, actor: Actor, note_id: str) -> None:
     """Not for core: remembered, so the note is not proposed again (unless its text
     changes)."""
-    doc = notes_store().get_full_note(note_id)
-    if doc is None:
+    note = notes_store().note(note_id)
+    if note is None:
         raise NoteNotFound(note_id)
-    key = {"note_id": note_id, "content_hash": content_hash(str(doc.get("content", "")))}
+    key = {"note_id": note_id, "content_hash": content_hash(note.content)}
     event = audit_begin(actor, "promotion.reject", "note", note_id, None, None)
 
     def write() -> dict[str, str]:

@@ -40,7 +40,7 @@ def note_edit(
     *,
     actor: Actor,
     note_id: str,
-    expected_updated_at: datetime,
+    expected_updated_at: datetime | None,
     content: str | None = None,
     section: str | None = None,
     importance: float | None = None,
@@ -51,7 +51,8 @@ def note_edit(
     An edit on a stale copy raises :class:`StaleWrite` (with the current version). A new
     content is re-embedded, only in the dimension of the note's vector (or the collection's
     for a note with none): EmbeddingDimensionConflict otherwise. The update is a
-    compare-and-set on ``updated_at``.
+    compare-and-set on ``updated_at`` (a note stored without one is never matched: any
+    edit of it is stale).
 
     ``base``: the values the form was loaded with. A field submitted as it was loaded is
     not the curator's change and is not written: "Save my version" after a stale edit
@@ -272,8 +273,8 @@ def note_restore(
 
     def write() -> dict[str, Any]:
         # the very line in the audit event, even if a purge or an undo moved it since
-        doc = manager.restore(archived, boost_importance, new_id=new_id, keep_until=until)
-        return notes_store().get_full_note(doc["note_id"]) or {}
+        note = manager.restore(archived, boost_importance, new_id=new_id, keep_until=until)
+        return notes_store().get_full_note(note.note_id) or {}
 
     return _current(str(audited(event, write)["note_id"]))
 
@@ -318,13 +319,13 @@ def notes_bulk(
             if action == "archive":
                 note_archive(actor=actor, note_id=note_id, batch_id=result.batch_id)
             else:
-                doc = store.get_full_note(note_id)
-                if doc is None:
+                note = store.note(note_id)
+                if note is None:
                     raise NoteNotFound(note_id)
                 note_edit(
                     actor=actor,
                     note_id=note_id,
-                    expected_updated_at=doc["updated_at"],
+                    expected_updated_at=note.updated_at,
                     importance=importance if action == "set_importance" else None,
                     section=section if action == "move_section" else None,
                     batch_id=result.batch_id,
@@ -401,7 +402,7 @@ def _undo_note_create(before: Any, after: dict[str, Any]) -> dict[str, Any]:
 
 def _undo_note_archive(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     store = notes_store()
-    if store.get_full_note(before["note_id"]) is not None:
+    if store.note(before["note_id"]) is not None:
         raise UndoRefused(f"a note {before['note_id']!r} exists again; restore it by hand")
     # the exact document, embedding included, kept from the next archival pass
     store.insert_agent_documents([with_grace(before, grace_until())])
@@ -411,8 +412,8 @@ def _undo_note_archive(before: dict[str, Any], after: dict[str, Any]) -> dict[st
 
 def _undo_note_restore(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     store = notes_store()
-    current = store.get_full_note(after["note_id"])
-    if current is not None and not same_time(current.get("updated_at"), after.get("updated_at")):
+    current = store.note(after["note_id"])
+    if current is not None and not same_time(current.updated_at, after.get("updated_at")):
         raise UndoRefused("the restored note changed since; archive it instead")
     archive_manager().unmark_restored(before["note_id"], before["archived_at"])
     store.delete_if_unchanged(after["note_id"])
