@@ -42,7 +42,7 @@ def core_candidates(
 
 
 @router.post("/core/promote", response={200: PromoteOut, **errors(404, 409, 503)}, tags=["core"])
-def core_promote(request: HttpRequest, body: PromoteIn) -> dict[str, Any]:
+def core_promote(request: HttpRequest, body: PromoteIn) -> services.CoreItem:
     require_role(request, CURATOR)
     return services.promotion_approve(
         actor=Actor.from_request(request), note_id=body.note_id, category=body.category

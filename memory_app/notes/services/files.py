@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from memory_app.notes.lib import InvalidNote, NoteNotFound
@@ -15,9 +16,24 @@ from qqweb.audit.services import audit_begin, audited
 from qqweb.lib.actors import Actor
 
 
+@dataclass(frozen=True)
+class CoreItem:
+    """An item of core.md: its category, its text, and the note it was promoted from
+    ("" for an item added by hand)."""
+
+    category: str
+    content: str
+    note_id: str = ""
+
+    def as_json(self) -> dict[str, str]:
+        """The audit event's ``after`` (what undo removes)."""
+        found = {"category": self.category, "content": self.content}
+        return {**found, "note_id": self.note_id} if self.note_id else found
+
+
 def core_promote(
     *, actor: Actor, note_id: str, category: str | None = None, batch_id: uuid.UUID | None = None
-) -> dict[str, str]:
+) -> CoreItem:
     """Copy a note into core.md under ``category`` (suggested from the agent's patterns
     when not given). The note stays in MongoDB."""
     note = notes_store().note(note_id)
@@ -31,43 +47,41 @@ def core_promote(
         category = suggested
     if category not in CORE_CATEGORIES:
         raise InvalidNote("category", f"must be one of {', '.join(CORE_CATEGORIES)}")
-    item = {
-        "category": category,
-        "content": " ".join(note.content.split()),
-        "note_id": note_id,
-    }
+    item = CoreItem(category, " ".join(note.content.split()), note_id)
     event = audit_begin(actor, "core.promote", "core", note_id, None, batch_id)
 
     def write() -> dict[str, str]:
-        if not manager.add_core(item["content"], category):
+        if not manager.add_core(item.content, category):
             raise InvalidNote("content", "core.md has this item already")
-        return item
+        return item.as_json()
 
-    return dict(audited(event, write))
+    audited(event, write)
+    return item
 
 
 def core_item_add(
     *, actor: Actor, category: str, content: str, batch_id: uuid.UUID | None = None
-) -> dict[str, str]:
+) -> CoreItem:
     """Add an item to core.md by hand, newest first under ``category`` (the agent's
     format; no provenance, as the file keeps none). Refused when core.md has it already.
     Undo removes it."""
     if category not in CORE_CATEGORIES:
         raise InvalidNote("category", f"must be one of {', '.join(CORE_CATEGORIES)}")
-    item = {"category": category, "content": " ".join((content or "").split())}
-    if not item["content"]:
+    item = CoreItem(category, " ".join((content or "").split()))
+    if not item.content:
         raise InvalidNote("content", "must not be empty")
     manager = core_notes()
     event = audit_begin(
-        actor, "core.add", "core", f"{category}: {item['content']}"[:300], None, batch_id
+        actor, "core.add", "core", f"{category}: {item.content}"[:300], None, batch_id
     )
 
     def write() -> dict[str, str]:
-        if not manager.add_core(item["content"], category, source="qqweb"):
+        if not manager.add_core(item.content, category, source="qqweb"):
             raise InvalidNote("content", "core.md has this item already")
-        return item
+        return item.as_json()
 
-    return dict(audited(event, write))
+    audited(event, write)
+    return item
 
 
 def core_item_remove(
@@ -139,15 +153,15 @@ def _undo_working_edit(before: dict[str, Any], after: dict[str, Any]) -> dict[st
     return before
 
 
-def promotion_approve(*, actor: Actor, note_id: str, category: str | None = None) -> dict[str, str]:
+def promotion_approve(*, actor: Actor, note_id: str, category: str | None = None) -> CoreItem:
     """Promote a candidate to core.md and remember the verdict."""
     item = core_promote(actor=actor, note_id=note_id, category=category)
     PromotionVerdict.objects.update_or_create(
         note_id=note_id,
-        content_hash=content_hash(item["content"]),
+        content_hash=content_hash(item.content),
         defaults={
             "verdict": PromotionVerdict.APPROVED,
-            "category": item["category"],
+            "category": item.category,
             "decided_by": actor.label,
         },
     )
