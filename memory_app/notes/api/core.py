@@ -23,11 +23,11 @@ from qqweb.lib.auth import CURATOR, VIEWER, require_role
 
 
 @router.get("/core", response={200: CoreOut, **errors(503)}, tags=["core"])
-def core_get(request: HttpRequest) -> dict[str, Any]:
+def core_get(request: HttpRequest) -> CoreOut:
     """core.md by category and notes.md by section."""
     require_role(request, VIEWER)
     view = selectors.core_view()
-    return {"core": view.core, "working": view.working}
+    return CoreOut(core=view.core, working=view.working)
 
 
 @router.get(
