@@ -23,6 +23,7 @@ import numpy as np
 
 from bench.common import NOW, SECTIONS, Figure, Row, load, sample, timed_ms
 from memory_app.notes.lib.documents import effective_importance
+from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.listing import NoteFilter, NotesCount, NotesPage
 from memory_app.notes.lib.replica import lists as read_list
 from memory_app.notes.lib.replica.index import VectorIndex
@@ -77,8 +78,8 @@ class BenchSource:
         self.vector_index.start()
         self.vector_index.read_model = model
 
-    def notes_by_ids(self, note_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
-        return {i: self.notes.doc(int(i[5:], 16)) for i in note_ids}
+    def notes_by_ids(self, note_ids: Iterable[str]) -> dict[str, Note]:
+        return {i: Note.from_document(self.notes.doc(int(i[5:], 16))) for i in note_ids}
 
     def list_notes(self, *args: Any, **kwargs: Any) -> NotesPage:
         raise AssertionError("the read model is ready: no query")

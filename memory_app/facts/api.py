@@ -7,7 +7,6 @@ vanished facts, contradictions and pair actions are in ``api_curation.py``."""
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
 
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema, Status
@@ -20,8 +19,11 @@ from memory_app.facts.schemas import (
     FactCreateIn,
     FactDetailOut,
     FactEditIn,
+    FactOut,
     FactsPageOut,
+    FindingOut,
     LintOut,
+    NeighbourOut,
     NextStartOut,
 )
 from memory_app.facts.shapes import action_out, json_value, pair_out
@@ -42,7 +44,7 @@ class FactsQuery(Schema):
 
 
 @router.get("/facts", response={200: FactsPageOut, **errors(404, 503)})
-def facts_list(request: HttpRequest, query: Query[FactsQuery]) -> dict[str, Any]:
+def facts_list(request: HttpRequest, query: Query[FactsQuery]) -> FactsPageOut:
     """Newest first on ``(timestamp, _id)``; ``next_cursor`` gives the next page."""
     require_role(request, VIEWER)
     embedding = query.embedding if query.embedding in selectors.EMBEDDING_FILTERS else ""
@@ -54,53 +56,56 @@ def facts_list(request: HttpRequest, query: Query[FactsQuery]) -> dict[str, Any]
         cursor=query.cursor,
         limit=query.limit,
     )
-    return {
-        "items": [
-            {
-                "id": row.id,
-                "kind": row.kind,
-                "content": row.text,
-                "timestamp": json_value(row.timestamp) if row.timestamp is not MISSING else None,
-                "embedding": row.embedding,
-                "legacy": row.legacy,
-                "deleted_at_next_start": row.deleted_at_next_start,
-                "anchor_id": row.anchor_id,
-            }
+    return FactsPageOut(
+        items=[
+            FactOut(
+                id=row.id,
+                kind=row.kind,
+                content=row.text,
+                timestamp=json_value(row.timestamp) if row.timestamp is not MISSING else None,
+                embedding=row.embedding,
+                legacy=row.legacy,
+                deleted_at_next_start=row.deleted_at_next_start,
+                anchor_id=row.anchor_id,
+            )
             for row in listing.rows
         ],
-        "next_cursor": listing.next_cursor,
-        "total": listing.total,
-        "next_start_deletions": listing.next_start_deletions,
-        "breaks": listing.breaks,
-    }
+        next_cursor=listing.next_cursor,
+        total=listing.total,
+        next_start_deletions=listing.next_start_deletions,
+        breaks=listing.breaks,
+    )
 
 
 @router.get("/facts/next-start", response={200: NextStartOut, **errors(404, 503)})
-def facts_next_start(request: HttpRequest) -> dict[str, Any]:
+def facts_next_start(request: HttpRequest) -> NextStartOut:
     """What the agent hard-deletes at its next start, pair by pair (its cleanup, exactly:
     float64 cosine >= 0.95, oldest ``timestamp`` first, greedy). ``borderline``: within
     1e-6 of 0.95; ``tie``: equal timestamps (the agent keeps either one)."""
     require_role(request, VIEWER)
     plan = selectors.next_start_plan()
-    return {
-        "aborted": plan.aborted,
-        "aborted_by": [f.hex_id for f in plan.aborted_by],
-        "considered": plan.considered,
-        "deletions": [pair_out(d) for d in plan.deletions],
-        "near_misses": [pair_out(d) for d in plan.near_misses],
-    }
+    return NextStartOut(
+        aborted=plan.aborted,
+        aborted_by=[f.hex_id for f in plan.aborted_by],
+        considered=plan.considered,
+        deletions=[pair_out(d) for d in plan.deletions],
+        near_misses=[pair_out(d) for d in plan.near_misses],
+    )
 
 
 @router.get("/facts/lint", response={200: LintOut, **errors(404, 503)})
-def facts_lint(request: HttpRequest) -> dict[str, Any]:
+def facts_lint(request: HttpRequest) -> LintOut:
     """Every document or index that breaks the agent (``breaks``) or bends what it does."""
     require_role(request, VIEWER)
     findings = selectors.facts_lint()
-    return {"agent_broken": agent_broken(findings), "findings": [asdict(f) for f in findings]}
+    return LintOut(
+        agent_broken=agent_broken(findings),
+        findings=[FindingOut(**asdict(f)) for f in findings],
+    )
 
 
 @router.get("/facts/{fact_id}", response={200: FactDetailOut, **errors(404, 503)})
-def fact_get(request: HttpRequest, fact_id: str) -> dict[str, Any]:
+def fact_get(request: HttpRequest, fact_id: str) -> FactDetailOut:
     """One document: every field but the vector, the vector's dimension and norm, its
     nearest facts (``duplicate`` >= 0.95, ``similar`` >= 0.85), and the cleanup pairs it
     is in."""
@@ -108,25 +113,23 @@ def fact_get(request: HttpRequest, fact_id: str) -> dict[str, Any]:
     detail = selectors.fact_detail(fact_id)
     doc = detail.doc.to_document()
     doc.pop("content_embedding", None)
-    return {
-        "id": detail.doc.hex_id,
-        "kind": detail.doc.kind,
-        "id_time": detail.id_time,
-        "timestamp": json_value(detail.doc.timestamp)
-        if detail.doc.timestamp is not MISSING
-        else None,
-        "document": json_value(doc),
-        "embedding": detail.embedding,
-        "dimension": detail.dimension,
-        "norm": detail.norm,
-        "neighbours": [
-            {"id": n.fact.hex_id, "content": n.fact.text, "score": n.score, "mark": n.mark}
+    return FactDetailOut(
+        id=detail.doc.hex_id,
+        kind=detail.doc.kind,
+        id_time=detail.id_time,
+        timestamp=json_value(detail.doc.timestamp) if detail.doc.timestamp is not MISSING else None,
+        document={k: json_value(v) for k, v in doc.items()},
+        embedding=detail.embedding,
+        dimension=detail.dimension,
+        norm=detail.norm,
+        neighbours=[
+            NeighbourOut(id=n.fact.hex_id, content=n.fact.text, score=n.score, mark=n.mark)
             for n in detail.neighbours
         ],
-        "deleted_by": pair_out(detail.deleted_by) if detail.deleted_by else None,
-        "deletes": [pair_out(d) for d in detail.deletes],
-        "findings": [asdict(f) for f in detail.findings],
-    }
+        deleted_by=pair_out(detail.deleted_by) if detail.deleted_by else None,
+        deletes=[pair_out(d) for d in detail.deletes],
+        findings=[FindingOut(**asdict(f)) for f in detail.findings],
+    )
 
 
 @router.post("/facts", response={201: FactActionOut, 200: FactActionOut, **errors(404, 409, 503)})
@@ -149,7 +152,7 @@ class DeleteQuery(Schema):
 
 
 @router.patch("/facts/{fact_id}", response={200: FactActionOut, **errors(404, 409, 503)})
-def fact_edit(request: HttpRequest, fact_id: str, payload: FactEditIn) -> dict[str, Any]:
+def fact_edit(request: HttpRequest, fact_id: str, payload: FactEditIn) -> FactActionOut:
     """In place: guarded on ``expected_content`` (409 ``stale`` when the fact changed or
     is gone), ``_id`` and ``timestamp`` kept."""
     require_role(request, CURATOR)
@@ -165,7 +168,7 @@ def fact_edit(request: HttpRequest, fact_id: str, payload: FactEditIn) -> dict[s
 
 
 @router.delete("/facts/{fact_id}", response={200: FactActionOut, **errors(404, 409, 503)})
-def fact_delete(request: HttpRequest, fact_id: str, query: Query[DeleteQuery]) -> dict[str, Any]:
+def fact_delete(request: HttpRequest, fact_id: str, query: Query[DeleteQuery]) -> FactActionOut:
     """Archived in qqweb's table first, then deleted; restorable."""
     require_role(request, CURATOR)
     result = services.fact_delete(

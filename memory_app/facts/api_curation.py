@@ -5,12 +5,11 @@ fact id. Viewers read; curators write."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.http import HttpRequest
 from ninja import Router, Status
 
 from memory_app.facts import selectors, services
+from memory_app.facts.models import ArchivedFact
 from memory_app.facts.schemas import (
     ArchivedFactOut,
     ContradictionOut,
@@ -30,7 +29,7 @@ router = Router(tags=["facts"])
 
 
 @router.post("/facts/next-start/resolve", response={200: FactActionOut, **errors(404, 409, 503)})
-def pair_resolve(request: HttpRequest, payload: PairResolveIn) -> dict[str, Any]:
+def pair_resolve(request: HttpRequest, payload: PairResolveIn) -> FactActionOut:
     """Resolve one pair of the next-start plan now: ``keep-older`` (the newer archived),
     ``keep-newer-text`` (the older takes the newer text, keeping its ``_id`` and
     ``timestamp``; the newer archived), ``delete-both`` (both archived)."""
@@ -47,7 +46,7 @@ def pair_resolve(request: HttpRequest, payload: PairResolveIn) -> dict[str, Any]
 
 
 @router.post("/facts/{fact_id}/embed", response={200: FactActionOut, **errors(404, 409, 503)})
-def fact_embed(request: HttpRequest, fact_id: str, payload: WriteOptions) -> dict[str, Any]:
+def fact_embed(request: HttpRequest, fact_id: str, payload: WriteOptions) -> FactActionOut:
     """Give a legacy fact (no ``content_embedding``) the agent's vector. It carries an old
     ``timestamp``, so it wins the pairs it joins: the preview shows them."""
     require_role(request, CURATOR)
@@ -61,7 +60,7 @@ def fact_embed(request: HttpRequest, fact_id: str, payload: WriteOptions) -> dic
 
 
 @router.get("/facts/archive", response={200: list[ArchivedFactOut], **errors(404, 409, 503)})
-def archive_list(request: HttpRequest, restored: bool = False) -> list[Any]:
+def archive_list(request: HttpRequest, restored: bool = False) -> list[ArchivedFact]:
     """qqweb's archive of this facts store, newest first."""
     require_role(request, VIEWER)
     return selectors.archived_facts(restored=restored)
@@ -70,7 +69,7 @@ def archive_list(request: HttpRequest, restored: bool = False) -> list[Any]:
 @router.post(
     "/facts/archive/{archive_id}/restore", response={200: FactActionOut, **errors(404, 409, 503)}
 )
-def archive_restore(request: HttpRequest, archive_id: int, payload: WriteOptions) -> dict[str, Any]:
+def archive_restore(request: HttpRequest, archive_id: int, payload: WriteOptions) -> FactActionOut:
     """Back under its ``_id`` when free (else a new one), with its ``timestamp``."""
     require_role(request, CURATOR)
     result = services.fact_restore(
@@ -83,40 +82,40 @@ def archive_restore(request: HttpRequest, archive_id: int, payload: WriteOptions
 
 
 @router.get("/facts/vanished", response={200: list[VanishedOut], **errors(404, 409, 503)})
-def vanished_list(request: HttpRequest) -> list[dict[str, Any]]:
+def vanished_list(request: HttpRequest) -> list[VanishedOut]:
     """Facts the agent deleted since qqweb first saw them, with the likely cause."""
     require_role(request, VIEWER)
     return [
-        {
-            "fact_id": s.fact_id,
-            "content": s.content,
-            "cause": s.cause,
-            "related_id": s.related_id,
-            "related_content": s.related_content,
-            "score": s.score,
-            "vanished_at": s.vanished_at,
-            "archive_id": s.archive_id,
-        }
+        VanishedOut(
+            fact_id=s.fact_id,
+            content=s.content,
+            cause=s.cause,
+            related_id=s.related_id,
+            related_content=s.related_content,
+            score=s.score,
+            vanished_at=s.vanished_at,
+            archive_id=s.archive_id,
+        )
         for s in selectors.vanished_facts()
     ]
 
 
 @router.post("/facts/vanished/scan", response={200: ScanOut, **errors(404, 409, 503)})
-def vanished_scan(request: HttpRequest) -> dict[str, int]:
+def vanished_scan(request: HttpRequest) -> ScanOut:
     """Run the vanished-facts scan now (beat runs it every QQ_FACTS_SCAN_INTERVAL_S)."""
     require_role(request, CURATOR)
     report = services.facts_scan(actor=Actor.from_request(request))
-    return {"seen": report.seen, "new": report.new, "vanished": report.vanished}
+    return ScanOut(seen=report.seen, new=report.new, vanished=report.vanished)
 
 
 @router.get(
     "/facts/contradictions", response={200: list[ContradictionOut], **errors(404, 409, 503)}
 )
-def contradictions(request: HttpRequest, dismissed: bool = False) -> list[dict[str, Any]]:
+def contradictions(request: HttpRequest, dismissed: bool = False) -> list[ContradictionOut]:
     """Pairs at 0.85-0.95 (the agent keeps both), with remembered verdicts."""
     require_role(request, VIEWER)
     return [
-        {"pair": pair_out(c.pair), "verdict": c.verdict}
+        ContradictionOut(pair=pair_out(c.pair), verdict=c.verdict)
         for c in selectors.contradictions(include_dismissed=dismissed)
     ]
 

@@ -8,6 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from memory_app.facts.lib.guard import WritePlan
 from memory_app.facts.lib.rules import Deletion
+from memory_app.facts.schemas import (
+    AddVerdictOut,
+    FactActionOut,
+    PairOut,
+    PlanOut,
+    ResolutionOut,
+)
 
 if TYPE_CHECKING:  # the services import plan_out for NeedsConfirmation's body
     from memory_app.facts.services import FactAction
@@ -26,57 +33,55 @@ def json_value(value: Any) -> Any:
     return str(value)
 
 
-def pair_out(d: Deletion) -> dict[str, Any]:
-    return {
-        "anchor_id": d.anchor.hex_id,
-        "anchor_content": d.anchor.text,
-        "anchor_timestamp": (
-            json_value(d.anchor.timestamp) if d.anchor.timestamp_is_date else None
-        ),
-        "deleted_id": d.deleted.hex_id,
-        "deleted_content": d.deleted.text,
-        "deleted_timestamp": (
+def pair_out(d: Deletion) -> PairOut:
+    return PairOut(
+        anchor_id=d.anchor.hex_id,
+        anchor_content=d.anchor.text,
+        anchor_timestamp=json_value(d.anchor.timestamp) if d.anchor.timestamp_is_date else None,
+        deleted_id=d.deleted.hex_id,
+        deleted_content=d.deleted.text,
+        deleted_timestamp=(
             json_value(d.deleted.timestamp) if d.deleted.timestamp_is_date else None
         ),
-        "score": d.score,
-        "borderline": d.borderline,
-        "tie": d.tie,
-    }
+        score=d.score,
+        borderline=d.borderline,
+        tie=d.tie,
+    )
 
 
-def plan_out(plan: WritePlan) -> dict[str, Any]:
+def plan_out(plan: WritePlan) -> PlanOut:
     add = plan.add
-    return {
-        "add": None
+    return PlanOut(
+        add=None
         if add is None
-        else {
-            "refused": add.refused,
-            "best_id": add.best.hex_id if add.best else None,
-            "best_content": add.best.text if add.best else None,
-            "best_score": add.best_score,
-            "borderline": add.borderline,
-        },
-        "archive": plan.archive_ids,
-        "resolutions": [
-            {
-                "archive_id": r.archive.hex_id,
-                "archive_content": r.archive.text,
-                "keeps_written": r.keeps_written,
-                "pair": pair_out(r.pair),
-            }
+        else AddVerdictOut(
+            refused=add.refused,
+            best_id=add.best.hex_id if add.best else None,
+            best_content=add.best.text if add.best else None,
+            best_score=add.best_score,
+            borderline=add.borderline,
+        ),
+        archive=plan.archive_ids,
+        resolutions=[
+            ResolutionOut(
+                archive_id=r.archive.hex_id,
+                archive_content=r.archive.text,
+                keeps_written=r.keeps_written,
+                pair=pair_out(r.pair),
+            )
             for r in plan.resolutions
         ],
-        "new_deletions": [pair_out(d) for d in plan.new_deletions],
-        "next_start_deletions": len(plan.remaining.deletions),
-    }
+        new_deletions=[pair_out(d) for d in plan.new_deletions],
+        next_start_deletions=len(plan.remaining.deletions),
+    )
 
 
-def action_out(result: FactAction) -> dict[str, Any]:
-    return {
-        "action": result.action,
-        "applied": result.applied,
-        "fact_id": result.fact_id,
-        "event_id": result.event_id,
-        "archived": result.archived,
-        "preview": plan_out(result.plan),
-    }
+def action_out(result: FactAction) -> FactActionOut:
+    return FactActionOut(
+        action=result.action,
+        applied=result.applied,
+        fact_id=result.fact_id,
+        event_id=result.event_id,
+        archived=result.archived,
+        preview=plan_out(result.plan),
+    )

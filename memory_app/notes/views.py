@@ -322,7 +322,7 @@ def note_promote(request: HttpRequest, note_id: str) -> HttpResponse:
             item = services.core_promote(
                 actor=Actor.from_request(request), note_id=note_id, category=category
             )
-        done_with_undo(request, f"Promoted to core.md under {item['category']}.", events=events)
+        done_with_undo(request, f"Promoted to core.md under {item.category}.", events=events)
     except (InvalidInput, NoteNotFound) as e:
         messages.error(request, f"Not promoted: {e}")
     return redirect("memory_app:note_detail", note_id=note_id)

@@ -113,7 +113,7 @@ def candidate_verdict(request: HttpRequest, note_id: str) -> HttpResponse:
                 item = services.promotion_approve(
                     actor=actor, note_id=note_id, category=request.POST.get("category") or None
                 )
-                done = f"Promoted to core.md under {item['category']}."
+                done = f"Promoted to core.md under {item.category}."
             elif request.POST.get("verdict") == "reject":
                 services.promotion_reject(actor=actor, note_id=note_id)
                 done = "Not for core; it will not be proposed again."

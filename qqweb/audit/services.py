@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from django.utils import timezone
 
@@ -24,6 +24,8 @@ from qqweb.lib.auth import role_at_least
 logger = logging.getLogger(__name__)
 
 _recording: ContextVar[list[AuditEvent] | None] = ContextVar("audit_recording", default=None)
+
+T = TypeVar("T")
 
 
 @contextmanager
@@ -61,7 +63,7 @@ def audit_begin(
     return event
 
 
-def audited(event: AuditEvent, work: Callable[[], Any]) -> Any:
+def audited(event: AuditEvent, work: Callable[[], T]) -> T:
     """Run ``work``; record its result as ``after`` (done) or the error (failed)."""
     try:
         after = work()

@@ -32,11 +32,8 @@ found by kind, most specific first (a date is not also read as three numbers).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from difflib import SequenceMatcher
-from typing import Any
 
 from qqweb.lib import difference_words as W
 from qqweb.lib.difference_values import VALUE_KINDS, tokens_and_names
@@ -307,16 +304,3 @@ def same_words(left: str, right: str) -> bool:
 
 def pair_judgment(left: str, right: str) -> PairJudgment:
     return PairJudgment(differences(left, right), same_words(left, right))
-
-
-def newer_and_older(
-    a: Mapping[str, Any], b: Mapping[str, Any]
-) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
-    """(newer, older) of two note documents by ``created_at`` (when the text was first
-    written), then ``updated_at``; None when neither tells them apart. ``updated_at`` comes
-    second because decay and importance changes rewrite it without touching the text."""
-    for name in ("created_at", "updated_at"):
-        x, y = a.get(name), b.get(name)
-        if isinstance(x, datetime) and isinstance(y, datetime) and x != y:
-            return (a, b) if x > y else (b, a)
-    return None

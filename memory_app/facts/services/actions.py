@@ -130,7 +130,11 @@ def perform(
     require_confirmed(action, plan, confirm)
     event = audit_begin(actor, action, "fact", target, {"steps": steps}, None)
     started = timezone.now().isoformat()  # the undo's rule 5 looks at facts written since
-    after = audited(event, lambda: {"steps": run_steps(store, steps, actor.label), "at": started})
+
+    def write() -> dict[str, Any]:
+        return {"steps": run_steps(store, steps, actor.label), "at": started}
+
+    after = audited(event, write)
     for step in after["steps"]:
         if step["op"] == "archive":
             ArchivedFact.objects.filter(pk=step["archive_pk"]).update(batch_id=event.batch_id)

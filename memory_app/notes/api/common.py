@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from ninja import Router
+
+from memory_app.notes.schemas import CountOut
 
 router = Router(tags=["notes"])
 
 
-def _counts(rows: list[tuple[str, int]]) -> list[dict[str, Any]]:
-    return [{"name": name, "count": count} for name, count in rows]
+def _counts(rows: list[tuple[str, int]]) -> list[CountOut]:
+    return [CountOut(name=name, count=count) for name, count in rows]
 
 
 def _utc_naive(value: datetime) -> datetime:

@@ -24,24 +24,26 @@ from qqweb.lib.auth import CURATOR, VIEWER, require_role
 
 
 @router.get("/core", response={200: CoreOut, **errors(503)}, tags=["core"])
-def core_get(request: HttpRequest) -> dict[str, Any]:
+def core_get(request: HttpRequest) -> CoreOut:
     """core.md by category and notes.md by section."""
     require_role(request, VIEWER)
     view = selectors.core_view()
-    return {"core": view.core, "working": view.working}
+    return CoreOut(core=view.core, working=view.working)
 
 
 @router.get(
     "/core/candidates", response={200: list[PromotionCandidateOut], **errors(503)}, tags=["core"]
 )
-def core_candidates(request: HttpRequest, limit: Limit200 = 50) -> list[dict[str, Any]]:
+def core_candidates(
+    request: HttpRequest, limit: Limit200 = 50
+) -> list[selectors.PromotionCandidate]:
     """Promotion candidates (importance >= 0.8, read >= 3 times) with no verdict yet."""
     require_role(request, VIEWER)
     return selectors.promotion_candidates(limit=limit)
 
 
 @router.post("/core/promote", response={200: PromoteOut, **errors(404, 409, 503)}, tags=["core"])
-def core_promote(request: HttpRequest, body: PromoteIn) -> dict[str, Any]:
+def core_promote(request: HttpRequest, body: PromoteIn) -> services.CoreItem:
     require_role(request, CURATOR)
     return services.promotion_approve(
         actor=Actor.from_request(request), note_id=body.note_id, category=body.category

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from django.http import HttpRequest
 from ninja import Query, Status
@@ -33,24 +33,24 @@ from qqweb.lib.auth import CURATOR, VIEWER, require_role
 
 
 @router.get("/overview", response={200: MemoryOverviewOut, **errors()})
-def overview(request: HttpRequest) -> dict[str, Any]:
+def overview(request: HttpRequest) -> MemoryOverviewOut:
     """Notes by section, archive lines, core and working notes. A store that is down is
     named in ``errors``; the other counts are still given."""
     require_role(request, VIEWER)
     data = selectors.memory_overview()
-    return {
-        "notes_total": data.notes_total,
-        "notes_by_section": _counts(data.notes_by_section),
-        "archive": data.archive,
-        "core_by_category": _counts(data.core_by_category),
-        "working_by_section": _counts(data.working_by_section),
-        "errors": data.errors,
-        "loading": data.loading,
-    }
+    return MemoryOverviewOut(
+        notes_total=data.notes_total,
+        notes_by_section=_counts(data.notes_by_section),
+        archive=data.archive,
+        core_by_category=_counts(data.core_by_category),
+        working_by_section=_counts(data.working_by_section),
+        errors=data.errors,
+        loading=data.loading,
+    )
 
 
 @router.get("/notes", response={200: NotesPageOut, **errors(503)})
-def notes_list(request: HttpRequest, query: Query[NotesQuery]) -> dict[str, Any]:
+def notes_list(request: HttpRequest, query: Query[NotesQuery]) -> NotesPageOut:
     """Filtered, sorted, keyset-paged notes (no embeddings). Pass ``next_cursor`` back as
     ``cursor`` for the next page; it is null on the last one. Times are UTC. Answered
     from the read model (503 while a large list is still loading)."""
@@ -62,12 +62,12 @@ def notes_list(request: HttpRequest, query: Query[NotesQuery]) -> dict[str, Any]
         cursor=query.cursor,
         limit=query.limit,
     )
-    return {
-        "items": page.items,
-        "next_cursor": page.next_cursor,
-        "offset": page.offset,
-        "total": page.total,
-    }
+    return NotesPageOut(
+        items=[NoteOut.from_orm(note) for note in page.items],
+        next_cursor=page.next_cursor,
+        offset=page.offset,
+        total=page.total,
+    )
 
 
 @router.get("/notes/histogram", response={200: HistogramOut, **errors(503)})
@@ -75,33 +75,33 @@ def notes_histogram(
     request: HttpRequest,
     bins: Annotated[int, Field(ge=1, le=100)] = 10,
     section: ShortText | None = None,
-) -> dict[str, Any]:
+) -> HistogramOut:
     """Stored importance in equal buckets over [0, 1], counted from the read model (what
     the database counts, without a scan); 503 while a process that just started loads it."""
     require_role(request, VIEWER)
     NoteFilter(section=section)  # checks the section name
     histogram = selectors.importance_histogram(bins=bins, section=section)
-    return {"edges": histogram.edges, "counts": histogram.counts}
+    return HistogramOut(edges=histogram.edges, counts=histogram.counts)
 
 
 @router.post("/notes/search", response={200: SearchOut, **errors(503)})
-def notes_search(request: HttpRequest, body: SearchIn) -> dict[str, Any]:
+def notes_search(request: HttpRequest, body: SearchIn) -> SearchOut:
     """Semantic search with the configured embedder; 422 when its dimension does not
     match the stored vectors."""
     require_role(request, VIEWER)
     outcome = selectors.notes_search(
         query=body.query, section=body.section, min_score=body.min_score, limit=body.limit
     )
-    return {
-        "results": outcome.results,
-        "compared": outcome.compared,
-        "skipped_other_dimensions": outcome.skipped_other_dimensions,
-        "model": outcome.model,
-    }
+    return SearchOut(
+        results=[NoteOut.from_orm(note) for note in outcome.results],
+        compared=outcome.compared,
+        skipped_other_dimensions=outcome.skipped_other_dimensions,
+        model=outcome.model,
+    )
 
 
 @router.post("/notes/bulk", response={200: BulkOut, **errors(503)})
-def notes_bulk(request: HttpRequest, body: BulkIn) -> dict[str, Any]:
+def notes_bulk(request: HttpRequest, body: BulkIn) -> BulkOut:
     """Archive, set importance or move section for ``note_ids`` or every note matching
     ``filter``; one batch id for the audit log (undo the whole batch there)."""
     require_role(request, CURATOR)
@@ -113,12 +113,12 @@ def notes_bulk(request: HttpRequest, body: BulkIn) -> dict[str, Any]:
         importance=body.importance,
         section=body.section,
     )
-    return {
-        "batch_id": str(result.batch_id),
-        "action": result.action,
-        "done": result.done,
-        "failed": [{"note_id": i, "error": e} for i, e in result.failed],
-    }
+    return BulkOut(
+        batch_id=str(result.batch_id),
+        action=result.action,
+        done=result.done,
+        failed=[{"note_id": i, "error": e} for i, e in result.failed],
+    )
 
 
 @router.post("/notes", response={201: NoteOut, **errors(409, 503)})

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Self
 
 from memory_app.notes.lib.constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE
 
@@ -50,12 +50,15 @@ class Note:
     source_history: list[Mapping[str, Any]] = field(default_factory=list)
     extra: Mapping[str, Any] = field(default_factory=dict)
     absent: frozenset[str] = frozenset()  # modelled fields the document did not have
+    # the document's field order, so a note written back (an undo's exact reinsert, an
+    # archive line) keeps the agent's order
+    order: tuple[str, ...] = field(default=(), compare=False, repr=False)
     # what a read adds, not stored: decayed importance now, a search score
     effective_importance: float | None = None
     score: float | None = None
 
     @classmethod
-    def from_document(cls, doc: Mapping[str, Any]) -> Note:
+    def from_document(cls, doc: Mapping[str, Any]) -> Self:
         values: dict[str, Any] = {}
         extra: dict[str, Any] = {}
         absent: set[str] = set()
@@ -74,21 +77,29 @@ class Note:
             if name not in _MODELLED and name not in ("note_id", "_id"):
                 extra[name] = value
         return cls(
-            note_id=str(doc.get("note_id", "")), extra=extra, absent=frozenset(absent), **values
+            note_id=str(doc.get("note_id", "")),
+            extra=extra,
+            absent=frozenset(absent),
+            order=tuple(name for name in doc if name != "_id"),
+            **values,
         )
 
     def to_document(self) -> dict[str, Any]:
-        """The document as it was read (``_id`` aside)."""
+        """The document as it was read (``_id`` aside), in its field order."""
         doc: dict[str, Any] = {"note_id": self.note_id}
         for name in _MODELLED:
             if name not in self.absent:
                 doc[name] = getattr(self, name)
         doc.update(self.extra)
-        return doc
+        if not self.order:
+            return doc
+        ordered = {name: doc[name] for name in self.order if name in doc}
+        ordered.update(doc)  # a field set since the read comes last
+        return ordered
 
     def annotated(
         self, *, effective_importance: float | None = None, score: float | None = None
-    ) -> Note:
+    ) -> Self:
         return replace(self, effective_importance=effective_importance, score=score)
 
     @property

@@ -9,6 +9,7 @@ from memory_app.notes.selectors.archive import (
 )
 from memory_app.notes.selectors.core import (
     CoreView,
+    PromotionCandidate,
     content_hash,
     core_view,
     promotion_candidates,
@@ -16,6 +17,7 @@ from memory_app.notes.selectors.core import (
 from memory_app.notes.selectors.notes import (
     NoteDetail,
     SearchOutcome,
+    SourceSummary,
     flatten_fields,
     note_detail,
     note_get,
@@ -59,10 +61,12 @@ __all__ = [
     "MemoryOverview",
     "MergeSuggestion",
     "NoteDetail",
+    "PromotionCandidate",
     "RestorePreview",
     "RetrievalPreview",
     "ReviewItem",
     "SearchOutcome",
+    "SourceSummary",
     "archive_browse",
     "archive_restore_preview",
     "content_hash",

@@ -12,7 +12,7 @@ from memory_app.notes.lib.archive import ArchivedNote, ArchiveLine, new_note_id
 from memory_app.notes.lib.archive.entries import parse_local
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.lib.grace import keep_until
-from memory_app.notes.selectors.notes import source_summary
+from memory_app.notes.selectors.notes import SourceSummary, source_summary
 from memory_app.notes.stores import archive_manager, notes_store
 from qqweb.lib.errors import InvalidInput
 
@@ -112,7 +112,7 @@ class RestorePreview:
         return self.effective_after < self.archive_threshold
 
     @property
-    def source(self) -> dict[str, str] | None:
+    def source(self) -> SourceSummary | None:
         return source_summary(self.archived.source) if self.archived.source else None
 
 

@@ -3,21 +3,32 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 
+from memory_app.notes.lib.domain import Note
 from memory_app.notes.models import PromotionVerdict
 from memory_app.notes.stores import core_notes, notes_store, working_notes
 from qqweb.lib.errors import StoreUnavailable
+
+
+@dataclass(frozen=True)
+class PromotionCandidate(Note):
+    """A note proposed for core.md, with the category the agent's patterns suggest."""
+
+    suggested_category: str = ""
+
+    @classmethod
+    def of(cls, note: Note, suggested_category: str) -> PromotionCandidate:
+        return replace(cls.from_document(note.to_document()), suggested_category=suggested_category)
 
 
 @dataclass
 class CoreView:
     core: dict[str, list[str]]
     working: dict[str, list[str]]
-    candidates: list[dict[str, Any]]
+    candidates: list[PromotionCandidate]
     candidates_unavailable: str = ""  # why there are no candidates: MongoDB is down
 
 
@@ -25,11 +36,11 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(" ".join(content.split()).lower().encode()).hexdigest()
 
 
-def promotion_candidates(*, limit: int = 50) -> list[dict[str, Any]]:
+def promotion_candidates(*, limit: int = 50) -> list[PromotionCandidate]:
     """Notes with importance >= QQ_CORE_THRESHOLD read at least 3 times, not in core.md
     and with no verdict on their current text; each with a suggested category."""
     store = notes_store()
-    docs = store.most_important_read_notes(
+    notes = store.most_important_read_notes(
         min_importance=settings.QQ_CORE_THRESHOLD, min_access=3, limit=limit * 4
     )
     core = core_notes()
@@ -38,15 +49,15 @@ def promotion_candidates(*, limit: int = 50) -> list[dict[str, Any]]:
     }
     decided = set(PromotionVerdict.objects.values_list("note_id", "content_hash"))
     found = []
-    for doc in docs:
-        text = str(doc.get("content", ""))
+    for note in notes:
+        text = note.content
         if (
             " ".join(text.split()).lower() in in_core
-            or (doc["note_id"], content_hash(text)) in decided
+            or (note.note_id, content_hash(text)) in decided
         ):
             continue
         ok, category = core.is_core_candidate(text)
-        found.append({**doc, "suggested_category": category if ok else ""})
+        found.append(PromotionCandidate.of(note, category if ok else ""))
         if len(found) >= limit:
             break
     return found

@@ -22,6 +22,15 @@ LABELS = {"content": "text", "section": "section", "importance": "importance"}
 
 
 @dataclass(frozen=True)
+class FieldRow:
+    """One field of a stale edit as the page lists it."""
+
+    field: str
+    label: str
+    merge: FieldMerge
+
+
+@dataclass(frozen=True)
 class StaleEdit:
     current: Mapping[str, Any] | None  # None: archived or deleted meanwhile
     mine: Mapping[str, Any]
@@ -30,29 +39,25 @@ class StaleEdit:
     diff_current: list[Segment]
     diff_mine: list[Segment]
 
-    def _with(self, *statuses: str) -> list[dict[str, Any]]:
-        return [
-            {"field": m.field, "label": LABELS[m.field], "merge": m}
-            for m in self.fields
-            if m.status in statuses
-        ]
+    def _with(self, *statuses: str) -> list[FieldRow]:
+        return [FieldRow(m.field, LABELS[m.field], m) for m in self.fields if m.status in statuses]
 
     @property
-    def written(self) -> list[dict[str, Any]]:
+    def written(self) -> list[FieldRow]:
         """The fields only the curator changed: "Save my version" writes these."""
         return self._with(MINE)
 
     @property
-    def kept(self) -> list[dict[str, Any]]:
+    def kept(self) -> list[FieldRow]:
         """The fields changed in the store that the curator left alone: kept."""
         return [
             row
             for row in self._with(THEIRS, SAME)
-            if row["merge"].status == THEIRS and row["merge"].current != row["merge"].base
+            if row.merge.status == THEIRS and row.merge.current != row.merge.base
         ]
 
     @property
-    def conflicts(self) -> list[dict[str, Any]]:
+    def conflicts(self) -> list[FieldRow]:
         """The fields both changed, to different values: the curator picks."""
         return self._with(CONFLICT)
 

@@ -220,7 +220,7 @@ def plan_page(
         docs = notes_store().notes_by_ids(missing)
         for row in rows:
             if not row.get("text") and row["note_id"] in docs:
-                row["text"] = str(docs[row["note_id"]].get("content", ""))[:200]
+                row["text"] = docs[row["note_id"]].content[:200]
     return len(plan), rows
 
 

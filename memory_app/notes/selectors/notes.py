@@ -49,18 +49,18 @@ def notes_list(
 
 
 def note_get(*, note_id: str) -> Note:
-    doc = notes_store().get_full_note(note_id)
-    if doc is None:
+    note = notes_store().note(note_id)
+    if note is None:
         raise NoteNotFound(note_id)
-    value = effective_importance(doc, utcnow_naive())
-    return Note.from_document(doc).annotated(effective_importance=value)
+    value = effective_importance(note.to_document(), utcnow_naive())
+    return note.annotated(effective_importance=value)
 
 
 @dataclass
 class NoteDetail:
     note: Note
     curve: list[tuple[int, float]]
-    similar: list[dict[str, Any]]
+    similar: list[Note]  # each with its ``score``
     similar_error: str
     suggested_category: str
     history: list[AuditEvent]
@@ -82,9 +82,9 @@ class NoteDetail:
         return document_json(self.note.to_document())
 
     @property
-    def provenance_timeline(self) -> list[dict[str, str]]:
+    def provenance_timeline(self) -> list[SourceSummary]:
         """``source_history`` as rows to show, whatever shape each entry has."""
-        return [source_summary(s) for s in self.note.source_history if isinstance(s, dict)]
+        return [source_summary(s) for s in self.note.source_history if isinstance(s, Mapping)]
 
     @property
     def source_fields(self) -> list[tuple[str, str]]:
@@ -121,7 +121,17 @@ def flatten_fields(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str,
     return rows
 
 
-def source_summary(source: Mapping[str, Any]) -> dict[str, str]:
+@dataclass(frozen=True)
+class SourceSummary:
+    """One provenance entry as a row: when, what kind, where, which lines."""
+
+    when: str
+    kind: str
+    where: str
+    lines: str
+
+
+def source_summary(source: Mapping[str, Any]) -> SourceSummary:
     """One provenance entry of either shape (provenance record or file analyzer record),
     never assuming a key exists."""
     when = source.get("timestamp") or source.get("analyzed_at") or ""
@@ -131,12 +141,12 @@ def source_summary(source: Mapping[str, Any]) -> dict[str, str]:
     line = ""
     if source.get("line_start"):
         line = f"lines {source.get('line_start')}-{source.get('line_end') or source['line_start']}"
-    return {
-        "when": str(when),
-        "kind": str(source.get("source_type") or "unknown"),
-        "where": str(where or source.get("source_id") or ""),
-        "lines": line,
-    }
+    return SourceSummary(
+        when=str(when),
+        kind=str(source.get("source_type") or "unknown"),
+        where=str(where or source.get("source_id") or ""),
+        lines=line,
+    )
 
 
 def note_detail(*, note_id: str) -> NoteDetail:
@@ -148,12 +158,12 @@ def note_detail(*, note_id: str) -> NoteDetail:
     curve = [
         (day, effective_importance(document, now + timedelta(days=day))) for day in range(0, 91, 5)
     ]
-    similar: list[dict[str, Any]] = []
+    similar: list[Note] = []
     error = ""
     if note.embedding:
         try:
-            hits = notes_store().search_similar(list(note.embedding), limit=6)
-            similar = [h for h in hits if h["note_id"] != note_id][:5]
+            hits = notes_store().similar_notes(list(note.embedding), limit=6)
+            similar = [h for h in hits if h.note_id != note_id][:5]
         except QQError as e:
             error = str(e)
     ok, category = core_notes().is_core_candidate(note.content)
@@ -184,15 +194,16 @@ def notes_search(
     store = notes_store()
     result = store.vector_index.search(vector, limit=limit, section=section, min_score=min_score)
     scores = dict(result.hits)
-    docs = store.notes_by_ids(scores)
+    found = store.notes_by_ids(scores)
     now = utcnow_naive()
     results = []
     for note_id, score in result.hits:
-        if note_id in docs:
-            doc = docs[note_id]
+        if note_id in found:
+            note = found[note_id]
             results.append(
-                Note.from_document(doc).annotated(
-                    effective_importance=effective_importance(doc, now), score=round(score, 4)
+                note.annotated(
+                    effective_importance=effective_importance(note.to_document(), now),
+                    score=round(score, 4),
                 )
             )
     return SearchOutcome(

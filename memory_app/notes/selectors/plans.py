@@ -80,7 +80,7 @@ def plan_changed_count(run: MaintenanceRun) -> int:
     since = run.started_at.replace(tzinfo=None) - margin
     changed = notes_store().note_ids_changed_since(since) & set(planned)
     docs = notes_store().notes_by_ids(changed)
-    return sum(1 for i in changed if i in docs and not _same(docs[i].get("updated_at"), planned[i]))
+    return sum(1 for i in changed if i in docs and not _same(docs[i].updated_at, planned[i]))
 
 
 def _same(a: Any, b: Any) -> bool:

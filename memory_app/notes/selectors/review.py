@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
 
 from memory_app.errors import PairNotFound
 from memory_app.notes.lib import NoteNotFound
-from memory_app.notes.lib.dedup.maths import MergePlan
+from memory_app.notes.lib.dedup.maths import MergePlan, merged_note, newer_and_older
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
+from memory_app.notes.lib.domain import Note
 from memory_app.notes.models import MaintenanceRun, ReviewPair
-from memory_app.notes.selectors.notes import source_summary
+from memory_app.notes.selectors.notes import SourceSummary, source_summary
 from memory_app.notes.stores import deduplicator, notes_store
 from qqweb.lib.actors import Actor
-from qqweb.lib.differences import Difference, differences, newer_and_older
+from qqweb.lib.differences import Difference, differences
 from qqweb.lib.errors import InvalidInput, StoreUnavailable
 
 Segment = tuple[str, str]  # ("same" | "gone" | "new", words)
@@ -26,12 +26,12 @@ Segment = tuple[str, str]  # ("same" | "gone" | "new", words)
 @dataclass
 class ReviewItem:
     pair: ReviewPair
-    a: dict[str, Any]
-    b: dict[str, Any]
+    a: Note
+    b: Note
     diff_a: list[Segment]
     diff_b: list[Segment]
     plan: MergePlan
-    merged_preview: dict[str, Any]
+    merged_preview: Note  # the primary as the merge would leave it
     remaining: int
     changes: tuple[Difference, ...] = ()  # how the two texts differ, kind by kind
     newer_id: str | None = None  # the note written later, when the dates tell
@@ -51,11 +51,12 @@ class ReviewItem:
         return any(c.contradiction for c in self.changes)
 
     @property
-    def provenance(self) -> tuple[dict[str, str] | None, dict[str, str] | None]:
-        return tuple(
-            source_summary(d["source"]) if isinstance(d.get("source"), dict) else None
-            for d in (self.a, self.b)
-        )  # type: ignore[return-value]
+    def provenance(self) -> tuple[SourceSummary | None, SourceSummary | None]:
+        a, b = self.a.source, self.b.source
+        return (
+            source_summary(a) if a is not None else None,
+            source_summary(b) if b is not None else None,
+        )
 
 
 def word_diff(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
@@ -105,27 +106,24 @@ def review_next(
         pending = pending.filter(pk=pair_id)
     store = notes_store()
     for pair in pending.order_by("-similarity", "id")[:50]:
-        a, b = store.get_full_note(pair.note_a), store.get_full_note(pair.note_b)
+        a, b = store.note(pair.note_a), store.note(pair.note_b)
         if a is None or b is None:
             continue  # merged or archived elsewhere since the scan
-        changes = differences(str(a["content"]), str(b["content"]))
+        changes = differences(a.content, b.content)
         contradiction = any(c.contradiction for c in changes)
         ordered = newer_and_older(a, b)
-        newer_id = str(ordered[0]["note_id"]) if ordered else None
+        newer_id = ordered[0].note_id if ordered else None
         chosen = primary_id is not None or not contradiction
         if primary_id is None and changes and newer_id and not contradiction:
             primary_id = newer_id  # a possible update: keep the newer text by default
         plan = deduplicator().plan(a, b, pair.similarity, content=content, primary_id=primary_id)
-        primary = a if plan.primary_id == a["note_id"] else b
-        merged = {
-            **primary,
-            **plan.set_fields,
-            "access_count": int(primary.get("access_count") or 0) + plan.inc_access,
-        }
-        merged["effective_importance"] = effective_importance(merged, utcnow_naive())
-        diff_a, diff_b = word_diff(str(a["content"]), str(b["content"]))
-        if newer_id == a["note_id"]:  # from the older text to the newer, on either side
-            diff_b, diff_a = word_diff(str(b["content"]), str(a["content"]))
+        merged = merged_note(a if plan.primary_id == a.note_id else b, plan)
+        merged = merged.annotated(
+            effective_importance=effective_importance(merged.to_document(), utcnow_naive())
+        )
+        diff_a, diff_b = word_diff(a.content, b.content)
+        if newer_id == a.note_id:  # from the older text to the newer, on either side
+            diff_b, diff_a = word_diff(b.content, a.content)
         return ReviewItem(
             pair,
             a,
@@ -243,7 +241,7 @@ def review_llm_text(*, pair_id: int, primary_id: str | None = None) -> MergeSugg
             "OpenAI-compatible endpoint",
         )
     store = notes_store()
-    a, b = store.get_full_note(pair.note_a), store.get_full_note(pair.note_b)
+    a, b = store.note(pair.note_a), store.note(pair.note_b)
     if a is None or b is None:
         raise NoteNotFound(pair.note_a if a is None else pair.note_b)
     text = dedup.llm_merge_text(*dedup.ordered(a, b, primary_id))

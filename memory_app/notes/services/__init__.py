@@ -10,6 +10,7 @@ the Celery tasks all call these, never the stores directly.
 from memory_app.notes.services import archive, files, maintenance, merging, notes, review
 from memory_app.notes.services.archive import archive_purge, archive_restore_many
 from memory_app.notes.services.files import (
+    CoreItem,
     core_item_add,
     core_item_remove,
     core_promote,
@@ -76,6 +77,7 @@ __all__ = [
     "UNDO_HANDLERS",
     "UNDO_ROLES",
     "VERDICTS",
+    "CoreItem",
     "archive_purge",
     "archive_restore_many",
     "bulk_matching_ids",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from memory_app.errors import CoreItemNotFound
@@ -16,59 +17,72 @@ from qqweb.audit.services import audit_begin, audited
 from qqweb.lib.actors import Actor
 
 
+@dataclass(frozen=True)
+class CoreItem:
+    """An item of core.md: its category, its text, and the note it was promoted from
+    ("" for an item added by hand)."""
+
+    category: str
+    content: str
+    note_id: str = ""
+
+    def as_json(self) -> dict[str, str]:
+        """The audit event's ``after`` (what undo removes)."""
+        found = {"category": self.category, "content": self.content}
+        return {**found, "note_id": self.note_id} if self.note_id else found
+
+
 def core_promote(
     *, actor: Actor, note_id: str, category: str | None = None, batch_id: uuid.UUID | None = None
-) -> dict[str, str]:
+) -> CoreItem:
     """Copy a note into core.md under ``category`` (suggested from the agent's patterns
     when not given). The note stays in MongoDB."""
-    doc = notes_store().get_full_note(note_id)
-    if doc is None:
+    note = notes_store().note(note_id)
+    if note is None:
         raise NoteNotFound(note_id)
     manager = core_notes()
     if category is None:
-        ok, suggested = manager.is_core_candidate(str(doc["content"]))
+        ok, suggested = manager.is_core_candidate(note.content)
         if not ok:
             raise InvalidNote("category", f"choose one of {', '.join(CORE_CATEGORIES)}")
         category = suggested
     if category not in CORE_CATEGORIES:
         raise InvalidNote("category", f"must be one of {', '.join(CORE_CATEGORIES)}")
-    item = {
-        "category": category,
-        "content": " ".join(str(doc["content"]).split()),
-        "note_id": note_id,
-    }
+    item = CoreItem(category, " ".join(note.content.split()), note_id)
     event = audit_begin(actor, "core.promote", "core", note_id, None, batch_id)
 
     def write() -> dict[str, str]:
-        if not manager.add_core(item["content"], category):
+        if not manager.add_core(item.content, category):
             raise InvalidNote("content", "core.md has this item already")
-        return item
+        return item.as_json()
 
-    return dict(audited(event, write))
+    audited(event, write)
+    return item
 
 
 def core_item_add(
     *, actor: Actor, category: str, content: str, batch_id: uuid.UUID | None = None
-) -> dict[str, str]:
+) -> CoreItem:
     """Add an item to core.md by hand, newest first under ``category`` (the agent's
     format; no provenance, as the file keeps none). Refused when core.md has it already.
     Undo removes it."""
     if category not in CORE_CATEGORIES:
         raise InvalidNote("category", f"must be one of {', '.join(CORE_CATEGORIES)}")
-    item = {"category": category, "content": " ".join((content or "").split())}
-    if not item["content"]:
+    item = CoreItem(category, " ".join((content or "").split()))
+    if not item.content:
         raise InvalidNote("content", "must not be empty")
     manager = core_notes()
     event = audit_begin(
-        actor, "core.add", "core", f"{category}: {item['content']}"[:300], None, batch_id
+        actor, "core.add", "core", f"{category}: {item.content}"[:300], None, batch_id
     )
 
     def write() -> dict[str, str]:
-        if not manager.add_core(item["content"], category, source="qqweb"):
+        if not manager.add_core(item.content, category, source="qqweb"):
             raise InvalidNote("content", "core.md has this item already")
-        return item
+        return item.as_json()
 
-    return dict(audited(event, write))
+    audited(event, write)
+    return item
 
 
 def core_item_remove(
@@ -140,15 +154,15 @@ def _undo_working_edit(before: dict[str, Any], after: dict[str, Any]) -> dict[st
     return before
 
 
-def promotion_approve(*, actor: Actor, note_id: str, category: str | None = None) -> dict[str, str]:
+def promotion_approve(*, actor: Actor, note_id: str, category: str | None = None) -> CoreItem:
     """Promote a candidate to core.md and remember the verdict."""
     item = core_promote(actor=actor, note_id=note_id, category=category)
     PromotionVerdict.objects.update_or_create(
         note_id=note_id,
-        content_hash=content_hash(item["content"]),
+        content_hash=content_hash(item.content),
         defaults={
             "verdict": PromotionVerdict.APPROVED,
-            "category": item["category"],
+            "category": item.category,
             "decided_by": actor.label,
         },
     )
@@ -158,10 +172,10 @@ def promotion_approve(*, actor: Actor, note_id: str, category: str | None = None
 def promotion_reject(*, actor: Actor, note_id: str) -> None:
     """Not for core: remembered, so the note is not proposed again (unless its text
     changes)."""
-    doc = notes_store().get_full_note(note_id)
-    if doc is None:
+    note = notes_store().note(note_id)
+    if note is None:
         raise NoteNotFound(note_id)
-    key = {"note_id": note_id, "content_hash": content_hash(str(doc.get("content", "")))}
+    key = {"note_id": note_id, "content_hash": content_hash(note.content)}
     event = audit_begin(actor, "promotion.reject", "note", note_id, None, None)
 
     def write() -> dict[str, str]:

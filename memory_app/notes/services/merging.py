@@ -14,11 +14,12 @@ import numpy as np
 
 from memory_app.errors import InvalidMerge
 from memory_app.notes.lib import NoteNotFound
-from memory_app.notes.lib.dedup.maths import MergePlan, plan_supersede
+from memory_app.notes.lib.dedup.maths import MergePlan, newer_and_older, plan_supersede
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.grace import with_grace
 from memory_app.notes.lib.mongo import MERGED_IDS_FIELD
+from memory_app.notes.lib.mongo.writes import merged_ids
 from memory_app.notes.models import ReviewPair
 from memory_app.notes.selectors.archive import grace_until
 from memory_app.notes.services.common import same_time
@@ -28,7 +29,6 @@ from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_begin, audited
 from qqweb.audit.snapshots import from_json
 from qqweb.lib.actors import Actor
-from qqweb.lib.differences import newer_and_older
 from qqweb.lib.vectors import normalise
 
 
@@ -77,17 +77,17 @@ def pair_merge_audited(
     ``expected_updated_at`` (a plan's, by note id): a note changed since is refused
     (StaleWrite) before anything is written."""
     store = notes_store()
-    a, b = store.get_full_note(note_a_id), store.get_full_note(note_b_id)
+    a, b = store.note(note_a_id), store.note(note_b_id)
     resumed = _interrupted_merge_finished("pair.merge", {note_a_id: a, note_b_id: b})
     if resumed is not None:
         return resumed
-    for note_id, doc in ((note_a_id, a), (note_b_id, b)):
-        if doc is None:
+    for note_id, note in ((note_a_id, a), (note_b_id, b)):
+        if note is None:
             raise NoteNotFound(note_id)
         if expected_updated_at is not None and note_id in expected_updated_at:
             planned = expected_updated_at[note_id]
-            if planned is not None and not same_time(doc.get("updated_at"), planned):
-                raise StaleWrite(note_id, doc)
+            if planned is not None and not same_time(note.updated_at, planned):
+                raise StaleWrite(note_id, note.to_document())
     assert a is not None and b is not None
     if note_a_id == note_b_id:
         raise InvalidMerge("note_b_id", "a note cannot be merged with itself")
@@ -121,12 +121,12 @@ def pair_supersede(
     one is archived the merge's crash-safe way (``plan_supersede``). Audited as
     ``pair.supersede``, undone like a merge. InvalidMerge when neither note is newer."""
     store = notes_store()
-    a, b = store.get_full_note(note_a_id), store.get_full_note(note_b_id)
+    a, b = store.note(note_a_id), store.note(note_b_id)
     resumed = _interrupted_merge_finished("pair.supersede", {note_a_id: a, note_b_id: b})
     if resumed is not None:
         return resumed
-    for note_id, doc in ((note_a_id, a), (note_b_id, b)):
-        if doc is None:
+    for note_id, note in ((note_a_id, a), (note_b_id, b)):
+        if note is None:
             raise NoteNotFound(note_id)
     assert a is not None and b is not None
     if note_a_id == note_b_id:
@@ -134,7 +134,7 @@ def pair_supersede(
     ordered = newer_and_older(a, b)
     if ordered is None:
         raise InvalidMerge("pair", "neither note is newer than the other: merge them instead")
-    newer, older = dict(ordered[0]), dict(ordered[1])
+    newer, older = ordered
     plan = plan_supersede(newer, older, similarity if similarity is not None else cosine(a, b))
     return merge_write(actor, "pair.supersede", plan, newer, older, batch_id)
 
@@ -143,15 +143,16 @@ def merge_write(
     actor: Actor,
     action: str,
     plan: MergePlan,
-    primary: dict[str, Any],
-    secondary: dict[str, Any],
+    primary: Note,
+    secondary: Note,
     batch_id: uuid.UUID | None,
 ) -> tuple[Note, AuditEvent]:
     """Write a merge plan (a merge or a supersede) under an audit event of ``action``,
-    whose ``before`` holds both notes and the plan: enough for ``_undo_pair_merge``."""
+    whose ``before`` holds both notes' documents, exactly as read, and the plan: enough
+    for ``_undo_pair_merge``."""
     before = {
-        "primary": primary,
-        "secondary": secondary,
+        "primary": primary.to_document(),
+        "secondary": secondary.to_document(),
         "plan": {
             "inc_access": plan.inc_access,
             "pushed_source": plan.pushed_source,
@@ -172,7 +173,7 @@ def merge_write(
 
 
 def _interrupted_merge_finished(
-    action: str, docs: dict[str, dict[str, Any] | None]
+    action: str, notes: dict[str, Note | None]
 ) -> tuple[Note, AuditEvent] | None:
     """A retry of a merge whose earlier try died after it had merged the primary (the
     secondary is listed in its ``qqweb_merged_ids``): finish that merge under the earlier
@@ -182,26 +183,26 @@ def _interrupted_merge_finished(
     not written again) and deleted. A try that died after its event said done is simply
     answered (the review queue then records its verdict). None when no earlier try of
     ``action`` was cut short."""
-    if len(docs) != 2:
+    if len(notes) != 2:
         return None
-    (first, a), (second, b) = docs.items()
-    if a is not None and second in (a.get(MERGED_IDS_FIELD) or []):
+    (first, a), (second, b) = notes.items()
+    if a is not None and second in merged_ids(a):
         primary, secondary_id, secondary = a, second, b
-    elif b is not None and first in (b.get(MERGED_IDS_FIELD) or []):
+    elif b is not None and first in merged_ids(b):
         primary, secondary_id, secondary = b, first, a
     else:
         return None
-    primary_id = str(primary["note_id"])
+    primary_id = primary.note_id
     event = _interrupted_event(action, primary_id, secondary_id)
     if event is None:
         return None
     if event.status == AuditEvent.DONE:  # it died after saying so: nothing left to do
-        return Note.from_document(primary), event
+        return primary, event
     reason = from_json(event.before)["plan"]["archive_reason"]
 
     def write() -> dict[str, Any]:
         if secondary is not None:
-            archive_manager().archive_document(secondary, reason)
+            archive_manager().archive_document(secondary.to_document(), reason)
         return notes_store().get_full_note(primary_id) or {}
 
     event.detail = ""
@@ -230,8 +231,8 @@ def _interrupted_event(action: str, primary_id: str, secondary_id: str) -> Audit
     return None
 
 
-def cosine(a: dict[str, Any], b: dict[str, Any]) -> float:
-    va, vb = a.get("embedding") or [], b.get("embedding") or []
+def cosine(a: Note, b: Note) -> float:
+    va, vb = a.embedding, b.embedding
     if not va or len(va) != len(vb):
         return 0.0
     pair = normalise(np.asarray([va, vb], dtype=np.float32))
@@ -257,13 +258,13 @@ def review_pair_reopen(note_a: str, note_b: str) -> int | None:
 def _undo_pair_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     store = notes_store()
     primary, secondary, plan = before["primary"], before["secondary"], before["plan"]
-    current = store.get_full_note(primary["note_id"])
+    current = store.note(primary["note_id"])
     if current is None:
         raise UndoRefused("the merged note is gone")
-    if store.get_full_note(secondary["note_id"]) is not None:
+    if store.note(secondary["note_id"]) is not None:
         raise UndoRefused(f"a note {secondary['note_id']!r} exists again")
     history = list(primary.get("source_history") or [])
-    since = list(current.get("source_history") or [])[len(history) :]
+    since = list(current.source_history)[len(history) :]
     if plan["pushed_source"] and since[:1] == [plan["pushed_source"]]:
         since = since[1:]
     restore = {
@@ -271,7 +272,7 @@ def _undo_pair_merge(before: dict[str, Any], after: dict[str, Any]) -> dict[str,
         for k, v in primary.items()
         if k not in ("access_count", "source_history", "updated_at", MERGED_IDS_FIELD)
     }
-    if current.get("last_accessed") != after.get("last_accessed"):
+    if current.last_accessed != after.get("last_accessed"):
         restore.pop("last_accessed", None)  # the agent read the note since: keep that
     had_history = "source_history" in primary or bool(since)
     store.unmerge_primary(

@@ -41,7 +41,7 @@ def note_edit(
     *,
     actor: Actor,
     note_id: str,
-    expected_updated_at: datetime,
+    expected_updated_at: datetime | None,
     content: str | None = None,
     section: str | None = None,
     importance: float | None = None,
@@ -52,7 +52,8 @@ def note_edit(
     An edit on a stale copy raises :class:`StaleWrite` (with the current version). A new
     content is re-embedded, only in the dimension of the note's vector (or the collection's
     for a note with none): EmbeddingDimensionConflict otherwise. The update is a
-    compare-and-set on ``updated_at``.
+    compare-and-set on ``updated_at`` (a note stored without one is never matched: any
+    edit of it is stale).
 
     ``base``: the values the form was loaded with. A field submitted as it was loaded is
     not the curator's change and is not written: "Save my version" after a stale edit
@@ -78,7 +79,7 @@ def note_edit(
         changes["embedding"] = embed_keeping_dimension(
             embedder(),
             changes["content"],
-            store.reembed_dimension(note.to_document()),
+            store.reembed_dimension(note),
             what=f"note {note_id!r}",
         )
     if section is not None and section != note.section:
@@ -273,8 +274,8 @@ def note_restore(
 
     def write() -> dict[str, Any]:
         # the very line in the audit event, even if a purge or an undo moved it since
-        doc = manager.restore(archived, boost_importance, new_id=new_id, keep_until=until)
-        return notes_store().get_full_note(doc["note_id"]) or {}
+        note = manager.restore(archived, boost_importance, new_id=new_id, keep_until=until)
+        return notes_store().get_full_note(note.note_id) or {}
 
     return _current(str(audited(event, write)["note_id"]))
 
@@ -319,13 +320,13 @@ def notes_bulk(
             if action == "archive":
                 note_archive(actor=actor, note_id=note_id, batch_id=result.batch_id)
             else:
-                doc = store.get_full_note(note_id)
-                if doc is None:
+                note = store.note(note_id)
+                if note is None:
                     raise NoteNotFound(note_id)
                 note_edit(
                     actor=actor,
                     note_id=note_id,
-                    expected_updated_at=doc["updated_at"],
+                    expected_updated_at=note.updated_at,
                     importance=importance if action == "set_importance" else None,
                     section=section if action == "move_section" else None,
                     batch_id=result.batch_id,
@@ -381,8 +382,8 @@ def notes_bulk_preview(
         if note_ids is not None
         else bulk_matching_ids(flt or NoteFilter())
     )
-    docs = notes_store().notes_by_ids(ids[:show])
-    shown = [Note.from_document(docs[i]) for i in ids[:show] if i in docs]
+    found = notes_store().notes_by_ids(ids[:show])
+    shown = [found[i] for i in ids[:show] if i in found]
     return BulkPreview(count=len(ids), shown=shown)
 
 
@@ -402,7 +403,7 @@ def _undo_note_create(before: Any, after: dict[str, Any]) -> dict[str, Any]:
 
 def _undo_note_archive(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     store = notes_store()
-    if store.get_full_note(before["note_id"]) is not None:
+    if store.note(before["note_id"]) is not None:
         raise UndoRefused(f"a note {before['note_id']!r} exists again; restore it by hand")
     # the exact document, embedding included, kept from the next archival pass
     store.insert_agent_documents([with_grace(before, grace_until())])
@@ -412,8 +413,8 @@ def _undo_note_archive(before: dict[str, Any], after: dict[str, Any]) -> dict[st
 
 def _undo_note_restore(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     store = notes_store()
-    current = store.get_full_note(after["note_id"])
-    if current is not None and not same_time(current.get("updated_at"), after.get("updated_at")):
+    current = store.note(after["note_id"])
+    if current is not None and not same_time(current.updated_at, after.get("updated_at")):
         raise UndoRefused("the restored note changed since; archive it instead")
     archive_manager().unmark_restored(before["note_id"], before["archived_at"])
     store.delete_if_unchanged(after["note_id"])

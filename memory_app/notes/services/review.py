@@ -49,7 +49,7 @@ def duplicates_scan(
         "judged_meanwhile": 0,
     }
     ids = {i for a, b, _ in rows for i in (a, b)}
-    texts = {i: str(d.get("content", "")) for i, d in notes_store().notes_by_ids(ids).items()}
+    texts = {i: note.content for i, note in notes_store().notes_by_ids(ids).items()}
     existing = {
         (p.note_a, p.note_b): p for p in ReviewPair.objects.filter(note_a__in=ids, note_b__in=ids)
     }
@@ -210,10 +210,10 @@ def _refuse_unchosen_contradiction(pair: ReviewPair) -> None:
     """A pair whose texts contradict each other (one negates the other) is merged only
     into the note the curator chose: no rule picks which of two opposite facts survives."""
     store = notes_store()
-    a, b = store.get_full_note(pair.note_a), store.get_full_note(pair.note_b)
+    a, b = store.note(pair.note_a), store.note(pair.note_b)
     if a is None or b is None:
         return  # the merge says which note is gone
-    found = [d for d in differences(str(a["content"]), str(b["content"])) if d.contradiction]
+    found = [d for d in differences(a.content, b.content) if d.contradiction]
     if found:
         said = " / ".join(", ".join(side) for side in (found[0].left, found[0].right))
         raise InvalidVerdict(

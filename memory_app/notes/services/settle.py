@@ -12,14 +12,14 @@ from typing import Any
 
 from memory_app.notes.lib.archive import ArchivedNote
 from memory_app.notes.lib.archive.restore import is_restore_of
-from memory_app.notes.lib.mongo import MERGED_IDS_FIELD
+from memory_app.notes.lib.mongo.writes import merged_ids
 from memory_app.notes.stores import archive_manager, notes_store
 
 
 def _note_archive_settled(before: dict[str, Any]) -> dict[str, Any] | None:
     """Archived: the note left the collection and its line (same text) is in the file."""
     note_id = str(before["note_id"])
-    if notes_store().get_full_note(note_id) is not None:
+    if notes_store().note(note_id) is not None:
         return None
     line = archive_manager().find_line(note_id)
     if line is None or line.content != before.get("content"):
@@ -33,8 +33,10 @@ def _note_restore_settled(before: dict[str, Any]) -> dict[str, Any] | None:
     line = archive_manager().find_line(archived.note_id, include_restored=True)
     if line is None or not line.restored or not line.same_line_as(archived):
         return None
-    doc = notes_store().get_full_note(archived.note_id)
-    return doc if doc is not None and is_restore_of(doc, archived) else None
+    note = notes_store().note(archived.note_id)
+    if note is None or not is_restore_of(note, archived):
+        return None
+    return note.to_document()
 
 
 def _archive_purge_settled(before: dict[str, Any]) -> dict[str, Any] | None:
@@ -50,13 +52,15 @@ def _pair_merge_settled(before: dict[str, Any]) -> dict[str, Any] | None:
     """Merged: the primary lists the secondary, which left the collection for its line."""
     primary_id, secondary_id = before["primary"]["note_id"], before["secondary"]["note_id"]
     store = notes_store()
-    primary = store.get_full_note(primary_id)
-    if primary is None or secondary_id not in (primary.get(MERGED_IDS_FIELD) or []):
+    primary = store.note(primary_id)
+    if primary is None or secondary_id not in merged_ids(primary):
         return None
-    if store.get_full_note(secondary_id) is not None:
+    if store.note(secondary_id) is not None:
         return None
     line = archive_manager().find_line(secondary_id)
-    return primary if line is not None and line.reason == before["plan"]["archive_reason"] else None
+    if line is None or line.reason != before["plan"]["archive_reason"]:
+        return None
+    return primary.to_document()
 
 
 SETTLE_CHECKS = {  # registered in MemoryAppConfig.ready()

@@ -16,10 +16,11 @@ from django.urls import reverse
 from memory_app.notes.lib import NotesManager
 from memory_app.notes.lib.documents import utcnow_naive
 from memory_app.notes.models import ReviewPair
-from memory_app.notes.services import duplicates_scan, run_create
+from memory_app.notes.services import duplicates_scan, pair_merge, run_create
 from memory_app.notes.services.maintenance import job_create, job_run
 from memory_app.notes.stores import archive_manager, notes_store
 from qqweb.audit.models import AuditEvent
+from qqweb.audit.services import audit_undo
 from qqweb.lib.actors import Actor
 from tests.helpers import vector
 from tests.memory_app.notes.agent_docs import (
@@ -81,6 +82,38 @@ def test_a_merge_without_a_primary_keeps_the_higher_importance_note(curator_clie
     [line] = archive_manager().read().notes
     assert line.note_id == "note_0000000000a1"
     assert line.reason.startswith("Consolidated with note_0000000000b2 (similarity: 0.")
+
+
+@pytest.mark.django_db
+def test_an_undone_merge_puts_back_the_fields_the_dashboard_does_not_know(stores):
+    """A merge reads both notes typed; what it keeps for its undo is each document as
+    stored, so a field of a newer agent comes back on both notes, untouched."""
+    text = "Lumen stores its notes in MongoDB with vector search"
+    primary = agent_doc(
+        "note_0000000000a1", text, vector(text), importance=0.7, agent_v2_field={"nested": [1]}
+    )
+    secondary = agent_doc(
+        "note_0000000000b2",
+        text + " today",
+        vector(text + " today"),
+        importance=0.4,
+        source=PROVENANCE,
+        agent_v2_field="kept",
+        metadata={"agent_v2": {"topic": "storage"}},
+    )
+    plant(primary, secondary)
+    curator = Actor("user", "cora-curator", role="curator")
+    pair_merge(actor=curator, note_a_id="note_0000000000a1", note_b_id="note_0000000000b2")
+    assert notes_store().get_full_note("note_0000000000b2") is None
+
+    audit_undo(actor=curator, event_id=AuditEvent.objects.get(action="pair.merge").pk)
+
+    for planted in (primary, secondary):
+        back = notes_store().get_full_note(planted["note_id"])
+        assert back is not None
+        theirs = {k: v for k, v in back.items() if not k.startswith("qqweb_")}
+        assert theirs.pop("updated_at") >= planted["updated_at"]  # the primary's is rewritten
+        assert theirs == {k: v for k, v in planted.items() if k != "updated_at"}
 
 
 # 2. re-embedding keeps the stored dimension, or is refused with a 409

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from memory_app.notes.lib.archive import archive_line_for
-from memory_app.notes.lib.dedup.deduplicator import MERGED_IDS_FIELD
+from memory_app.notes.lib.mongo.writes import MERGED_IDS_FIELD
 from memory_app.notes.stores import archive_manager, deduplicator, notes_store
 from qqweb.lib.embeddings import HashingEmbedder
 
@@ -45,7 +45,7 @@ def test_find_similar_returns_the_pair_above_the_threshold(twins):
     pairs = deduplicator().find_similar(threshold=0.85)
     assert [set(p.ids) for p in pairs] == [{"note_00000000000a", "note_00000000000b"}]
     assert pairs[0].similarity > 0.85
-    assert "embedding" not in pairs[0].note_a
+    assert pairs[0].note_a.embedding_dimension is None  # read without its vector
 
 
 def test_vectors_of_other_dimensions_are_never_paired():

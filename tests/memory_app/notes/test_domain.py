@@ -50,3 +50,10 @@ def test_missing_fields_stay_missing_and_a_list_read_has_no_dimension():
     assert note.to_document() == doc
     assert note.embedding_dimension is None  # the read left the embedding out
     assert Note.from_document({**doc, "embedding": []}).embedding_dimension == 0
+
+
+def test_a_note_written_back_keeps_the_agents_field_order():
+    doc = {"_id": "ours", **dict(reversed(list(AGENT_DOC.items())))}  # note_id last
+    back = Note.from_document(doc).to_document()
+    assert list(back) == [k for k in doc if k != "_id"]
+    assert back == {k: v for k, v in doc.items() if k != "_id"}

@@ -6,21 +6,26 @@ from typing import Any
 import pytest
 
 from memory_app.notes.lib import NoteDeduplicator
+from memory_app.notes.lib.domain import Note
 from memory_app.notes.stores import notes_store
 from tests.helpers import json_server
 
-A = {
-    "note_id": "note_0000000000a1",
-    "content": "Lumen uses MongoDB",
-    "importance": 0.7,
-    "access_count": 1,
-}
-B = {
-    "note_id": "note_0000000000a2",
-    "content": "Lumen relies on MongoDB 8",
-    "importance": 0.4,
-    "access_count": 2,
-}
+A = Note.from_document(
+    {
+        "note_id": "note_0000000000a1",
+        "content": "Lumen uses MongoDB",
+        "importance": 0.7,
+        "access_count": 1,
+    }
+)
+B = Note.from_document(
+    {
+        "note_id": "note_0000000000a2",
+        "content": "Lumen relies on MongoDB 8",
+        "importance": 0.4,
+        "access_count": 2,
+    }
+)
 SEEN: list[dict[str, Any]] = []
 
 

@@ -243,7 +243,7 @@ def list_differences(index):
         if flt.text:  # the reference: the query's notes whose content holds the text
             pattern = read_list.text_pattern(flt.text)
             docs = store.notes_by_ids(expected)
-            expected = [i for i in expected if pattern.search(docs[i]["content"])]
+            expected = [i for i in expected if pattern.search(docs[i].content)]
         got = [i for ids, _ in ours for i in ids]
         seen = 0
         for ids, offset in ours:

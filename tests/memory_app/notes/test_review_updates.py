@@ -176,5 +176,5 @@ def test_the_diff_strikes_the_older_value_whichever_side_the_newer_note_is_on(db
     plant_note("note_0000000000a9", 0.6, 40, embedding=same, content=OLD_TEXT)
     assert scan()["queued"] == 1
     item = review_next()
-    assert item.a["note_id"] == "note_0000000000a0" and item.newer_id == "note_0000000000a0"
+    assert item.a.note_id == "note_0000000000a0" and item.newer_id == "note_0000000000a0"
     assert ("new", "2027-02-01") in item.diff_a and ("gone", "2027-01-10") in item.diff_b

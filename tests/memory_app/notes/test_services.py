@@ -239,7 +239,7 @@ def test_merge_of_a_missing_note_is_not_found_and_writes_nothing():
 def test_promote_suggests_the_category_and_undo_removes_it():
     plant("note_0000000000a1", "My name is Dana Okafor", 0.9)
     item = core_promote(actor=CORA, note_id="note_0000000000a1")
-    assert item["category"] == "Identity"
+    assert item.category == "Identity"
     assert core_notes().get_all_items()["Identity"] == ["My name is Dana Okafor"]
     audit_undo(actor=CORA, event_id=AuditEvent.objects.get().pk)
     assert core_notes().get_all_items()["Identity"] == []

@@ -1,12 +1,10 @@
 """Possible updates: near-duplicate texts that differ in a date, number, version, id or
 name (pure functions, no database)."""
 
-from datetime import datetime
-
 import pytest
 
 from qqweb.lib.difference_values import tokens
-from qqweb.lib.differences import Difference, differences, newer_and_older
+from qqweb.lib.differences import Difference, differences
 
 
 @pytest.mark.parametrize(
@@ -93,18 +91,3 @@ def test_a_digit_inside_a_word_is_part_of_a_name_not_a_number():
     assert differences("Hana introduced us to Neo4j", "Hana introduced us to FastAPI") == (
         Difference("name", ("Neo4j",), ("FastAPI",)),
     )
-
-
-def test_the_newer_note_is_the_one_written_later():
-    old = {"created_at": datetime(2026, 1, 1), "updated_at": datetime(2026, 6, 1)}
-    new = {"created_at": datetime(2026, 3, 1), "updated_at": datetime(2026, 3, 1)}
-    assert newer_and_older(old, new) == (new, old)
-    assert newer_and_older(new, old) == (new, old)
-
-
-def test_with_the_same_creation_time_the_later_update_is_newer_and_no_dates_tell_nothing():
-    a = {"created_at": datetime(2026, 1, 1), "updated_at": datetime(2026, 2, 1)}
-    b = {"created_at": datetime(2026, 1, 1), "updated_at": datetime(2026, 4, 1)}
-    assert newer_and_older(a, b) == (b, a)
-    assert newer_and_older({}, {"created_at": datetime(2026, 1, 1)}) is None
-    assert newer_and_older(a, dict(a)) is None

@@ -29,6 +29,7 @@ from memory_app.notes.lib.archive.restore import (
 )
 from memory_app.notes.lib.archive.stats import ArchiveSummary, archive_stats_cache
 from memory_app.notes.lib.documents import utcnow_naive
+from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import InvalidQuery, MemoryLibraryError, NoteNotFound
 from memory_app.notes.lib.importance import ARCHIVE_THRESHOLD
 from qqweb.lib.embeddings import embed_keeping_dimension, require_dimension
@@ -161,9 +162,9 @@ class ArchiveManager:
         *,
         new_id: str | None = None,
         keep_until: datetime | None = None,
-    ) -> dict[str, Any]:
+    ) -> Note:
         """Bring back the note read as ``archived``: re-embedded with the current embedder,
-        with its ``source`` and ``source_history``. Returns the document in MongoDB.
+        with its ``source`` and ``source_history``. Returns the note in MongoDB.
 
         Refuses (``RestoreConflict``) when the id exists in MongoDB, unless ``new_id`` is
         given. Insert first, then mark that very line restored, found again under the lock
@@ -174,23 +175,24 @@ class ArchiveManager:
         ``ArchiveLineGone`` (a ``NoteNotFound``) is raised."""
         store = self._store()
         target = new_id or archived.note_id
-        existing = store.get_full_note(target)
+        existing = store.note(target)
         if existing is not None and not is_restore_of(existing, archived):
             raise RestoreConflict(target, new_note_id())
-        doc = existing
-        if doc is None:
+        note = existing
+        if note is None:
             embedding = self._embed(archived.content, target)
             doc = restored_document(
                 archived, target, boost_importance, embedding, utcnow_naive(), keep_until
             )
             if not store.insert_agent_documents([doc]):  # the agent wrote that id meanwhile
                 raise RestoreConflict(target, new_note_id())
+            note = Note.from_document(doc)
         if not self._mark_restored(archived):
             taken_back = existing is None and store.delete_if_unchanged(
-                str(doc["note_id"]), doc.get("updated_at", ...)
+                note.note_id, note.updated_at
             )
             raise ArchiveLineGone(archived.note_id, archived.archived_at, taken_back=taken_back)
-        return doc
+        return note
 
     def check_embedder(self, note_id: str) -> None:
         """Refuse (``EmbeddingDimensionConflict``), before anything is written, a restore

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from memory_app.notes.lib.archive.entries import ArchivedNote, local_naive_iso, parse_local
+from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import MemoryLibraryError, NoteNotFound
 from memory_app.notes.lib.grace import with_grace
 from qqweb.lib.errors import Conflict
@@ -81,7 +81,7 @@ def restored_document(
     return with_grace(doc, keep_until)
 
 
-def is_restore_of(doc: Mapping[str, Any], archived: ArchivedNote) -> bool:
-    """True when ``doc`` is this archived note, restored by an earlier (interrupted) try."""
-    metadata = doc.get("metadata") or {}
-    return bool(metadata.get("restored_from_archive")) and doc.get("content") == archived.content
+def is_restore_of(note: Note, archived: ArchivedNote) -> bool:
+    """True when ``note`` is this archived note, restored by an earlier (interrupted) try."""
+    restored = bool(note.metadata.get("restored_from_archive"))
+    return restored and "content" not in note.absent and note.content == archived.content

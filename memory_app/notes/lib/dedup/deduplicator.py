@@ -11,19 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from memory_app.notes.lib.dedup.maths import (
     MergePlan,
     choose_primary,
+    merged_note,
     plan_merge,
     similar_pairs_tiled,
 )
+from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import NoteNotFound
 from memory_app.notes.lib.importance import ScoredNote
-from memory_app.notes.lib.mongo.writes import MERGED_IDS_FIELD
+from memory_app.notes.lib.mongo.writes import merged_ids
 from qqweb.lib.embeddings import embed_keeping_dimension, require_dimension
 from qqweb.lib.errors import DimensionMismatch, StoreUnavailable
 
@@ -38,13 +40,15 @@ MAX_WORKING_NOTES = 100
 
 @dataclass(frozen=True)
 class DuplicatePair:
-    note_a: dict[str, Any]
-    note_b: dict[str, Any]
+    """Two notes whose vectors are at least the threshold alike (read without them)."""
+
+    note_a: Note
+    note_b: Note
     similarity: float
 
     @property
     def ids(self) -> tuple[str, str]:
-        return str(self.note_a["note_id"]), str(self.note_b["note_id"])
+        return self.note_a.note_id, self.note_b.note_id
 
 
 @dataclass
@@ -116,8 +120,8 @@ class NoteDeduplicator:
 
     def plan(
         self,
-        note_a: dict[str, Any],
-        note_b: dict[str, Any],
+        note_a: Note,
+        note_b: Note,
         similarity: float,
         content: str | None = None,
         primary_id: str | None = None,
@@ -126,18 +130,16 @@ class NoteDeduplicator:
         return plan_merge(primary, secondary, similarity, content)
 
     @staticmethod
-    def ordered(
-        note_a: dict[str, Any], note_b: dict[str, Any], primary_id: str | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    def ordered(note_a: Note, note_b: Note, primary_id: str | None = None) -> tuple[Note, Note]:
         """(primary, secondary): the one named, or the agent's choice."""
         if primary_id is not None:
-            return (note_a, note_b) if note_a["note_id"] == primary_id else (note_b, note_a)
+            return (note_a, note_b) if note_a.note_id == primary_id else (note_b, note_a)
         return choose_primary(note_a, note_b)
 
     def consolidate(
         self,
-        note_a: dict[str, Any],
-        note_b: dict[str, Any],
+        note_a: Note,
+        note_b: Note,
         use_llm: bool = False,
         model: str | None = None,
     ) -> ScoredNote:
@@ -146,15 +148,10 @@ class NoteDeduplicator:
         primary, secondary = choose_primary(note_a, note_b)
         content = self.llm_merge_text(primary, secondary, model) if use_llm else None
         plan = plan_merge(primary, secondary, 1.0, content)
-        merged = {
-            **primary,
-            **plan.set_fields,
-            "access_count": int(primary.get("access_count") or 0) + plan.inc_access,
-        }
-        return ScoredNote.from_document(merged)
+        return ScoredNote.from_document(merged_note(primary, plan).to_document())
 
     def llm_merge_text(
-        self, primary: dict[str, Any], secondary: dict[str, Any], model: str | None = None
+        self, primary: Note, secondary: Note, model: str | None = None
     ) -> str | None:
         if not self.llm_url:
             return None
@@ -163,7 +160,7 @@ class NoteDeduplicator:
         prompt = (
             "Merge these two notes about the same fact into one short note. "
             "Keep every specific detail. Answer with the merged note only.\n\n"
-            f"1. {primary.get('content', '')}\n2. {secondary.get('content', '')}"
+            f"1. {primary.content}\n2. {secondary.content}"
         )
         headers = {"Authorization": f"Bearer {self.llm_api_key}"} if self.llm_api_key else {}
         try:
@@ -183,7 +180,7 @@ class NoteDeduplicator:
             return None  # the simple merge is used instead
         return text or None
 
-    def check_reembed(self, plan: MergePlan, primary: dict[str, Any]) -> None:
+    def check_reembed(self, plan: MergePlan, primary: Note) -> None:
         """Refuse (``EmbeddingDimensionConflict``), before anything is written, a merge
         whose new text the configured model would embed in another dimension than the
         primary's vector (or the collection's, for a primary with none)."""
@@ -198,19 +195,19 @@ class NoteDeduplicator:
         """Write a merge in crash-safe order; idempotent. Returns False when either note is
         gone and the merge was not already done."""
         store = self.store
-        secondary = store.get_full_note(plan.secondary_id)
-        primary = store.get_full_note(plan.primary_id)
+        secondary = store.note(plan.secondary_id)
+        primary = store.note(plan.primary_id)
         if primary is None:
             raise NoteNotFound(plan.primary_id)
-        already = plan.secondary_id in (primary.get(MERGED_IDS_FIELD) or [])
+        already = plan.secondary_id in merged_ids(primary)
         if secondary is None:
             return already
         if not already:
-            fields = dict(plan.set_fields)
-            if plan.content_changed and self.embedder is not None:
+            fields: dict[str, object] = dict(plan.set_fields)
+            if plan.content is not None and self.embedder is not None:
                 fields["embedding"] = embed_keeping_dimension(
                     self.embedder,
-                    fields["content"],
+                    plan.content,
                     store.reembed_dimension(primary),
                     what=f"note {plan.primary_id!r}",
                 )
@@ -221,7 +218,7 @@ class NoteDeduplicator:
                 inc_access=plan.inc_access,
                 pushed_source=plan.pushed_source,
             )
-        archive.archive_document(secondary, plan.archive_reason)
+        archive.archive_document(secondary.to_document(), plan.archive_reason)
         return True
 
     def consolidation_walk(
@@ -261,7 +258,7 @@ class NoteDeduplicator:
         note merged at most once per pass."""
 
         def merge(a: str, b: str, similarity: float) -> bool:
-            note_a, note_b = self.store.get_full_note(a), self.store.get_full_note(b)
+            note_a, note_b = self.store.note(a), self.store.note(b)
             if note_a is None or note_b is None:
                 return False
             primary, secondary = choose_primary(note_a, note_b)

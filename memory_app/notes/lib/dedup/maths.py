@@ -7,12 +7,14 @@ vectors) is shared with the graph and lives in the kernel, ``qqweb.lib.vectors``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
+from memory_app.notes.lib.domain import Note
 from qqweb.lib.vectors import normalise
 
 MERGE_IMPORTANCE_BONUS = 0.05
@@ -67,80 +69,93 @@ def similar_pairs_tiled(
     return np.concatenate(found_i), np.concatenate(found_j), np.concatenate(found_s)
 
 
-def choose_primary(a: dict[str, Any], b: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def choose_primary(a: Note, b: Note) -> tuple[Note, Note]:
     """The higher-importance note is primary (ties: more accessed, then older)."""
 
-    def key(doc: dict[str, Any]) -> tuple[float, int, float]:
-        created = doc.get("created_at")
-        age = -created.timestamp() if isinstance(created, datetime) else 0.0
-        return (float(doc.get("importance", 0.5)), int(doc.get("access_count") or 0), age)
+    def key(note: Note) -> tuple[float, int, float]:
+        age = -note.created_at.timestamp() if note.created_at is not None else 0.0
+        return (float(note.importance), note.access_count, age)
 
     return (a, b) if key(a) >= key(b) else (b, a)
 
 
+MergedValue = float | datetime | str
+
+
 @dataclass(frozen=True)
 class MergePlan:
-    """What the contract's simple merge writes. ``set_fields`` and ``inc_access`` are
+    """What the contract's simple merge writes. :attr:`set_fields` and ``inc_access`` are
     applied to the primary with one targeted update; the secondary is then archived
-    with ``archive_reason`` and deleted."""
+    with ``archive_reason`` and deleted. ``created_at`` / ``last_accessed`` None: the
+    primary's value stays; ``content`` None: the primary keeps its text."""
 
     primary_id: str
     secondary_id: str
     similarity: float
-    set_fields: dict[str, Any]
+    importance: float
+    decay_rate: float
     inc_access: int
-    pushed_source: dict[str, Any] | None
-    content_changed: bool
+    pushed_source: Mapping[str, Any] | None
+    created_at: datetime | None = None
+    last_accessed: datetime | None = None
+    content: str | None = None
+
+    @property
+    def content_changed(self) -> bool:
+        return self.content is not None
+
+    @property
+    def set_fields(self) -> dict[str, MergedValue]:
+        """The primary's ``$set`` (``updated_at`` aside, the store adds it)."""
+        fields: dict[str, MergedValue] = {
+            "importance": self.importance,
+            "decay_rate": self.decay_rate,
+        }
+        if self.created_at is not None:
+            fields["created_at"] = self.created_at
+        if self.last_accessed is not None:
+            fields["last_accessed"] = self.last_accessed
+        if self.content is not None:
+            fields["content"] = self.content
+        return fields
 
     @property
     def archive_reason(self) -> str:
         return f"Consolidated with {self.primary_id} (similarity: {self.similarity:.2f})"
 
 
+def _earliest(x: datetime | None, y: datetime | None) -> datetime | None:
+    values = [v for v in (x, y) if v is not None]
+    return min(values) if values else None
+
+
+def _latest(x: datetime | None, y: datetime | None) -> datetime | None:
+    values = [v for v in (x, y) if v is not None]
+    return max(values) if values else None
+
+
 def plan_merge(
-    primary: dict[str, Any],
-    secondary: dict[str, Any],
+    primary: Note,
+    secondary: Note,
     similarity: float,
     content: str | None = None,
 ) -> MergePlan:
-    def earliest(x: Any, y: Any) -> Any:
-        values = [v for v in (x, y) if isinstance(v, datetime)]
-        return min(values) if values else None
-
-    def latest(x: Any, y: Any) -> Any:
-        values = [v for v in (x, y) if isinstance(v, datetime)]
-        return max(values) if values else None
-
-    fields: dict[str, Any] = {
-        "importance": round(
-            min(1.0, float(primary.get("importance", 0.5)) + MERGE_IMPORTANCE_BONUS), 6
-        ),
-        "decay_rate": min(
-            float(primary.get("decay_rate") or 0.01), float(secondary.get("decay_rate") or 0.01)
-        ),
-    }
-    created = earliest(primary.get("created_at"), secondary.get("created_at"))
-    if created is not None:
-        fields["created_at"] = created
-    accessed = latest(primary.get("last_accessed"), secondary.get("last_accessed"))
-    if accessed is not None:
-        fields["last_accessed"] = accessed
-    changed = content is not None and content.strip() != primary.get("content", "")
-    if changed:
-        fields["content"] = str(content).strip()
-    source = secondary.get("source") or None
+    changed = content is not None and content.strip() != primary.content
     return MergePlan(
-        primary_id=str(primary["note_id"]),
-        secondary_id=str(secondary["note_id"]),
+        primary_id=primary.note_id,
+        secondary_id=secondary.note_id,
         similarity=float(similarity),
-        set_fields=fields,
-        inc_access=int(secondary.get("access_count") or 0),
-        pushed_source=dict(source) if isinstance(source, dict) else None,
-        content_changed=changed,
+        importance=round(min(1.0, float(primary.importance) + MERGE_IMPORTANCE_BONUS), 6),
+        decay_rate=min(float(primary.decay_rate or 0.01), float(secondary.decay_rate or 0.01)),
+        inc_access=secondary.access_count,
+        pushed_source=dict(secondary.source) if secondary.source else None,
+        created_at=_earliest(primary.created_at, secondary.created_at),
+        last_accessed=_latest(primary.last_accessed, secondary.last_accessed),
+        content=str(content).strip() if changed else None,
     )
 
 
-def plan_supersede(newer: dict[str, Any], older: dict[str, Any], similarity: float) -> MergePlan:
+def plan_supersede(newer: Note, older: Note, similarity: float) -> MergePlan:
     """Keep the newer text (supersede): the newer note survives with its own id, text and
     ``created_at`` (when that text was written); the older one is archived, as in a merge
     (``Consolidated with <newer> ...``, the agent's reason). Reads add up, the latest read,
@@ -148,8 +163,31 @@ def plan_supersede(newer: dict[str, Any], older: dict[str, Any], similarity: flo
     over, and the importance is the higher of the two plus the merge bonus: an update of
     a fact is as important as the fact was."""
     plan = plan_merge(newer, older, similarity)
-    fields = dict(plan.set_fields)
-    fields.pop("created_at", None)
-    top = max(float(newer.get("importance", 0.5)), float(older.get("importance", 0.5)))
-    fields["importance"] = round(min(1.0, top + MERGE_IMPORTANCE_BONUS), 6)
-    return replace(plan, set_fields=fields)
+    top = max(float(newer.importance), float(older.importance))
+    return replace(
+        plan, created_at=None, importance=round(min(1.0, top + MERGE_IMPORTANCE_BONUS), 6)
+    )
+
+
+def merged_note(primary: Note, plan: MergePlan) -> Note:
+    """The primary as ``plan`` would leave it (not written): the merge's preview."""
+    return replace(
+        primary,
+        content=plan.content if plan.content is not None else primary.content,
+        importance=plan.importance,
+        decay_rate=plan.decay_rate,
+        created_at=plan.created_at or primary.created_at,
+        last_accessed=plan.last_accessed or primary.last_accessed,
+        access_count=primary.access_count + plan.inc_access,
+        absent=primary.absent - {*plan.set_fields, "access_count"},
+    )
+
+
+def newer_and_older(a: Note, b: Note) -> tuple[Note, Note] | None:
+    """(newer, older) of two notes by ``created_at`` (when the text was first written),
+    then ``updated_at``; None when neither tells them apart. ``updated_at`` comes second
+    because decay and importance changes rewrite it without touching the text."""
+    for x, y in ((a.created_at, b.created_at), (a.updated_at, b.updated_at)):
+        if x is not None and y is not None and x != y:
+            return (a, b) if x > y else (b, a)
+    return None

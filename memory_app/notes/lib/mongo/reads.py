@@ -4,12 +4,13 @@ the vector index is fed with (rows, id versions, change events, its generation).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
 from memory_app.notes.lib.documents import utcnow_naive
+from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.listing import (
     LIST_FIELDS,
     NoteFilter,
@@ -133,12 +134,11 @@ class Reads(MongoBase):
         dims = {d: n for d, n in self.stored_dimensions().items() if d}
         return max(dims, key=lambda d: (dims[d], d)) if dims else None
 
-    def reembed_dimension(self, doc: Mapping[str, Any] | None) -> int | None:
-        """The dimension a new vector of ``doc`` must keep: its stored vector's, or the
+    def reembed_dimension(self, note: Note | None) -> int | None:
+        """The dimension a new vector of ``note`` must keep: its stored vector's, or the
         collection's dominant one when it has none (None: any, nothing is stored)."""
-        vector = (doc or {}).get("embedding")
-        if isinstance(vector, list) and vector:
-            return len(vector)
+        if note is not None and note.embedding:
+            return len(note.embedding)
         return self.dominant_dimension()
 
     def collection_stats(self) -> dict[str, Any]:
@@ -162,15 +162,17 @@ class Reads(MongoBase):
 
     def notes_by_ids(
         self, note_ids: Iterable[str], *, with_embedding: bool = False
-    ) -> dict[str, dict[str, Any]]:
-        """The documents of ``note_ids`` that exist, by id (one ``$in`` query)."""
+    ) -> dict[str, Note]:
+        """The notes of ``note_ids`` that exist, by id (one ``$in`` query); without their
+        embedding (``embedding_dimension`` None) unless ``with_embedding``."""
         wanted = list(dict.fromkeys(str(i) for i in note_ids))
         if not wanted:
             return {}
         fields: dict[str, Any] = {"_id": 0} if with_embedding else LIST_FIELDS
         with self._guard():
             return {
-                d["note_id"]: d for d in self.collection.find({"note_id": {"$in": wanted}}, fields)
+                str(d["note_id"]): Note.from_document(d)
+                for d in self.collection.find({"note_id": {"$in": wanted}}, fields)
             }
 
     def notes_mentioning(
@@ -203,7 +205,7 @@ class Reads(MongoBase):
 
     def most_important_read_notes(
         self, *, min_importance: float, min_access: int, limit: int
-    ) -> list[dict[str, Any]]:
+    ) -> list[Note]:
         """Notes at ``min_importance`` or more read ``min_access`` times or more, most
         important first (the promotion candidates before the curator's filters)."""
         query = {
@@ -211,11 +213,12 @@ class Reads(MongoBase):
             "access_count": {"$gte": int(min_access)},
         }
         with self._guard():
-            return list(
-                self.collection.find(query, LIST_FIELDS)
+            return [
+                Note.from_document(d)
+                for d in self.collection.find(query, LIST_FIELDS)
                 .sort([("importance", -1), ("note_id", 1)])
                 .limit(max(1, int(limit)))
-            )
+            ]
 
     # --- what the vector index is fed with ---------------------------------------------------
 

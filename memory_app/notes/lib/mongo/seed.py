@@ -177,6 +177,18 @@ class MongoNotesStore(BackupAccess, CuratorWrites, Reads, DecayScans, MongoBase)
             self.vector_index = VectorIndex(self)
         return self.vector_index.search_notes(query_embedding, limit=limit, section=section)
 
+    def similar_notes(
+        self, query_embedding: list[float], limit: int = 5, section: str | None = None
+    ) -> list[Note]:
+        """:meth:`search_similar` typed: each hit a :class:`Note` of the fields the seed's
+        hit has (``note_id``, ``content``, ``section``, ``importance``) and its ``score``."""
+        return [
+            Note.from_document({k: v for k, v in hit.items() if k != "score"}).annotated(
+                score=float(hit["score"])
+            )
+            for hit in self.search_similar(query_embedding, limit=limit, section=section)
+        ]
+
     # --- writes (seed API) ----------------------------------------------------------------
 
     def increment_access(self, note_id: str) -> bool:

@@ -12,9 +12,16 @@ from pymongo import UpdateOne
 from pymongo.errors import DuplicateKeyError
 
 from memory_app.notes.lib.documents import utcnow_naive, validate_agent_document
+from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.mongo.base import WRITTEN_AT_FIELD, MongoBase
 
 MERGED_IDS_FIELD = "qqweb_merged_ids"  # secondaries already folded into this note
+
+
+def merged_ids(note: Note) -> list[str]:
+    """The secondaries a merge of ours already folded into ``note``."""
+    found = note.extra.get(MERGED_IDS_FIELD)
+    return [str(i) for i in found] if isinstance(found, list) else []
 
 
 class CuratorWrites(MongoBase):

@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.replica.books import Versions
 from memory_app.notes.lib.replica.read_model import ReadModel, stamp
 from memory_app.notes.lib.replica.segments import EXACT_BELOW
@@ -63,7 +64,7 @@ class VectorSource(Protocol):
 
     def notes_by_ids(
         self, note_ids: Iterable[str], *, with_embedding: bool = False
-    ) -> dict[str, dict[str, Any]]: ...
+    ) -> dict[str, Note]: ...
 
     def atlas_vector_search(
         self, index: str, query: list[float], limit: int, section: str | None

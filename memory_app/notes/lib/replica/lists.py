@@ -89,7 +89,7 @@ class ListSource(Protocol):
 
     def count_notes(self, flt: NoteFilter | None = None) -> NotesCount: ...
 
-    def notes_by_ids(self, note_ids: Any) -> dict[str, dict[str, Any]]: ...
+    def notes_by_ids(self, note_ids: Any) -> dict[str, Note]: ...
 
 
 def text_pattern(text: str) -> re.Pattern[str]:
@@ -166,17 +166,15 @@ def list_page(
     while True:
         docs = store.notes_by_ids(ids)
         for note_id, key in zip(ids, keys, strict=True):
-            doc = docs.get(note_id)
-            if doc is None or (pattern and not pattern.search(str(doc.get("content") or ""))):
+            note = docs.get(note_id)
+            if note is None or (pattern and not pattern.search(note.content)):
                 last = (key, note_id)
                 continue
             if len(items) == limit:
                 more = True
                 break
             items.append(
-                Note.from_document(doc).annotated(
-                    effective_importance=effective_importance(doc, now)
-                )
+                note.annotated(effective_importance=effective_importance(note.to_document(), now))
             )
             last = (key, note_id)
         read += len(ids)
@@ -218,4 +216,4 @@ def count(store: ListSource, flt: NoteFilter, *, now: datetime) -> NotesCount:
         ids = [model.ids[r].decode() for r in mask.nonzero()[0].tolist()]
     pattern = text_pattern(flt.text)
     docs = store.notes_by_ids(ids)
-    return NotesCount(sum(1 for d in docs.values() if pattern.search(str(d.get("content") or ""))))
+    return NotesCount(sum(1 for note in docs.values() if pattern.search(note.content)))

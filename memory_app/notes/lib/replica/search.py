@@ -132,10 +132,11 @@ def search_notes(
     if gone:  # deleted since the last catch-up: forget them now
         index.notes_changed(gone)
     fields = ("note_id", "content", "section", "importance")
+    docs = {i: note.to_document() for i, note in found.items()}  # the values as stored
     return [
-        {**{k: found[i].get(k) for k in fields}, "score": round(s, 6)}
+        {**{k: docs[i].get(k) for k in fields}, "score": round(s, 6)}
         for i, s in result.hits
-        if i in found
+        if i in docs
     ]
 
 

@@ -19,6 +19,7 @@ from django.conf import settings
 
 from memory_app.notes.job_params import AutoConsolidationParams
 from memory_app.notes.lib import NoteNotFound
+from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services.maintenance.common import Progress, _actor, _batch
@@ -56,14 +57,14 @@ def pair_reason(judgment: PairJudgment) -> str:
 
 def pairs_split(
     pairs: list[Pair], merge: str = "copies"
-) -> tuple[list[Pair], list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[list[Pair], list[dict[str, Any]], dict[str, Note]]:
     """``(mergeable, left, docs)``: the pairs merged unattended (``copies``: the pair
     analysis' ``unattended_merge``, copies apart from punctuation, case and small words;
     ``unflagged``: any pair it finds no difference in), the others as rows left for review
     (ids, similarity, reason), and the notes as they are now. A pair with a note gone
     since the search is dropped."""
     ids = sorted({i for a, b, _ in pairs for i in (a, b)})
-    docs: dict[str, dict[str, Any]] = {}
+    docs: dict[str, Note] = {}
     for start in range(0, len(ids), 1000):
         docs.update(notes_store().notes_by_ids(ids[start : start + 1000]))
     mergeable: list[Pair] = []
@@ -71,7 +72,7 @@ def pairs_split(
     for a, b, similarity in pairs:
         if a not in docs or b not in docs:
             continue
-        judgment = pair_judgment(str(docs[a].get("content", "")), str(docs[b].get("content", "")))
+        judgment = pair_judgment(docs[a].content, docs[b].content)
         if judgment.flagged or (merge == "copies" and not judgment.unattended_merge):
             left.append(
                 {
@@ -97,19 +98,19 @@ def _greedy(pairs: list[Pair]) -> list[Pair]:
     return chosen
 
 
-def consolidation_plan(pairs: list[Pair], docs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def consolidation_plan(pairs: list[Pair], docs: dict[str, Note]) -> list[dict[str, Any]]:
     """The pairs the pass would merge, with both notes' ``updated_at`` as they are now."""
     return [
         {
             "note_id": a,
             "other_id": b,
-            "text": str(docs[a].get("content", ""))[:TEXT],
-            "other_text": str(docs[b].get("content", ""))[:TEXT],
+            "text": docs[a].content[:TEXT],
+            "other_text": docs[b].content[:TEXT],
             "before": f"two notes, similarity {similarity:.3f}",
             "after": "merged into one",
             "guard": {
                 "similarity": similarity,
-                "updated_at": {i: to_json(docs[i].get("updated_at")) for i in (a, b)},
+                "updated_at": {i: to_json(docs[i].updated_at) for i in (a, b)},
             },
         }
         for a, b, similarity in _greedy(pairs)

@@ -138,7 +138,7 @@ def promotion_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any
     """Count the promotion candidates (the Core page lists them; verdicts are remembered)."""
     found = promotion_candidates(limit=1000)
     progress(len(found), len(found))
-    return {"candidates": len(found), "sample": [c["note_id"] for c in found[:10]]}
+    return {"candidates": len(found), "sample": [c.note_id for c in found[:10]]}
 
 
 def purge_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:

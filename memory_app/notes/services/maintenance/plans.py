@@ -16,6 +16,7 @@ from typing import Any
 
 from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.documents import utcnow_naive
+from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.importance import BASE_FIELD, DECAYED_FIELD, DecayWrite
 from memory_app.notes.lib.mongo.scans import DecayBatch
@@ -30,8 +31,8 @@ from qqweb.audit.snapshots import from_json, to_json
 TEXT = 200  # characters of each note's text kept in the plan, for the table
 
 
-def _text(doc: dict[str, Any] | None) -> str:
-    return str((doc or {}).get("content", ""))[:TEXT]
+def _text(note: Note | None) -> str:
+    return note.content[:TEXT] if note is not None else ""
 
 
 def _when(value: Any) -> datetime | None:
@@ -47,7 +48,7 @@ def _apply_stats(items: list[dict[str, Any]], done_key: str) -> dict[str, Any]:
 
 
 def archival_plan(candidates: list[tuple[str, float]]) -> list[dict[str, Any]]:
-    docs: dict[str, dict[str, Any]] = {}
+    docs: dict[str, Note] = {}
     ids = [note_id for note_id, _ in candidates]
     for start in range(0, len(ids), 1000):
         docs.update(notes_store().notes_by_ids(ids[start : start + 1000]))
@@ -58,7 +59,7 @@ def archival_plan(candidates: list[tuple[str, float]]) -> list[dict[str, Any]]:
             "before": f"effective importance {value:.3f}",
             "after": "archived",
             "guard": {
-                "updated_at": to_json(docs.get(note_id, {}).get("updated_at")),
+                "updated_at": to_json(docs[note_id].updated_at),
                 "value": value,
             },
         }
