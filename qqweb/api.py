@@ -157,12 +157,25 @@ def docs_login_required(view: Any) -> Any:
     return wrapper
 
 
+# The packages whose operation ids keep the name they had before the re-cut (issue 26)
+# moved them: clients generated code from those ids.
+OPERATION_ID_PACKAGES = {
+    "memory_app.notes": "memory_app",
+    "memory_app.facts": "memory_app.facts_app",
+}
+
+
 class QQWebAPI(NinjaAPI):
     def get_openapi_operation_id(self, operation: Operation) -> str:
         """``<app>_api_<function>``, also when an app's API is a package of modules by
         sub-domain or a module beside ``api`` (``api_curation``): operation ids are what
-        clients generate code from, so they do not follow our module layout."""
-        parts = operation.view_func.__module__.split(".")
+        clients generate code from, so they do not follow our module layout
+        (:data:`OPERATION_ID_PACKAGES`)."""
+        module = operation.view_func.__module__
+        for package, named in OPERATION_ID_PACKAGES.items():
+            if module.startswith(package + "."):
+                module = named + module[len(package) :]
+        parts = module.split(".")
         at = next((i for i, part in enumerate(parts) if part.split("_")[0] == "api"), 1)
         app = "_".join(parts[:at])
         return f"{app}_api_{operation.view_func.__name__}"
