@@ -1,6 +1,13 @@
 from django.urls import path
 
-from memory_app.notes import views, views_archive, views_core, views_maintenance, views_review
+from memory_app.notes import (
+    views,
+    views_archive,
+    views_audit,
+    views_core,
+    views_maintenance,
+    views_review,
+)
 
 app_name = "memory_app"
 
@@ -17,9 +24,11 @@ urlpatterns = [
     path("notes/<str:note_id>/promote/", views.note_promote, name="note_promote"),
     path("search/", views.search, name="search"),
     path("retrieval/", views.retrieval, name="retrieval"),
-    path("audit/", views.audit, name="audit"),
-    path("audit/<int:event_id>/undo/", views.audit_undo, name="audit_undo"),
-    path("audit/batches/<uuid:batch_id>/undo/", views.audit_batch_undo, name="audit_batch_undo"),
+    path("audit/", views_audit.audit, name="audit"),
+    path("audit/<int:event_id>/undo/", views_audit.audit_undo, name="audit_undo"),
+    path(
+        "audit/batches/<uuid:batch_id>/undo/", views_audit.audit_batch_undo, name="audit_batch_undo"
+    ),
     path("archive/", views_archive.archive, name="archive"),
     path("archive/restore/", views_archive.archive_restore_many, name="archive_restore_many"),
     path("archive/purge/", views_archive.archive_purge, name="archive_purge"),

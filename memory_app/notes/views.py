@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime
 from typing import Any
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memory_app.notes import selectors, services
 from memory_app.notes.forms import (
-    AuditFilterForm,
     BulkForm,
     NoteCreateForm,
     NoteEditForm,
@@ -31,8 +27,6 @@ from memory_app.notes.lib.replica.lists import ListLoading
 from memory_app.notes.selectors.edits import stale_edit
 from memory_app.notes.selectors.plans import plans_waiting
 from qqweb.audit import selectors as audit_selectors
-from qqweb.audit import services as audit_services
-from qqweb.audit.errors import UndoForbidden, UndoRefused
 from qqweb.audit.messages import done_with_undo
 from qqweb.audit.services import events_recorded
 from qqweb.lib.actors import Actor
@@ -42,13 +36,6 @@ from qqweb.lib.links import entities_reader
 from qqweb.lib.pages import render_page
 from qqweb.lib.positions import list_position, page_offset
 from qqweb.lib.sources import memory_sources
-
-
-def _back(request: HttpRequest, fallback: str) -> HttpResponse:
-    target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(target, {request.get_host()}):
-        target = fallback
-    return redirect(target or fallback)
 
 
 @require_GET
@@ -347,61 +334,6 @@ def search(request: HttpRequest) -> HttpResponse:
     return render_page(
         request, "memory_app/search.html", "search-results", context, 400 if form.errors else 200
     )
-
-
-@require_GET
-@role_required(VIEWER)
-def audit(request: HttpRequest) -> HttpResponse:
-    form = AuditFilterForm(request.GET, actions=audit_selectors.audit_actions())
-    data = form.cleaned_data if form.is_valid() else {}
-    page = audit_selectors.audit_page(
-        actor=data.get("actor", ""),
-        action=data.get("action", ""),
-        target=data.get("target", ""),
-        batch=data.get("batch"),
-        before=data.get("before"),
-    )
-    older = request.GET.copy()
-    older["before"] = str(page.next_before)
-    context = {
-        "form": form,
-        "page": page,
-        "events": page.events,
-        "batch": data.get("batch"),
-        "older_query": older.urlencode() if page.next_before else "",
-        "can_curate": has_role(request.user, CURATOR),
-        "may_undo": audit_selectors.undoable_by(events=page.events, role=user_role(request.user)),
-    }
-    return render_page(request, "memory_app/audit.html", "audit-table", context)
-
-
-@require_POST
-@role_required(CURATOR)
-def audit_undo(request: HttpRequest, event_id: int) -> HttpResponse:
-    try:
-        audit_services.audit_undo(actor=Actor.from_request(request), event_id=event_id)
-        messages.success(request, "Undone.")
-    except (UndoRefused, UndoForbidden, StoreUnavailable) as e:
-        messages.error(request, str(e))
-    return _back(request, reverse("memory_app:audit"))
-
-
-@require_POST
-@role_required(CURATOR)
-def audit_batch_undo(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
-    """Undo every action of one batch (a bulk action, a merge, a maintenance run; the Undo
-    button after a bulk action, the Audit page's batch view)."""
-    try:
-        undone, refused = audit_services.batch_undo(
-            actor=Actor.from_request(request), batch_id=batch_id
-        )
-    except (UndoForbidden, StoreUnavailable) as e:
-        messages.error(request, str(e))
-        return _back(request, reverse("memory_app:audit"))
-    messages.success(request, f"Undid {undone} change{pluralize(undone)}.")
-    for reason in refused[:20]:
-        messages.error(request, reason)
-    return _back(request, reverse("memory_app:audit"))
 
 
 @require_GET

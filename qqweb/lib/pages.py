@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 
 
 def render_page(
@@ -14,3 +15,12 @@ def render_page(
     """The whole page, or only ``fragment`` (its DOM id) for an htmx request."""
     name = f"{template}#{fragment}" if getattr(request, "htmx", False) else template
     return render(request, name, context, status=status)
+
+
+def redirect_back(request: HttpRequest, fallback: str) -> HttpResponse:
+    """Back to the page the form came from (its ``next`` field), if that is one of ours,
+    else to ``fallback``."""
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, {request.get_host()}):
+        target = fallback
+    return redirect(target or fallback)

@@ -1,0 +1,76 @@
+"""The Audit page: every curation action, filtered, with Undo for one action or a whole
+batch (thin views over the audit app's selectors and services)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.template.defaultfilters import pluralize
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from memory_app.notes.forms import AuditFilterForm
+from qqweb.audit import selectors as audit_selectors
+from qqweb.audit import services as audit_services
+from qqweb.audit.errors import UndoForbidden, UndoRefused
+from qqweb.lib.actors import Actor
+from qqweb.lib.auth import CURATOR, VIEWER, has_role, role_required, user_role
+from qqweb.lib.errors import StoreUnavailable
+from qqweb.lib.pages import redirect_back, render_page
+
+
+@require_GET
+@role_required(VIEWER)
+def audit(request: HttpRequest) -> HttpResponse:
+    form = AuditFilterForm(request.GET, actions=audit_selectors.audit_actions())
+    data = form.cleaned_data if form.is_valid() else {}
+    page = audit_selectors.audit_page(
+        actor=data.get("actor", ""),
+        action=data.get("action", ""),
+        target=data.get("target", ""),
+        batch=data.get("batch"),
+        before=data.get("before"),
+    )
+    older = request.GET.copy()
+    older["before"] = str(page.next_before)
+    context = {
+        "form": form,
+        "page": page,
+        "events": page.events,
+        "batch": data.get("batch"),
+        "older_query": older.urlencode() if page.next_before else "",
+        "can_curate": has_role(request.user, CURATOR),
+        "may_undo": audit_selectors.undoable_by(events=page.events, role=user_role(request.user)),
+    }
+    return render_page(request, "memory_app/audit.html", "audit-table", context)
+
+
+@require_POST
+@role_required(CURATOR)
+def audit_undo(request: HttpRequest, event_id: int) -> HttpResponse:
+    try:
+        audit_services.audit_undo(actor=Actor.from_request(request), event_id=event_id)
+        messages.success(request, "Undone.")
+    except (UndoRefused, UndoForbidden, StoreUnavailable) as e:
+        messages.error(request, str(e))
+    return redirect_back(request, reverse("memory_app:audit"))
+
+
+@require_POST
+@role_required(CURATOR)
+def audit_batch_undo(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
+    """Undo every action of one batch (a bulk action, a merge, a maintenance run; the Undo
+    button after a bulk action, the Audit page's batch view)."""
+    try:
+        undone, refused = audit_services.batch_undo(
+            actor=Actor.from_request(request), batch_id=batch_id
+        )
+    except (UndoForbidden, StoreUnavailable) as e:
+        messages.error(request, str(e))
+        return redirect_back(request, reverse("memory_app:audit"))
+    messages.success(request, f"Undid {undone} change{pluralize(undone)}.")
+    for reason in refused[:20]:
+        messages.error(request, reason)
+    return redirect_back(request, reverse("memory_app:audit"))
