@@ -9,6 +9,13 @@ the Celery tasks all call these, never the stores directly.
 
 from memory_app.notes.services import archive, files, maintenance, merging, notes, review
 from memory_app.notes.services.archive import archive_purge, archive_restore_many
+from memory_app.notes.services.bulk import (
+    BULK_ACTIONS,
+    BULK_MAX,
+    bulk_matching_ids,
+    notes_bulk,
+    notes_bulk_preview,
+)
 from memory_app.notes.services.files import (
     CoreItem,
     core_item_add,
@@ -21,17 +28,12 @@ from memory_app.notes.services.files import (
 )
 from memory_app.notes.services.merging import cosine, pair_merge, pair_supersede
 from memory_app.notes.services.notes import (
-    BULK_ACTIONS,
-    BULK_MAX,
     MANUAL_ARCHIVE_REASON,
-    bulk_matching_ids,
     note_archive,
     note_create,
     note_edit,
     note_keep,
     note_restore,
-    notes_bulk,
-    notes_bulk_preview,
 )
 from memory_app.notes.services.review import (
     VERDICTS,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,9 +16,7 @@ from memory_app.notes.lib.edits import changed_fields
 from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.grace import KEEP_UNTIL_FIELD, with_grace
 from memory_app.notes.lib.importance import score_content
-from memory_app.notes.lib.listing import NoteFilter
 from memory_app.notes.lib.mongo_store import validate_importance
-from memory_app.notes.lib.replica import lists as read_list
 from memory_app.notes.selectors.archive import grace_until
 from memory_app.notes.services.common import same_time
 
@@ -28,11 +25,10 @@ from memory_app.notes.services.merging import cosine as cosine
 from memory_app.notes.services.merging import pair_merge as pair_merge
 from memory_app.notes.stores import archive_manager, notes_store
 from qqweb.audit.errors import UndoRefused
-from qqweb.audit.services import BulkResult, audit_begin, audited
+from qqweb.audit.services import audit_begin, audited
 from qqweb.lib.actors import Actor
 from qqweb.lib.clients import embedder
 from qqweb.lib.embeddings import embed_keeping_dimension
-from qqweb.lib.errors import InvalidInput
 
 MANUAL_ARCHIVE_REASON = "manual"
 
@@ -278,113 +274,6 @@ def note_restore(
         return notes_store().get_full_note(note.note_id) or {}
 
     return _current(str(audited(event, write)["note_id"]))
-
-
-BULK_ACTIONS = ("archive", "set_importance", "move_section")
-
-
-BULK_MAX = 10_000
-
-
-def notes_bulk(
-    *,
-    actor: Actor,
-    action: str,
-    note_ids: list[str] | None = None,
-    flt: NoteFilter | None = None,
-    importance: float | None = None,
-    section: str | None = None,
-) -> BulkResult:
-    """Archive, set the importance of, or move to a section: the listed notes, or every
-    note matching ``flt`` (at most 10,000 a request). One audit event per note, all under
-    one batch id, so the whole batch can be undone from the audit log."""
-    if action not in BULK_ACTIONS:
-        raise InvalidInput("action", f"must be one of {', '.join(BULK_ACTIONS)}")
-    if action == "set_importance":
-        validate_importance(importance)
-    if action == "move_section" and section not in SECTIONS:
-        raise InvalidNote("section", f"must be one of {', '.join(SECTIONS)}")
-    if (note_ids is None) == (flt is None):
-        raise InvalidInput("note_ids", "give either note_ids or a filter")
-    ids = (
-        list(dict.fromkeys(note_ids))
-        if note_ids is not None
-        else bulk_matching_ids(flt or NoteFilter())
-    )
-    if len(ids) > BULK_MAX:
-        raise InvalidInput("note_ids", f"at most {BULK_MAX} notes at a time")
-    result = BulkResult(uuid.uuid4(), action, [], [])
-    store = notes_store()
-    for note_id in ids:
-        try:
-            if action == "archive":
-                note_archive(actor=actor, note_id=note_id, batch_id=result.batch_id)
-            else:
-                note = store.note(note_id)
-                if note is None:
-                    raise NoteNotFound(note_id)
-                note_edit(
-                    actor=actor,
-                    note_id=note_id,
-                    expected_updated_at=note.updated_at,
-                    importance=importance if action == "set_importance" else None,
-                    section=section if action == "move_section" else None,
-                    batch_id=result.batch_id,
-                )
-            result.done.append(note_id)
-        except (NoteNotFound, StaleWrite, InvalidNote) as e:
-            result.failed.append((note_id, str(e)))
-    return result
-
-
-def bulk_matching_ids(flt: NoteFilter) -> list[str]:
-    """The notes the list shows for ``flt`` (the same read-model list as the page, so a
-    bulk action touches exactly what the curator saw listed), newest first."""
-    ids: list[str] = []
-    cursor = None
-    store = notes_store()
-    while len(ids) <= BULK_MAX:
-        page = read_list.list_page(
-            store,
-            flt,
-            sort="updated",
-            direction="desc",
-            cursor=cursor,
-            limit=200,
-            now=utcnow_naive(),
-        )
-        ids.extend(note.note_id for note in page.items)
-        cursor = page.next_cursor
-        if cursor is None:
-            break
-    return ids
-
-
-@dataclass(frozen=True)
-class BulkPreview:
-    """What a bulk action would touch: how many notes, and the first few to show."""
-
-    count: int
-    shown: list[Note]
-
-    @property
-    def more(self) -> int:
-        return self.count - len(self.shown)
-
-
-def notes_bulk_preview(
-    *, note_ids: list[str] | None, flt: NoteFilter | None, show: int = 10
-) -> BulkPreview:
-    """The notes ``notes_bulk`` would act on (the listed ones, or every note matching
-    ``flt``), for its confirmation: the count and the first ``show`` notes."""
-    ids = (
-        list(dict.fromkeys(note_ids))
-        if note_ids is not None
-        else bulk_matching_ids(flt or NoteFilter())
-    )
-    found = notes_store().notes_by_ids(ids[:show])
-    shown = [found[i] for i in ids[:show] if i in found]
-    return BulkPreview(count=len(ids), shown=shown)
 
 
 def _undo_note_edit(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:

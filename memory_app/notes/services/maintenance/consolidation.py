@@ -24,7 +24,7 @@ from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services.maintenance.common import Progress, _actor, _batch
 from memory_app.notes.services.maintenance.plans import TEXT, _apply_stats, _when
-from memory_app.notes.services.notes import pair_merge
+from memory_app.notes.services.merging import pair_merge
 from memory_app.notes.services.review import duplicates_scan
 from memory_app.notes.stores import deduplicator, notes_store
 from qqweb.audit.snapshots import to_json
