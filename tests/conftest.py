@@ -35,23 +35,23 @@ from typing import Any
 
 import pytest
 from django.conf import settings as django_settings
-from django.contrib.auth.models import Group
 from django.core.cache import cache
-from django.test import Client
 from secantus import SecantusDBServer
 
 from graph_app.stores import graph_store
 from memory_app.notes import stores as memory_stores
 from memory_app.notes.selectors import overview as overview_selectors
 from memory_app.notes.stores import notes_store, vector_indexes_close
-from qqweb.celery import app as celery_app
 from qqweb.health import forget_cached_health
 from qqweb.lib.clients import mongo_client
 from qqweb.lib.mongo.outages import forget_outages
-from qqweb.services import roles_ensure
-from tests.services import Neo4jService, start_celery_worker, start_redis, stop
+from tests.services import CLOSED, Neo4jService, celery_uses, start_redis, stop
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The Celery workers and the personas are fixtures of their own modules (tests/plugins/).
+pytest_plugins = ["tests.plugins.workers", "tests.plugins.personas"]
+
 _db_numbers = itertools.count(1)
 
 
@@ -82,7 +82,6 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 # a publish is refused (MongoDB after its 2 s server selection), a write to the memory
 # directory raises NotADirectoryError, and a read there finds nothing; each error names
 # the address, and the report then names the fixtures the test did not request.
-CLOSED = "127.0.0.1:9"
 NOT_REQUESTED = {
     "MONGODB_URI": f"mongodb://{CLOSED}/",
     "NEO4J_URI": f"bolt://{CLOSED}",
@@ -91,23 +90,6 @@ NOT_REQUESTED = {
 }
 STORE_FIXTURES = ("mongo", "memory_dir", "neo4j", "broker")
 _NOT_REQUESTED_TRACE = re.compile(r"127\.0\.0\.1:9\b|/dev/null/memory_dir-not-requested")
-
-
-def _celery_uses(url: str, result_backend: str | None = None) -> None:
-    """Point the Celery app's broker at ``url`` and its result backend at
-    ``result_backend`` (the same URL by default). The app read its settings once and keeps
-    its connection pool, producer pool and backend, so forget those too: the next publish
-    takes them from kombu's pools for the new URL."""
-    backend = result_backend or url
-    if celery_app.conf.broker_url == url and celery_app.conf.result_backend == backend:
-        return
-    celery_app.conf.broker_url = url
-    celery_app.conf.result_backend = backend
-    celery_app._pool = None
-    if "amqp" in celery_app.__dict__:
-        celery_app.amqp._producer_pool = None
-    celery_app._backend_cache = None
-    celery_app._local.__dict__.pop("backend", None)
 
 
 @pytest.fixture(autouse=True)
@@ -120,7 +102,7 @@ def unrequested_stores_are_unreachable(settings: Any) -> Iterator[None]:
     settings.QQ_MONGO_DB = "qqtest_not_requested"
     settings.QQ_EMBEDDING_BACKEND = "hashing"
     settings.QQ_EMBEDDING_DIMENSION = 384
-    _celery_uses(NOT_REQUESTED["CELERY_BROKER_URL"])
+    celery_uses(NOT_REQUESTED["CELERY_BROKER_URL"])
     forget_cached_health()
     forget_outages()
     yield
@@ -241,7 +223,7 @@ def neo4j(unrequested_stores_are_unreachable: None, settings: Any, neo4j_uri: st
 def broker(unrequested_stores_are_unreachable: None, settings: Any, redis_url: str) -> str:
     """Redis as the Celery broker and result backend; returns its URL."""
     settings.CELERY_BROKER_URL = redis_url
-    _celery_uses(redis_url)
+    celery_uses(redis_url)
     forget_cached_health()
     return redis_url
 
@@ -252,183 +234,3 @@ def stores(
 ) -> dict[str, Any]:
     """Every store, each clean: for tests that use them all."""
     return {"memory_dir": memory_dir, "mongo_uri": mongo_server.uri, "neo4j_uri": neo4j}
-
-
-@pytest.fixture(scope="session")
-def worker_process(
-    tmp_path_factory: pytest.TempPathFactory,
-    mongo_server: SecantusDBServer,
-    neo4j_uri: str,
-    redis_url: str,
-) -> Iterator[dict[str, str]]:
-    """A real worker process on the real Redis broker, seeing the same services; yields
-    its environment."""
-    workdir = tmp_path_factory.mktemp("worker")
-    memory_dir = workdir / "memory"
-    memory_dir.mkdir()
-    env = {
-        "DJANGO_SETTINGS_MODULE": "qqweb.settings",
-        "MONGODB_URI": mongo_server.uri,
-        "QQ_MONGO_DB": "qqtest_worker",
-        "NEO4J_URI": neo4j_uri,
-        "MEMORY_DIR": str(memory_dir),
-        "CELERY_BROKER_URL": redis_url,
-        "CELERY_RESULT_BACKEND": redis_url,
-        "QQ_EMBEDDING_BACKEND": "hashing",
-        "QQ_BACKUP_DIR": str(workdir / "backups"),
-        "DATABASE_URL": f"sqlite:///{django_settings.DATABASES['default']['TEST']['NAME']}",
-        "QQ_HEARTBEAT_INTERVAL_S": "2",  # a transactional test's flush empties its table
-    }
-    proc = start_celery_worker(env, workdir)
-    yield env
-    stop(proc)
-
-
-@pytest.fixture
-def celery_worker(stores: dict[str, Any], worker_process: dict[str, str]) -> dict[str, str]:
-    """The worker, and every store for this test (the worker uses them all); returns the
-    worker's environment."""
-    return worker_process
-
-
-@pytest.fixture(scope="session")
-def dev_broker_worker_process(
-    tmp_path_factory: pytest.TempPathFactory, mongo_server: SecantusDBServer, neo4j_uri: str
-) -> Iterator[dict[str, str]]:
-    """A real worker started as ``scripts/dev.sh`` starts it (thread pool, two threads) on
-    the broker ``make dev`` uses when CELERY_BROKER_URL is unset: kombu's SQLAlchemy
-    transport and the database result backend, on SQLite files of their own (the settings
-    derive the transport options from the URL, as for ``make dev``). Yields its
-    environment."""
-    workdir = tmp_path_factory.mktemp("dev-worker")
-    memory_dir = workdir / "memory"
-    memory_dir.mkdir()
-    env = {
-        "DJANGO_SETTINGS_MODULE": "qqweb.settings",
-        "MONGODB_URI": mongo_server.uri,
-        "QQ_MONGO_DB": "qqtest_dev_worker",
-        "NEO4J_URI": neo4j_uri,
-        "MEMORY_DIR": str(memory_dir),
-        "CELERY_BROKER_URL": f"sqla+sqlite:///{workdir / 'celery-broker.sqlite3'}",
-        "CELERY_RESULT_BACKEND": f"db+sqlite:///{workdir / 'celery-results.sqlite3'}",
-        "QQ_EMBEDDING_BACKEND": "hashing",
-        "DATABASE_URL": f"sqlite:///{django_settings.DATABASES['default']['TEST']['NAME']}",
-        "QQ_HEARTBEAT_INTERVAL_S": "2",  # a transactional test's flush empties its table
-    }
-    proc = start_celery_worker(
-        env, workdir, name="qqweb-dev-broker", pool=("--pool=threads", "--concurrency=2")
-    )
-    yield env
-    stop(proc)
-
-
-@pytest.fixture
-def dev_broker_worker(
-    stores: dict[str, Any], settings: Any, dev_broker_worker_process: dict[str, str]
-) -> Iterator[dict[str, str]]:
-    """The ``make dev`` broker and its worker, and every store for this test; the notes
-    database and memory directory are the worker's (emptied before and after). Returns
-    the worker's environment."""
-    env = dev_broker_worker_process
-    settings.CELERY_BROKER_URL = env["CELERY_BROKER_URL"]
-    settings.CELERY_RESULT_BACKEND = env["CELERY_RESULT_BACKEND"]
-    _celery_uses(env["CELERY_BROKER_URL"], env["CELERY_RESULT_BACKEND"])
-    settings.QQ_MONGO_DB = env["QQ_MONGO_DB"]
-    settings.MEMORY_DIR = Path(env["MEMORY_DIR"])
-    forget_cached_health()
-    store = notes_store()
-    store.ensure_indexes()
-    store.clear_all()
-    yield env
-    vector_indexes_close()
-    notes_store().clear_all()
-
-
-@pytest.fixture
-def own_dev_broker(stores: dict[str, Any], settings: Any, tmp_path: Path) -> dict[str, str]:
-    """Every store, and a broker of this test's own in place of Redis, configured as
-    ``make dev`` configures it (SQLite files), that no session worker consumes: a job
-    queued there waits. Returns the environment for a worker or beat started on it."""
-    env = {
-        "DJANGO_SETTINGS_MODULE": "qqweb.settings",
-        "CELERY_BROKER_URL": f"sqla+sqlite:///{tmp_path / 'celery-broker.sqlite3'}",
-        "CELERY_RESULT_BACKEND": f"db+sqlite:///{tmp_path / 'celery-results.sqlite3'}",
-        "DATABASE_URL": f"sqlite:///{django_settings.DATABASES['default']['TEST']['NAME']}",
-        "MONGODB_URI": f"mongodb://{CLOSED}/",
-        "NEO4J_URI": f"bolt://{CLOSED}",
-        "QQ_EMBEDDING_BACKEND": "hashing",
-        "QQ_HEARTBEAT_INTERVAL_S": "1",
-    }
-    settings.CELERY_BROKER_URL = env["CELERY_BROKER_URL"]
-    settings.CELERY_RESULT_BACKEND = env["CELERY_RESULT_BACKEND"]
-    _celery_uses(env["CELERY_BROKER_URL"], env["CELERY_RESULT_BACKEND"])
-    return env
-
-
-# --- personas ------------------------------------------------------------------------------
-
-
-def _user_with_role(django_user_model: Any, username: str, role: str | None) -> Any:
-    roles_ensure()
-    user = django_user_model.objects.create_user(username=username, password="pw-" + username)
-    if role:
-        user.groups.add(Group.objects.get(name=role))
-    return user
-
-
-@pytest.fixture
-def viewer(db: None, django_user_model: Any) -> Any:
-    return _user_with_role(django_user_model, "vera-viewer", "viewer")
-
-
-@pytest.fixture
-def curator(db: None, django_user_model: Any) -> Any:
-    return _user_with_role(django_user_model, "cora-curator", "curator")
-
-
-@pytest.fixture
-def admin_user(db: None, django_user_model: Any) -> Any:
-    return _user_with_role(django_user_model, "ada-admin", "admin")
-
-
-@pytest.fixture
-def outsider(db: None, django_user_model: Any) -> Any:
-    """Logged in, but holding no role."""
-    return _user_with_role(django_user_model, "otto-outsider", None)
-
-
-def _client_for(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def viewer_client(viewer: Any) -> Client:
-    return _client_for(viewer)
-
-
-@pytest.fixture
-def curator_client(curator: Any) -> Client:
-    return _client_for(curator)
-
-
-@pytest.fixture
-def admin_client_(admin_user: Any) -> Client:
-    return _client_for(admin_user)
-
-
-@pytest.fixture
-def api_wsgi(db: None) -> Iterator[Any]:
-    """The whole Django application as a WSGI callable, for clients that speak WSGI
-    (schemathesis). Like Django's test client, it leaves the test's database connection
-    open between requests (the test runs in a transaction)."""
-    from django.core.handlers.wsgi import WSGIHandler
-    from django.core.signals import request_started
-    from django.db import close_old_connections
-
-    request_started.disconnect(close_old_connections)
-    try:
-        yield WSGIHandler()
-    finally:
-        request_started.connect(close_old_connections)

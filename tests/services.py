@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from qqweb.celery import app as celery_app
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -204,3 +206,25 @@ def start_celery_beat(env: dict[str, str], workdir: Path) -> subprocess.Popen[st
         )
     _wait_for_line(proc, "beat: Starting", log, timeout=120)
     return proc
+
+
+# Where a store's settings point while its fixture is not requested (tests/conftest.py):
+# nothing listens on port 9 (discard) of the loopback.
+CLOSED = "127.0.0.1:9"
+
+
+def celery_uses(url: str, result_backend: str | None = None) -> None:
+    """Point the Celery app's broker at ``url`` and its result backend at
+    ``result_backend`` (the same URL by default). The app read its settings once and keeps
+    its connection pool, producer pool and backend, so forget those too: the next publish
+    takes them from kombu's pools for the new URL."""
+    backend = result_backend or url
+    if celery_app.conf.broker_url == url and celery_app.conf.result_backend == backend:
+        return
+    celery_app.conf.broker_url = url
+    celery_app.conf.result_backend = backend
+    celery_app._pool = None
+    if "amqp" in celery_app.__dict__:
+        celery_app.amqp._producer_pool = None
+    celery_app._backend_cache = None
+    celery_app._local.__dict__.pop("backend", None)
