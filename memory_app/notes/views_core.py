@@ -10,8 +10,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from memory_app.errors import CoreItemNotFound
 from memory_app.notes import selectors, services
+from memory_app.notes.errors import CoreItemNotFound
 from memory_app.notes.forms import CoreItemForm
 from memory_app.notes.lib import NoteNotFound
 from qqweb.audit.messages import done_with_undo

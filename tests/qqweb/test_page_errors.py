@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
 
 from graph_app.knowledge import GraphUnavailable
-from memory_app.errors import RunNotFound, RunRefused
+from memory_app.notes.errors import RunNotFound, RunRefused
 from qqweb.audit.errors import UndoForbidden
 from qqweb.lib.errors import ModelLoading, StoreError
 from qqweb.middleware import QQErrorMiddleware

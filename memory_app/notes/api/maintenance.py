@@ -8,8 +8,8 @@ from django.http import HttpRequest
 from ninja import Status
 from pydantic import Field
 
-from memory_app.errors import RunNotFound, RunRefused, UnknownJob
 from memory_app.notes.api.common import router
+from memory_app.notes.errors import RunNotFound, RunRefused, UnknownJob
 from memory_app.notes.jobs import job_start, plan_apply_start, run_undo_start
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.schemas import JobIn, PlanOut, RunOut, job_in

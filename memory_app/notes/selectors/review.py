@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from memory_app.errors import PairNotFound
+from memory_app.notes.errors import PairNotFound
 from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.dedup.maths import MergePlan, merged_note, newer_and_older
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive

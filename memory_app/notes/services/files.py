@@ -6,7 +6,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from memory_app.errors import CoreItemNotFound
+from memory_app.notes.errors import CoreItemNotFound
 from memory_app.notes.lib import InvalidNote, NoteNotFound
 from memory_app.notes.lib.constants import CORE_CATEGORIES
 from memory_app.notes.models import PromotionVerdict

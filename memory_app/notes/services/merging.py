@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from memory_app.errors import InvalidMerge
+from memory_app.notes.errors import InvalidMerge
 from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.dedup.maths import MergePlan, newer_and_older, plan_supersede
 from memory_app.notes.lib.domain import Note

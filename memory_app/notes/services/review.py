@@ -10,7 +10,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from memory_app.errors import InvalidVerdict, PairNotFound
+from memory_app.notes.errors import InvalidVerdict, PairNotFound
 from memory_app.notes.models import MaintenanceRun, ReviewPair
 from memory_app.notes.selectors import content_hash
 from memory_app.notes.selectors.review import review_last_decided

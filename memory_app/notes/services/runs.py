@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from memory_app.errors import RunNotFound, RunRefused
+from memory_app.notes.errors import RunNotFound, RunRefused
 from memory_app.notes.models import MaintenanceRun
 from qqweb.audit.services import audit_close_pending
 from qqweb.lib.actors import Actor

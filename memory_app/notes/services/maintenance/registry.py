@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory_app.errors import RunRefused
+from memory_app.notes.errors import RunRefused
 from memory_app.notes.job_params import (
     ArchivalParams,
     ArchivePurgeParams,

@@ -8,7 +8,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from memory_app.errors import RunNotFound, RunRefused, UnknownJob
+from memory_app.notes.errors import RunNotFound, RunRefused, UnknownJob
 from memory_app.notes.job_params import JobParams, params_validate
 from memory_app.notes.models import JobLock, MaintenanceRun
 from memory_app.notes.selectors.plans import SCHEDULE_ACTOR, plan_changed_count

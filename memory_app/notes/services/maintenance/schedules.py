@@ -17,7 +17,7 @@ from django.conf import settings
 from django_celery_beat.models import CrontabSchedule, PeriodicTask
 from django_celery_beat.validators import crontab_validator
 
-from memory_app.errors import InvalidSchedule, ScheduleNotFound, UnknownJob
+from memory_app.notes.errors import InvalidSchedule, ScheduleNotFound, UnknownJob
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services.maintenance.registry import JOBS
 from memory_app.notes.services.maintenance.runner import job_apply_plan, job_create

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory_app.errors import RunRefused
+from memory_app.notes.errors import RunRefused
 from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services.maintenance.common import Progress
 from qqweb.audit.services import batch_undo
