@@ -64,10 +64,10 @@ from memory_app.notes.lib import (
     StoreUnavailable,
 )
 from memory_app.notes.lib.errors import StaleWrite
-from memory_app.notes.services.maintenance import NoPlanToApply
 from qqweb.audit.errors import UndoRefused
 from qqweb.backup.api import router as backup_router
 from qqweb.health_api import router as health_router
+from qqweb.jobs.errors import NoPlanToApply
 from qqweb.lib.api_types import errors
 from qqweb.lib.auth import VIEWER, require_role, user_role
 from qqweb.lib.security import client_key

@@ -265,7 +265,7 @@ def vanished(request: HttpRequest) -> HttpResponse:
 @role_required(CURATOR)
 @facts_on
 def vanished_scan(request: HttpRequest) -> HttpResponse:
-    report = services.facts_scan(actor=Actor.from_request(request))
+    report = services.vanished_scan_run(actor=Actor.from_request(request))
     messages.success(
         request, f"Scanned {report.seen} facts: {report.vanished} vanished since the last scan."
     )

@@ -11,8 +11,10 @@ class MemoryAppConfig(AppConfig):
     def ready(self) -> None:
         # services import models: after populate
         from memory_app.notes.services import UNDO_HANDLERS, UNDO_ROLES
+        from memory_app.notes.services.maintenance import NOTES_JOBS
         from memory_app.notes.services.settle import SETTLE_CHECKS
         from memory_app.notes.source import notes_source
+        from qqweb.jobs.registry import register_job
         from qqweb.lib.sources import register_source
 
         for action, handler in UNDO_HANDLERS.items():
@@ -20,3 +22,5 @@ class MemoryAppConfig(AppConfig):
         for action, check in SETTLE_CHECKS.items():
             register_settle(action, check)
         register_source("notes", notes_source)
+        for job in NOTES_JOBS:
+            register_job(job)

@@ -6,10 +6,10 @@ from typing import Any
 
 from django import forms
 
-from memory_app.notes.job_params import InvalidJobParams, JobParams, params_validate
 from memory_app.notes.lib import InvalidNote
 from memory_app.notes.lib.constants import CORE_CATEGORIES, SECTIONS
 from memory_app.notes.lib.listing import MAX_STALE_DAYS, SORT_FIELDS, SOURCE_TYPES, NoteFilter
+from qqweb.jobs.params import InvalidJobParams, JobParams, params_validate
 
 SECTION_CHOICES = [("", "any section"), *[(s, s) for s in SECTIONS]]
 

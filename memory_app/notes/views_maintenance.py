@@ -11,17 +11,18 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_GET, require_POST
 
 from memory_app.notes.forms import JobForm
-from memory_app.notes.jobs import job_start, plan_apply_start, run_undo_start, waits_for_worker
 from memory_app.notes.lib import InvalidNote
-from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.selectors.maintenance import (
     decay_agent_comparison,
     maintenance_overview,
     run_detail,
 )
 from memory_app.notes.selectors.plans import plan_expired, plans_waiting
-from memory_app.notes.services.maintenance import JOBS, plan_job, schedule_update
-from memory_app.notes.services.runs import run_cancel
+from memory_app.notes.services.maintenance import schedule_update
+from qqweb.jobs.models import Run
+from qqweb.jobs.registry import JOBS, plan_job
+from qqweb.jobs.runs import run_cancel
+from qqweb.jobs.starting import job_start, plan_apply_start, run_undo_start, waits_for_worker
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import ADMIN, VIEWER, has_role, role_required
 from qqweb.lib.pages import render_page
@@ -85,7 +86,7 @@ def maintenance_start(request: HttpRequest, kind: str) -> HttpResponse:
 @role_required(VIEWER)
 def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
     """A run: its progress (polled while it is open), its plan, what became of it."""
-    run = get_object_or_404(MaintenanceRun, pk=run_id)
+    run = get_object_or_404(Run, pk=run_id)
     detail = run_detail(run=run, has_plan_job=plan_job(run.kind) is not None)
     context = {
         "d": detail,
@@ -122,7 +123,7 @@ def maintenance_run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
     messages.success(
         request,
         f"Run #{run.pk} cancelled."
-        if run.status == MaintenanceRun.CANCELLED
+        if run.status == Run.CANCELLED
         else f"Run #{run.pk} stops at its next batch.",
     )
     return redirect("memory_app:maintenance_run", run_id=run.pk)

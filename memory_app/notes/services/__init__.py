@@ -38,7 +38,6 @@ from memory_app.notes.services.review import (
     review_back,
     review_verdict,
 )
-from memory_app.notes.services.runs import run_create
 
 # Every undo handler of the notes memory by action, registered in MemoryAppConfig.ready().
 UNDO_HANDLERS = {
@@ -97,7 +96,6 @@ __all__ = [
     "promotion_reject",
     "review_back",
     "review_verdict",
-    "run_create",
     "working_item_edit",
     "working_item_remove",
 ]

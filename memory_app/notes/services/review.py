@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from memory_app.notes.lib import InvalidNote
 from memory_app.notes.lib.differences import differences
-from memory_app.notes.models import MaintenanceRun, ReviewPair
+from memory_app.notes.models import ReviewPair
 from memory_app.notes.selectors import content_hash
 from memory_app.notes.selectors.review import review_last_decided
 from memory_app.notes.services.merging import pair_merge_audited, pair_supersede
@@ -20,6 +20,7 @@ from memory_app.notes.stores import deduplicator, notes_store
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_begin, audit_undo, audited
+from qqweb.jobs.models import Run
 from qqweb.lib.actors import Actor
 
 VERDICTS = ("merge", "supersede", "not_duplicate", "skip")
@@ -27,7 +28,7 @@ VERDICTS = ("merge", "supersede", "not_duplicate", "skip")
 
 def duplicates_scan(
     *,
-    run: MaintenanceRun,
+    run: Run,
     threshold: float,
     progress: Callable[[int, int], None] | None = None,
     rows: list[tuple[str, str, float]] | None = None,

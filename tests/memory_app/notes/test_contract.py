@@ -13,10 +13,11 @@ from memory_app.notes.lib.documents import utcnow_naive
 from memory_app.notes.lib.listing import NoteFilter
 from memory_app.notes.models import ReviewPair
 from memory_app.notes.selectors import embedder_status
-from memory_app.notes.services import duplicates_scan, run_create
-from memory_app.notes.services.maintenance import job_create, job_run
+from memory_app.notes.services import duplicates_scan
 from memory_app.notes.stores import archive_manager, notes_store
 from qqweb.audit.models import AuditEvent
+from qqweb.jobs.runner import job_create, job_run
+from qqweb.jobs.runs import run_create
 from qqweb.lib.actors import Actor
 from tests.helpers import vector
 
