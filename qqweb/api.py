@@ -67,7 +67,7 @@ from memory_app.notes.lib.errors import StaleWrite
 from qqweb.audit.errors import UndoRefused
 from qqweb.backup.api import router as backup_router
 from qqweb.health_api import router as health_router
-from qqweb.jobs.errors import NoPlanToApply
+from qqweb.jobs.errors import JobBusy, NoPlanToApply
 from qqweb.lib.api_types import errors
 from qqweb.lib.auth import VIEWER, require_role, user_role
 from qqweb.lib.security import client_key
@@ -252,6 +252,12 @@ def _note_not_found(request: HttpRequest, exc: NoteNotFound) -> HttpResponse:
 @api.exception_handler(InvalidNote)
 def _invalid_note(request: HttpRequest, exc: InvalidNote) -> HttpResponse:
     return _error(request, 400, "invalid", exc.message, field=exc.field)
+
+
+@api.exception_handler(JobBusy)
+def _job_busy(request: HttpRequest, exc: JobBusy) -> HttpResponse:
+    """A run of the job holds its lock (a job run in the request: the facts scan)."""
+    return _error(request, 409, "busy", exc.message, field=exc.field)
 
 
 @api.exception_handler(NoPlanToApply)

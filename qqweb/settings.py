@@ -459,7 +459,7 @@ CELERY_BEAT_SCHEDULER = "qqweb.beat:HeartbeatScheduler"
 QQ_HEARTBEAT_INTERVAL_S = envfloat("QQ_HEARTBEAT_INTERVAL_S", 15.0)
 QQ_HEARTBEAT_STALE_S = envint("QQ_HEARTBEAT_STALE_S", 60)
 # Fixed entries (the DatabaseScheduler copies them into its tables at start); the jobs'
-# own schedule is edited on the Maintenance page.
+# own schedule is edited on the Jobs page.
 CELERY_BEAT_SCHEDULE = {
     "qqweb: reaper": {"task": "memory_app.reap_runs", "schedule": float(QQ_REAPER_INTERVAL_S)},
 }

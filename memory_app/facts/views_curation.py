@@ -265,7 +265,11 @@ def vanished(request: HttpRequest) -> HttpResponse:
 @role_required(CURATOR)
 @facts_on
 def vanished_scan(request: HttpRequest) -> HttpResponse:
-    report = services.vanished_scan_run(actor=Actor.from_request(request))
+    try:
+        report = services.vanished_scan_run(actor=Actor.from_request(request))
+    except InvalidNote as e:  # another scan holds the job's lock
+        messages.error(request, str(e))
+        return _done(request, reverse("facts_app:vanished"))
     messages.success(
         request, f"Scanned {report.seen} facts: {report.vanished} vanished since the last scan."
     )

@@ -11,7 +11,7 @@ class MemoryAppConfig(AppConfig):
     def ready(self) -> None:
         # services import models: after populate
         from memory_app.notes.services import UNDO_HANDLERS, UNDO_ROLES
-        from memory_app.notes.services.maintenance import NOTES_JOBS
+        from memory_app.notes.services.jobs import NOTES_JOBS
         from memory_app.notes.services.settle import SETTLE_CHECKS
         from memory_app.notes.source import notes_source
         from qqweb.jobs.registry import register_job

@@ -159,7 +159,7 @@ class BulkForm(forms.Form):
 
 
 class JobForm(forms.Form):
-    """Start a maintenance job. Its parameter fields are made from the job's schema, which
+    """Start a job. Its parameter fields are made from the job's schema, which
     also converts and checks the values (as for the API and the commands); a field left
     empty takes its setting's value."""
 

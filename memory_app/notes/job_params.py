@@ -2,7 +2,7 @@
 :class:`qqweb.jobs.params.JobParams`, and its validation are the jobs app's).
 
 The three front doors use the same schema: the API takes it as the body's ``params`` (and
-documents it), the Maintenance page builds its form fields from it, the management
+documents it), the Jobs page builds its form fields from it, the management
 commands their options. :func:`qqweb.jobs.runner.job_create` validates with it and
 stores the validated dict on the run; the job function reads a typed object built from
 that dict. What the caller

@@ -10,7 +10,7 @@ from celery import shared_task
 from celery.signals import worker_process_init, worker_ready
 
 from memory_app.notes.services.dedup_scan import dedup_blocks_work
-from memory_app.notes.services.maintenance import scheduled_plan_settle, scheduled_run_create
+from memory_app.notes.services.jobs import scheduled_plan_settle, scheduled_run_create
 from memory_app.notes.stores import vector_index_warm_up
 from qqweb.jobs.tasks import run_job_task
 from qqweb.lib.clients import embedder_warm_up

@@ -394,7 +394,7 @@ def audit_undo(request: HttpRequest, event_id: int) -> HttpResponse:
 @require_POST
 @role_required(CURATOR)
 def audit_batch_undo(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
-    """Undo every action of one batch (a bulk action, a merge, a maintenance run; the Undo
+    """Undo every action of one batch (a bulk action, a merge, a run of a job; the Undo
     button after a bulk action, the Audit page's batch view)."""
     try:
         undone, refused = audit_services.batch_undo(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from qqweb.jobs.errors import InvalidNote
 from qqweb.jobs.models import Run
@@ -23,8 +23,19 @@ from qqweb.jobs.params import JobParams, NoParams
 from qqweb.lib.actors import Actor
 
 Progress = Callable[[int, int | None], None]
-Work = Callable[[Run, Progress], dict[str, Any]]
-Apply = Callable[[Run, list[dict[str, Any]], Progress], dict[str, Any]]
+
+
+class DataclassResult(Protocol):
+    """Any dataclass instance (what typeshed calls ``DataclassInstance``)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+
+# What a job returns: its result, a dataclass (or, for the jobs not converted yet, a dict);
+# the run keeps it as its ``stats`` (JSON).
+Result = DataclassResult | dict[str, Any]
+Work = Callable[[Run, Progress], Result]
+Apply = Callable[[Run, list[dict[str, Any]], Progress], Result]
 
 UNDO_KIND = "undo"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any
@@ -162,9 +163,9 @@ def job_run(
             plan_run = Run.objects.get(pk=run.plan_of_id)
             if job.apply is None or plan_run.plan is None:
                 raise InvalidNote("plan", f"run {plan_run.pk} has no plan to apply")
-            stats = job.apply(run, list(plan_run.plan), progress)
+            stats = _stats(job.apply(run, list(plan_run.plan), progress))
         else:
-            stats = job.work(run, progress)
+            stats = _stats(job.work(run, progress))
     except RunCancelled:
         _unlock(run)
         stats = {"changes_before_cancel": _changes_in_batch(run)}
@@ -184,3 +185,10 @@ def job_run(
 
 def _changes_in_batch(run: Run) -> int:
     return AuditEvent.objects.filter(batch_id=run.batch_id, status=AuditEvent.DONE).count()
+
+
+def _stats(result: Any) -> dict[str, Any]:
+    """A job's result as the run's stats: a dataclass as its fields, a dict as it is."""
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        return dataclasses.asdict(result)
+    return dict(result)

@@ -20,7 +20,7 @@ is one transaction).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
@@ -174,8 +174,8 @@ def _scan_actor(run: Run) -> Actor:
     return Actor(kind, name)
 
 
-def vanished_scan_work(run: Run, progress: Progress) -> dict[str, int]:
-    return asdict(facts_scan(actor=_scan_actor(run), progress=progress))
+def vanished_scan_work(run: Run, progress: Progress) -> ScanReport:
+    return facts_scan(actor=_scan_actor(run), progress=progress)
 
 
 def vanished_scan_run(*, actor: Actor) -> ScanReport:

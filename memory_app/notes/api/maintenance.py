@@ -1,4 +1,5 @@
-"""Maintenance runs: start a job (its parameters checked by its schema), poll a run."""
+"""The jobs over the API (its paths stay under /api/maintenance): start a job (its parameters
+checked by its schema), poll, cancel, apply and undo a run."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pydantic import Field
 from memory_app.notes.api.common import router
 from memory_app.notes.lib import InvalidNote
 from memory_app.notes.schemas import JobIn, PlanOut, RunOut, job_in
-from memory_app.notes.selectors.maintenance import plan_page, plan_summary
+from memory_app.notes.selectors.jobs import plan_page, plan_summary
 from qqweb.jobs.models import Run
 from qqweb.jobs.registry import JOBS, Job
 from qqweb.jobs.runs import run_cancel

@@ -3,7 +3,7 @@
 A scheduled run of a destructive job (decay, archival, archive purge, auto-consolidation)
 is a dry run: it keeps its plan and waits for a curator to apply it (unless its schedule
 applies on its own, and even then only up to QQ_SCHEDULE_MAX_SHARE). The Overview and
-the Maintenance page say "A plan waits: Archive 347 of 501 notes (69%)".
+the Jobs page say "A plan waits: Archive 347 of 501 notes (69%)".
 
 A plan expires when the memory changed under it: one of its notes is no longer as it was
 planned, by the very guard its apply would check (the note's ``updated_at``; for the
@@ -13,7 +13,7 @@ notes no longer are. Only the notes changed since the plan was made
 so the check costs the recent changes, not the plan's size. A purge plan is of archive
 lines: it does not expire (its apply keeps the lines restored since, and counts them).
 
-The Overview and the Maintenance page ask on every render; what they show of a plan (its
+The Overview and the Jobs page ask on every render; what they show of a plan (its
 summary, which walks the plan, and how many of its notes changed, which reads the notes
 changed since it) is kept in the cache for ``WAITING_CACHE_S``, so a page costs one query
 on qqweb's own table and the memory is read at most once a minute however often the pages
@@ -31,7 +31,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from memory_app.notes.lib import StoreUnavailable
-from memory_app.notes.selectors.maintenance import plan_summary
+from memory_app.notes.selectors.jobs import plan_summary
 from memory_app.notes.stores import notes_store
 from qqweb.audit.snapshots import from_json
 from qqweb.jobs.models import Run

@@ -206,7 +206,7 @@ def test_a_bad_value_on_the_page_is_shown_next_to_its_field(
     page = admin_client_.post(url, {**data, "dry_run": "on"})
     assert page.status_code == 400
     html = page.content.decode()
-    assert "<h1>Maintenance</h1>" in html
+    assert "<h1>Jobs</h1>" in html
     assert f'id="id_{kind}_{field}_error"' in html
     fragment = admin_client_.post(url, data, HTTP_HX_REQUEST="true")
     assert fragment.status_code == 400

@@ -200,27 +200,3 @@ def test_a_vector_index_rebuild_reaches_the_other_processes_indexes(memory):
     other.refresh()
     assert other.holds("note_0000000000a3")
     other.close()
-
-
-def test_graph_jobs_find_orphans_and_re_embed_entities(memory, neo4j):
-    from graph_app.stores import graph_store
-
-    store = graph_store()
-    store.merge_entities(
-        "Person",
-        [
-            {"name": "Ada", "props": {"description": "a friend"}},
-            {"name": "Bob", "props": {"description": "a colleague", "embedding": [0.5, 0.5]}},
-        ],
-    )
-    store.merge_entities("Project", [{"name": "Lumen", "props": {"embedding": [0.1] * 384}}])
-    store.merge_relationships(
-        "Person", "WORKS_ON", "Project", [{"a": "Bob", "b": "Lumen", "props": {}}]
-    )
-    assert run("graph_orphan_scan").stats == {"orphans": 1, "sample": ["Person:Ada"]}
-    job = run("graph_reembed")
-    assert job.stats["candidates"] == 2 and job.stats["embedded"] == 2
-    assert store.entities_to_embed(384) == []
-    batch_undo(actor=ADA, batch_id=job.batch_id)
-    left = {e["name"]: e["embedding"] for e in store.entities_to_embed(384)}
-    assert left == {"Ada": None, "Bob": [0.5, 0.5]}

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from memory_app.notes.lib.mongo_store import utcnow_naive
-from memory_app.notes.services.maintenance import schedules_ensure
+from memory_app.notes.services.jobs import schedules_ensure
 from memory_app.notes.stores import notes_store
 from qqweb.jobs.models import Run
 from tests.helpers import plant_note as plant

@@ -12,8 +12,8 @@ from celery import current_app
 from django.urls import reverse
 from django_celery_beat.models import PeriodicTask
 
-from memory_app.notes.selectors.maintenance import plan_summary
-from memory_app.notes.services.maintenance import scheduled_run_create, schedules_ensure
+from memory_app.notes.selectors.jobs import plan_summary
+from memory_app.notes.services.jobs import scheduled_run_create, schedules_ensure
 from memory_app.notes.stores import notes_store
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo

@@ -25,8 +25,8 @@ from memory_app.notes.services.dedup_scan import (
     duplicates_find_shared,
     last_complete_scan,
 )
-from memory_app.notes.services.maintenance.common import BATCH
-from memory_app.notes.services.maintenance.plans import (
+from memory_app.notes.services.jobs.common import BATCH
+from memory_app.notes.services.jobs.plans import (
     archival_plan,
     decay_plan_items,
     purge_plan,
@@ -86,7 +86,7 @@ def decay_job(run: Run, progress: Progress) -> dict[str, Any]:
         "changed": report.changed,
         "written": report.written,
         # what the agent's own decay command (0.01 for every note, compounding) would
-        # write differently: the Maintenance page and the run page explain these
+        # write differently: the Jobs page and the run page explain these
         "agent_differs": report.agent_differs,
         "agent_differs_rate": report.agent_differs_rate,
         "agent_differs_compounding": report.agent_differs_compounding,

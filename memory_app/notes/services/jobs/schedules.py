@@ -3,7 +3,7 @@ a scheduled run of a destructive job does.
 
 Nothing destructive runs unreviewed by default: a scheduled decay, archival, archive
 purge or auto-consolidation is a dry run that keeps its plan and waits for a curator to
-apply it (the Overview and the Maintenance page say so). An admin may opt a schedule into
+apply it (the Overview and the Jobs page say so). An admin may opt a schedule into
 applying its plan on its own (``apply`` in the beat entry's kwargs; the edit is audited
 and undoable); even then a plan that would change more than QQ_SCHEDULE_MAX_SHARE of the
 notes (or of the archive's lines, for a purge) stops and waits for review."""
@@ -37,7 +37,7 @@ SCHEDULED_TASK = "memory_app.scheduled_job"
 
 def schedules_ensure() -> int:
     """The default schedule (daily decay and dedup scan, weekly archival and purge), in
-    django-celery-beat's tables where the Maintenance page edits it; none applies its plan
+    django-celery-beat's tables where the Jobs page edits it; none applies its plan
     on its own. Existing entries are left as the admin set them."""
     created = 0
     for kind, minute, hour, day_of_week in DEFAULT_SCHEDULES:

@@ -11,11 +11,11 @@ from memory_app.notes.job_params import (
     ReembedParams,
 )
 from memory_app.notes.selectors.plans import plan_changed_count
-from memory_app.notes.services.maintenance.consolidation import (
+from memory_app.notes.services.jobs.consolidation import (
     auto_consolidation_job,
     consolidation_apply,
 )
-from memory_app.notes.services.maintenance.notes_jobs import (
+from memory_app.notes.services.jobs.notes_jobs import (
     archival_job,
     decay_job,
     dedup_scan_job,
@@ -24,7 +24,7 @@ from memory_app.notes.services.maintenance.notes_jobs import (
     reembed_job,
     vector_index_rebuild_job,
 )
-from memory_app.notes.services.maintenance.plans import (
+from memory_app.notes.services.jobs.plans import (
     archival_apply,
     decay_apply,
     purge_apply,

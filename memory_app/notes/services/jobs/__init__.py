@@ -6,12 +6,12 @@ A job function takes the run and a progress callback and returns its stats. The 
 registered with the jobs app (:mod:`qqweb.jobs`) by ``MemoryAppConfig.ready()``; the
 worker's task, the jobs page, the API and the management commands all run them through
 :func:`qqweb.jobs.runner.job_run`, which holds the job's lock while it runs. The beat
-schedule of the jobs is :mod:`memory_app.notes.services.maintenance.schedules`.
+schedule of the jobs is :mod:`memory_app.notes.services.jobs.schedules`.
 """
 
-from memory_app.notes.services.maintenance import notes_jobs, schedules
-from memory_app.notes.services.maintenance.registry import NOTES_JOBS
-from memory_app.notes.services.maintenance.schedules import (
+from memory_app.notes.services.jobs import notes_jobs, schedules
+from memory_app.notes.services.jobs.registry import NOTES_JOBS
+from memory_app.notes.services.jobs.schedules import (
     DEFAULT_SCHEDULES,
     schedule_kwargs,
     schedule_update,

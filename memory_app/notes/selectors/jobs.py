@@ -1,6 +1,6 @@
-"""Reads for the Maintenance page: each job with its last run, run history, schedules.
+"""Reads for the Jobs page: each job with its last run, run history, schedules.
 
-The catalogue of jobs is the maintenance service's (``services.maintenance.JOBS``); the
+The catalogue of jobs is the jobs app's registry (``qqweb.jobs.registry.JOBS``); the
 caller passes it in, so reads do not depend on writes."""
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def decay_agent_comparison(*, run: Run | None = None) -> DecayComparison:
     )
 
 
-def maintenance_overview(*, jobs: Iterable[JobInfo], history: int = 30) -> dict[str, Any]:
+def jobs_overview(*, jobs: Iterable[JobInfo], history: int = 30) -> dict[str, Any]:
     jobs = list(jobs)
     planned = {job.kind for job in jobs if job.apply is not None}
     runs = list(Run.objects.defer("plan")[:history])

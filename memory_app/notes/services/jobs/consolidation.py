@@ -21,7 +21,7 @@ from memory_app.notes.job_params import AutoConsolidationParams
 from memory_app.notes.lib import DimensionMismatch, InvalidNote, NoteNotFound
 from memory_app.notes.lib.differences import PairJudgment, pair_judgment
 from memory_app.notes.lib.errors import StaleWrite
-from memory_app.notes.services.maintenance.plans import TEXT, _apply_stats, _when
+from memory_app.notes.services.jobs.plans import TEXT, _apply_stats, _when
 from memory_app.notes.services.notes import pair_merge
 from memory_app.notes.services.review import duplicates_scan
 from memory_app.notes.stores import deduplicator, notes_store

@@ -20,7 +20,7 @@ from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.importance import BASE_FIELD, DECAYED_FIELD, DecayWrite
 from memory_app.notes.lib.mongo.scans import DecayBatch
 from memory_app.notes.services.archive import archive_purge
-from memory_app.notes.services.maintenance.common import BATCH
+from memory_app.notes.services.jobs.common import BATCH
 from memory_app.notes.services.notes import note_archive
 from memory_app.notes.stores import notes_store
 from qqweb.audit.services import audit_begin, audited
