@@ -97,16 +97,22 @@ def import_create(
     return run_create(kind=IMPORT, actor=actor, params=params, dry_run=dry_run)
 
 
-def export_work(run: Run, progress: Progress) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ExportResult:
+    """What an export wrote (its run's stats): the file, its size, the records by kind,
+    the memory files it holds."""
+
+    file: str
+    bytes: int
+    counts: dict[str, int]
+    files: list[str]
+
+
+def export_work(run: Run, progress: Progress) -> ExportResult:
     """The export job: every store into the run's file."""
     path = backup_path(str(run.params["file"]))
     summary = backup_export(destination=path, progress=progress)
-    return {
-        "file": path.name,
-        "bytes": summary.bytes,
-        "counts": summary.counts,
-        "files": summary.files,
-    }
+    return ExportResult(path.name, summary.bytes, summary.counts, summary.files)
 
 
 def import_work(run: Run, progress: Progress) -> dict[str, Any]:
