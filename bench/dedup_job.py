@@ -101,9 +101,9 @@ def main() -> None:
         from django.utils import timezone
 
         from memory_app.notes.lib.documents import utcnow_naive
-        from memory_app.notes.models import MaintenanceRun
-        from memory_app.notes.services.maintenance import job_create, job_run
         from memory_app.notes.stores import notes_store
+        from qqweb.jobs.models import Run
+        from qqweb.jobs.runner import job_create, job_run
         from qqweb.lib.actors import Actor
 
         store = notes_store()
@@ -131,11 +131,11 @@ def main() -> None:
             )
             build_snapshot(store.vector_rows(), store.index_generation(), root, EXACT_BELOW)
             snapshot_s = time.perf_counter() - t
-        MaintenanceRun.objects.create(  # the last complete scan, an hour ago
+        Run.objects.create(  # the last complete scan, an hour ago
             kind="dedup_scan",
             started_by="bench",
             params={"threshold": 0.85, "full": True},
-            status=MaintenanceRun.DONE,
+            status=Run.DONE,
             started_at=timezone.now() - timedelta(hours=1),
             finished_at=timezone.now() - timedelta(minutes=50),
         )

@@ -94,19 +94,19 @@ def main() -> None:
     from django.utils import timezone
 
     from bench.dedup_scale import planted
-    from memory_app.notes.models import MaintenanceRun
     from memory_app.notes.services.dedup_scan import scan_queue
     from memory_app.notes.tasks import dedup_block_task
+    from qqweb.jobs.models import Run
 
     vectors = planted(args.n, seed=3)
     ids = [f"note_{i:012x}" for i in range(args.n)]
     result: dict[str, object] = {"n": args.n, "workers": {}}
     try:
         for count in [int(c) for c in args.workers.split(",")]:
-            run = MaintenanceRun.objects.create(
+            run = Run.objects.create(
                 kind="dedup_scan",
                 started_by="bench",
-                status=MaintenanceRun.RUNNING,
+                status=Run.RUNNING,
                 heartbeat_at=timezone.now(),
             )
             queue = scan_queue(run.pk)

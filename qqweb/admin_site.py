@@ -6,7 +6,7 @@ without a role: creates them, sets their password and their role (viewer or cura
 deactivates or deletes them. Admins and superusers are managed by a superuser only, so no
 admin can raise anyone (itself included) to admin or superuser, or take over another
 admin's login. Everything else in Django admin (groups, API tokens, the beat tables) stays
-with superusers: tokens have their own page, the schedule the Maintenance page.
+with superusers: tokens have their own page, the schedule the Jobs page.
 """
 
 from __future__ import annotations

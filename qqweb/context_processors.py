@@ -21,7 +21,7 @@ NAV = (
     ("archive", "Archive", "memory_app:archive"),
     ("core", "Core", "memory_app:core"),
     ("graph", "Graph", "graph_app:index"),
-    ("maintenance", "Maintenance", "memory_app:maintenance"),
+    ("jobs", "Jobs", "memory_app:maintenance"),
     ("audit", "Audit", "memory_app:audit"),
     ("health", "Health", "health"),
 )

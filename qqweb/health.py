@@ -28,7 +28,7 @@ HINTS = {
     "neo4j": "Check NEO4J_URI; `make dev` starts Neo4j when a JDK 17+ and Maven are "
     "installed (or run `scripts/neo4j.sh start`).",
     "memory_dir": "Set MEMORY_DIR to the agent's memory directory.",
-    "broker": "Check CELERY_BROKER_URL; maintenance jobs cannot run until it answers.",
+    "broker": "Check CELERY_BROKER_URL; jobs cannot run until it answers.",
     "facts": "Check QQ_FACTS_MONGO_URI (the facts agent's MONGO_URI, with its database).",
 }
 STARTING_HINT = "`make dev` is starting it; the graph pages work once it answers."

@@ -138,7 +138,7 @@ class Liveness:
             return ""
         return (
             f"No worker is running (none has reported in the last {self.stale_after_s} s): "
-            "jobs (duplicate scans, maintenance runs, undo runs, backups) will wait in the "
+            "jobs (duplicate scans, notes and graph jobs, undo runs, backups) will wait in the "
             "queue."
         )
 
@@ -148,7 +148,7 @@ class Liveness:
             return ""
         return (
             f"Beat is not running (it has not reported in the last {self.stale_after_s} s): "
-            "scheduled jobs (the maintenance schedule, the reaper) will not start."
+            "scheduled jobs (the job schedule, the reaper) will not start."
         )
 
     def as_dict(self) -> dict[str, Any]:

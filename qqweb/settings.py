@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "django_ratelimit",
     "qqweb",
     "qqweb.audit",
+    "qqweb.jobs",
     "memory_app.notes",
     "memory_app.facts",
     "graph_app",
@@ -324,7 +325,7 @@ QQ_LLM_API_KEY = envstr("QQ_LLM_API_KEY", "")
 # never reached a worker), running runs silent for QQ_RUN_SILENT_TIMEOUT_S (their worker
 # died and the broker did not hand the task out again), and audit events left pending
 # for AUDIT_PENDING_TIMEOUT_S (the process making the change stopped; a constant of the
-# reaper's service). A job's retries when its store is down: RETRY_BASE_S of the task.
+# reaper's service). A job's retries when its store is down: qqweb/jobs/tasks.py.
 QQ_REAPER_INTERVAL_S = envint("QQ_REAPER_INTERVAL_S", 300)
 QQ_RUN_QUEUED_TIMEOUT_S = envint("QQ_RUN_QUEUED_TIMEOUT_S", 1800)
 QQ_RUN_SILENT_TIMEOUT_S = envint(
@@ -376,7 +377,7 @@ CELERY_BEAT_SCHEDULER = "qqweb.beat:HeartbeatScheduler"
 QQ_HEARTBEAT_INTERVAL_S = envfloat("QQ_HEARTBEAT_INTERVAL_S", 15.0)
 QQ_HEARTBEAT_STALE_S = envint("QQ_HEARTBEAT_STALE_S", 60)
 # Fixed entries (the DatabaseScheduler copies them into its tables at start); the jobs'
-# own schedule is edited on the Maintenance page.
+# own schedule is edited on the Jobs page.
 CELERY_BEAT_SCHEDULE = {
     "qqweb: reaper": {"task": "memory_app.reap_runs", "schedule": float(QQ_REAPER_INTERVAL_S)},
 }

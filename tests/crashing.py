@@ -145,8 +145,9 @@ def _install(counter: _Counter) -> None:
     from memory_app.notes.lib.archive.file import ArchiveFile
     from memory_app.notes.lib.backup_files import MemoryFiles
     from memory_app.notes.lib.mongo_store import MongoNotesStore
-    from memory_app.notes.models import MaintenanceRun, ReviewPair
+    from memory_app.notes.models import ReviewPair
     from qqweb.audit.models import AuditEvent
+    from qqweb.jobs.models import Run
 
     for name in (
         "update_if_unchanged",
@@ -171,7 +172,7 @@ def _install(counter: _Counter) -> None:
     ):
         counter.wrap(GraphStore, name)  # each one write transaction (its reads: curate too)
     counter.wrap(GraphStore, "_write", _is_graph_write)
-    for model in (AuditEvent, ReviewPair, MaintenanceRun):
+    for model in (AuditEvent, ReviewPair, Run):
         counter.wrap(model, "save", _model_save(model))
 
 
@@ -212,10 +213,10 @@ def _graph_merge(source: list[str], target: list[str]) -> None:
 
 
 def _import(run_id: int) -> None:
-    from memory_app.notes.models import MaintenanceRun
-    from qqweb.backup.tasks import run_backup_task
+    from qqweb.jobs.models import Run
+    from qqweb.jobs.tasks import run_backup_task
 
-    run_backup_task.run(MaintenanceRun.objects.get(pk=run_id).pk)
+    run_backup_task.run(Run.objects.get(pk=run_id).pk)
 
 
 ACTIONS: dict[str, Callable[..., None]] = {
@@ -259,7 +260,7 @@ def main() -> None:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "qqweb.settings")
     django.setup()
-    modules = ("memory_app.notes.services.review", "graph_app.services.merge", "qqweb.backup.tasks")
+    modules = ("memory_app.notes.services.review", "graph_app.services.merge", "qqweb.jobs.tasks")
     for module in modules:
         __import__(module)  # imported once here, not in every child
     print("ready", flush=True)

@@ -104,7 +104,7 @@ def vanished_list(request: HttpRequest) -> list[VanishedOut]:
 def vanished_scan(request: HttpRequest) -> ScanOut:
     """Run the vanished-facts scan now (beat runs it every QQ_FACTS_SCAN_INTERVAL_S)."""
     require_role(request, CURATOR)
-    report = services.facts_scan(actor=Actor.from_request(request))
+    report = services.vanished_scan_run(actor=Actor.from_request(request))
     return ScanOut(seen=report.seen, new=report.new, vanished=report.vanished)
 
 

@@ -14,9 +14,10 @@ class FactsAppConfig(AppConfig):
     verbose_name = "Facts memory (second agent)"
 
     def ready(self) -> None:
-        from memory_app.facts.services import UNDO_HANDLERS  # imports models
+        from memory_app.facts.services import UNDO_HANDLERS, VANISHED_SCAN_JOB  # imports models
         from memory_app.facts.source import facts_source
         from qqweb.audit.registry import register_undo
+        from qqweb.jobs.registry import register_job
         from qqweb.lib.auth import CURATOR
         from qqweb.lib.sources import register_source
 
@@ -26,6 +27,7 @@ class FactsAppConfig(AppConfig):
         # curator's action, so undoing it needs a curator too.
         for action, handler in UNDO_HANDLERS.items():
             register_undo(action, handler, CURATOR)
+        register_job(VANISHED_SCAN_JOB)
 
 
 def facts_settings_check(**kwargs: Any) -> list[checks.CheckMessage]:

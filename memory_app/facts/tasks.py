@@ -6,16 +6,16 @@ from typing import Any
 
 from celery import shared_task
 
-from memory_app.facts.services import facts_scan
+from memory_app.facts.services import vanished_scan_run
 from memory_app.facts.stores import facts_enabled
 from qqweb.lib.actors import Actor
 
 
 @shared_task(name="facts.vanished_scan")
 def vanished_scan_task() -> dict[str, Any]:
-    """The periodic vanished-facts scan (``CELERY_BEAT_SCHEDULE``); nothing while the
-    facts store is off."""
+    """The periodic vanished-facts scan (``CELERY_BEAT_SCHEDULE``), a run of the
+    ``vanished_scan`` job in this worker process; nothing while the facts store is off."""
     if not facts_enabled():
         return {"skipped": "the facts store is off"}
-    report = facts_scan(actor=Actor.job("facts-scan"))
+    report = vanished_scan_run(actor=Actor.job("facts-scan"))
     return {"seen": report.seen, "new": report.new, "vanished": report.vanished}

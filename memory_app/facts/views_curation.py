@@ -25,6 +25,7 @@ from memory_app.facts.lib.errors import FactChanged
 from memory_app.facts.services import FactAction, NeedsConfirmation
 from memory_app.facts.views import facts_on
 from qqweb.audit.messages import done_with_undo
+from qqweb.jobs.errors import JobBusy
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, role_required
 from qqweb.lib.errors import InvalidInput, Refused
@@ -257,7 +258,11 @@ def vanished(request: HttpRequest) -> HttpResponse:
 @role_required(CURATOR)
 @facts_on
 def vanished_scan(request: HttpRequest) -> HttpResponse:
-    report = services.facts_scan(actor=Actor.from_request(request))
+    try:
+        report = services.vanished_scan_run(actor=Actor.from_request(request))
+    except JobBusy as e:  # another scan holds the job's lock
+        messages.error(request, str(e))
+        return _done(request, reverse("facts_app:vanished"))
     messages.success(
         request, f"Scanned {report.seen} facts: {report.vanished} vanished since the last scan."
     )

@@ -12,8 +12,10 @@ class MemoryAppConfig(AppConfig):
         # services import models: after populate
         from memory_app.notes.selectors.links import NotesMentionsReader
         from memory_app.notes.services import UNDO_HANDLERS, UNDO_ROLES
+        from memory_app.notes.services.jobs import NOTES_JOBS
         from memory_app.notes.services.settle import SETTLE_CHECKS
         from memory_app.notes.source import notes_source
+        from qqweb.jobs.registry import register_job
         from qqweb.lib.links import register_notes_reader
         from qqweb.lib.sources import register_source
 
@@ -23,3 +25,5 @@ class MemoryAppConfig(AppConfig):
             register_settle(action, check)
         register_source("notes", notes_source)
         register_notes_reader(NotesMentionsReader())
+        for job in NOTES_JOBS:
+            register_job(job)

@@ -1,36 +1,10 @@
-"""Errors of the notes app's services that are about no note: runs, jobs, schedules and
-the review queue's pairs. Each is a kind of ``qqweb.lib.errors.QQError`` whose ``status``
+"""Errors of the notes app's services that are about no note: schedules and the
+review queue's pairs. Each is a kind of ``qqweb.lib.errors.QQError`` whose ``status``
 and ``code`` say how the API answers it (the pages show its text)."""
 
 from __future__ import annotations
 
 from qqweb.lib.errors import InvalidInput, NotFound
-
-
-class RunNotFound(NotFound):
-    """There is no run with this id (404)."""
-
-    def __init__(self, run_id: int | str) -> None:
-        super().__init__(f"there is no run {run_id}")
-        self.run_id = run_id
-
-    def details(self) -> dict[str, object]:
-        return {"run": self.run_id}
-
-
-class RunRefused(InvalidInput):
-    """The run exists but cannot do what was asked now (cancel a closed run, apply what is
-    not a finished dry run or was applied already, undo a run that changed nothing): 400."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__("run", message)
-
-
-class UnknownJob(InvalidInput):
-    """A job kind there is no job of (400), naming the jobs there are."""
-
-    def __init__(self, jobs: list[str]) -> None:
-        super().__init__("job", f"must be one of {', '.join(jobs)}")
 
 
 class InvalidSchedule(InvalidInput):

@@ -6,9 +6,9 @@ from typing import Any
 
 from django import forms
 
-from memory_app.notes.job_params import InvalidJobParams, JobParams, params_validate
 from memory_app.notes.lib.constants import CORE_CATEGORIES, SECTIONS
 from memory_app.notes.lib.listing import MAX_STALE_DAYS, SORT_FIELDS, SOURCE_TYPES, NoteFilter
+from qqweb.jobs.params import InvalidJobParams, JobParams, params_validate
 from qqweb.lib.errors import InvalidInput
 
 SECTION_CHOICES = [("", "any section"), *[(s, s) for s in SECTIONS]]
@@ -159,7 +159,7 @@ class BulkForm(forms.Form):
 
 
 class JobForm(forms.Form):
-    """Start a maintenance job. Its parameter fields are made from the job's schema, which
+    """Start a job. Its parameter fields are made from the job's schema, which
     also converts and checks the values (as for the API and the commands); a field left
     empty takes its setting's value."""
 

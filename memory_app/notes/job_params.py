@@ -1,24 +1,24 @@
-"""The parameters of the maintenance jobs, each job's declared once, as a typed schema.
+"""The parameters of the notes jobs, each job's declared once, as a typed schema (the base,
+:class:`qqweb.jobs.params.JobParams`, and its validation are the jobs app's).
 
 The three front doors use the same schema: the API takes it as the body's ``params`` (and
-documents it), the Maintenance page builds its form fields from it, the management
-commands their options. :func:`job_create` validates with it and stores the validated dict
-on the run; the job function reads a typed object built from that dict. What the caller
+documents it), the Jobs page builds its form fields from it, the management
+commands their options. :func:`qqweb.jobs.runner.job_create` validates with it and
+stores the validated dict on the run; the job function reads a typed object built from
+that dict. What the caller
 leaves out takes the setting's value at that moment (QQ_ARCHIVE_THRESHOLD,
 QQ_DEDUP_THRESHOLD, QQ_ARCHIVE_RETENTION_DAYS), never a literal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from django.conf import settings
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
-from pydantic import ValidationError as PydanticValidationError
+from pydantic import Field
 
+from qqweb.jobs.params import JobParams
 from qqweb.lib.api_types import NoBool
-from qqweb.lib.errors import InvalidInput
 
 MAX_DAYS = 36_500  # a hundred years: today minus that many days is still a date
 
@@ -41,26 +41,6 @@ def _consolidation_threshold() -> float:
 
 def _retention_days() -> int:
     return int(settings.QQ_ARCHIVE_RETENTION_DAYS)
-
-
-class JobParams(BaseModel):
-    """Unknown parameters are refused; a default from a setting is validated too, so a
-    misconfigured setting fails the run before it starts rather than half-way."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _numbers_are_not_booleans(cls, value: Any, info: ValidationInfo) -> Any:
-        # pydantic would take true for 1: a threshold of 1 archives nearly every note
-        wanted = cls.model_fields[str(info.field_name)].annotation
-        if isinstance(value, bool) and wanted in (int, float):
-            raise ValueError("must be a number, not true or false")
-        return value
-
-
-class NoParams(JobParams):
-    """This job takes no parameters."""
 
 
 class ArchivalParams(JobParams):
@@ -122,33 +102,3 @@ class AutoConsolidationParams(JobParams):
         description="Ask the LLM at QQ_LLM_URL for each merged text (the simple merge when "
         "it does not answer, as the agent does).",
     )
-
-
-class InvalidJobParams(InvalidInput):
-    """Parameters a job does not take, or values out of its bounds. ``errors`` lists every
-    (parameter, message); ``field`` and ``message`` are the first."""
-
-    def __init__(self, errors: list[tuple[str, str]]) -> None:
-        super().__init__(*errors[0])
-        self.errors = errors
-
-
-def params_validate(
-    schema: type[JobParams], params: Mapping[str, Any] | JobParams | None
-) -> JobParams:
-    """``params`` as ``schema``, with the settings' values for what is left out; raises
-    :class:`InvalidJobParams` naming each bad parameter."""
-    if isinstance(params, JobParams):
-        params = params.model_dump()
-    try:
-        return schema.model_validate(dict(params or {}))
-    except PydanticValidationError as e:
-        raise InvalidJobParams([_error(schema, err) for err in e.errors()]) from e
-
-
-def _error(schema: type[JobParams], err: Any) -> tuple[str, str]:
-    field = ".".join(str(part) for part in err["loc"]) or "params"
-    if err["type"] == "extra_forbidden":
-        takes = ", ".join(schema.model_fields) or "no parameters"
-        return field, f"not a parameter of this job (it takes {takes})"
-    return field, str(err["msg"]).removeprefix("Value error, ")

@@ -6,8 +6,9 @@ from typing import Any
 from ninja import Field, Schema
 from pydantic import ConfigDict, create_model, field_validator
 
-from memory_app.notes.job_params import MAX_DAYS, ArchivePurgeParams, JobParams, NoParams
+from memory_app.notes.job_params import MAX_DAYS, ArchivePurgeParams
 from memory_app.notes.lib.listing import NoteFilter
+from qqweb.jobs.params import JobParams, NoParams
 from qqweb.lib.api_types import CountOut, Cursor, Fraction, SearchText, ShortText, UtcDateTime
 
 

@@ -5,7 +5,7 @@ from memory_app.notes import (
     views_archive,
     views_audit,
     views_core,
-    views_maintenance,
+    views_jobs,
     views_review,
 )
 
@@ -47,29 +47,27 @@ urlpatterns = [
     path("core/working/remove/", views_core.working_item_remove, name="working_item_remove"),
     path("core/working/edit/", views_core.working_item_edit, name="working_item_edit"),
     path("core/candidates/<str:note_id>/", views_core.candidate_verdict, name="candidate_verdict"),
-    path("maintenance/", views_maintenance.maintenance, name="maintenance"),
-    path(
-        "maintenance/runs/<int:run_id>/", views_maintenance.maintenance_run, name="maintenance_run"
-    ),
+    path("maintenance/", views_jobs.maintenance, name="maintenance"),
+    path("maintenance/runs/<int:run_id>/", views_jobs.maintenance_run, name="maintenance_run"),
     path(
         "maintenance/schedule/<int:task_id>/",
-        views_maintenance.maintenance_schedule,
+        views_jobs.maintenance_schedule,
         name="maintenance_schedule",
     ),
     path(
         "maintenance/runs/<int:run_id>/apply/",
-        views_maintenance.maintenance_run_apply,
+        views_jobs.maintenance_run_apply,
         name="maintenance_run_apply",
     ),
     path(
         "maintenance/runs/<int:run_id>/cancel/",
-        views_maintenance.maintenance_run_cancel,
+        views_jobs.maintenance_run_cancel,
         name="maintenance_run_cancel",
     ),
     path(
         "maintenance/runs/<int:run_id>/undo/",
-        views_maintenance.maintenance_run_undo,
+        views_jobs.maintenance_run_undo,
         name="maintenance_run_undo",
     ),
-    path("maintenance/<str:kind>/", views_maintenance.maintenance_start, name="maintenance_start"),
+    path("maintenance/<str:kind>/", views_jobs.maintenance_start, name="maintenance_start"),
 ]

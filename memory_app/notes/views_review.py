@@ -12,10 +12,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memory_app.notes import selectors, services
-from memory_app.notes.job_params import InvalidJobParams
-from memory_app.notes.jobs import job_start, waits_for_worker
-from memory_app.notes.models import MaintenanceRun
 from qqweb.audit.messages import done_with_undo
+from qqweb.jobs.models import Run
+from qqweb.jobs.params import InvalidJobParams
+from qqweb.jobs.starting import job_start, waits_for_worker
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import ADMIN, CURATOR, VIEWER, has_role, role_required
 from qqweb.lib.errors import QQError
@@ -134,7 +134,7 @@ def review_scan(request: HttpRequest) -> HttpResponse:
 @role_required(VIEWER)
 def review_scan_progress(request: HttpRequest, run_id: int) -> HttpResponse:
     """The progress of the scan this page started (the only one it polls)."""
-    run = get_object_or_404(MaintenanceRun, pk=run_id, kind="dedup_scan")
+    run = get_object_or_404(Run, pk=run_id, kind="dedup_scan")
     context = {
         "scan": run,
         "poll": True,
@@ -142,6 +142,6 @@ def review_scan_progress(request: HttpRequest, run_id: int) -> HttpResponse:
         "no_worker": waits_for_worker(run),
     }
     response = render(request, "memory_app/review.html#scan-progress", context)
-    if run.status in MaintenanceRun.CLOSED and request.GET.get("polling"):
+    if run.status in Run.CLOSED and request.GET.get("polling"):
         response["HX-Refresh"] = "true"  # the queue changed: show it
     return response

@@ -41,7 +41,7 @@ def register_undo(action: str, handler: UndoHandler, role: str = ADMIN) -> None:
 
 def undo_role(action: str, actor_label: str) -> str:
     """The role needed to undo ``action`` done by ``actor_label``: the role the action
-    needed. A maintenance job's changes (actor ``job:...``) were started by an admin."""
+    needed. A job's changes (actor ``job:...``) were started by an admin."""
     if actor_label.startswith("job:"):
         return ADMIN
     return _roles.get(action, ADMIN)

@@ -20,7 +20,7 @@ from qqweb.backup.services import (
     import_create,
     upload_save,
 )
-from qqweb.backup.tasks import backup_start
+from qqweb.jobs.starting import run_enqueue
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import errors
 from qqweb.lib.auth import ADMIN, require_role
@@ -58,7 +58,7 @@ class ImportIn(Schema):
 def export_start(request: HttpRequest) -> Status:
     """Export every store into a new file of the backup directory, in the worker."""
     require_role(request, ADMIN)
-    return Status(202, backup_start(export_create(actor=Actor.from_request(request))))
+    return Status(202, run_enqueue(export_create(actor=Actor.from_request(request))))
 
 
 @router.get("/files", response={200: list[BackupFileOut], **errors()})
@@ -99,4 +99,4 @@ def import_start(request: HttpRequest, body: ImportIn) -> Status:
         accept_conflicts=body.accept_conflicts,
         import_valid=body.import_valid,
     )
-    return Status(202, backup_start(run))
+    return Status(202, run_enqueue(run))

@@ -1,7 +1,9 @@
-"""Backup runs: an export or an import is a ``MaintenanceRun`` (kind ``export`` or
-``import``) with its progress, run by the worker (``tasks.py``) or by a command in its
-own process. Files live in ``QQ_BACKUP_DIR`` under names this module makes, so a name
-from a request can never point elsewhere."""
+"""Backup runs: export and import are jobs (kinds ``export`` and ``import``, registered
+with the jobs app by ``BackupAppConfig.ready()``), so each export or import is a run with
+the same lock, retry, cancel and progress as every job, run by the worker's run task
+(:mod:`qqweb.jobs.tasks`) or by a command in its own process. Files live in
+``QQ_BACKUP_DIR`` under names this module makes, so a name from a request can never point
+elsewhere."""
 
 from __future__ import annotations
 
@@ -16,14 +18,6 @@ from typing import Any
 from django.conf import settings
 
 from memory_app.notes.lib import InvalidBackupFile
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.services.runs import (
-    run_create,
-    run_failed,
-    run_finished,
-    run_progress,
-    run_started,
-)
 from qqweb.backup.exporting import Progress, backup_export
 from qqweb.backup.importing import (
     ImportConflicts,
@@ -31,9 +25,12 @@ from qqweb.backup.importing import (
     backup_import,
     backup_preview,
 )
-from qqweb.backup.ndjson import ExportFormatError
+from qqweb.jobs.models import Run
+from qqweb.jobs.registry import Job
+from qqweb.jobs.runner import job_run
+from qqweb.jobs.runs import run_create, run_failed
 from qqweb.lib.actors import Actor
-from qqweb.lib.errors import InvalidInput, NotFound
+from qqweb.lib.errors import NotFound, StoreUnavailable
 
 EXPORT, IMPORT = "export", "import"
 _FILE_NAME = re.compile(r"(export|upload)-[0-9A-Za-z-]{1,64}\.ndjson")
@@ -87,7 +84,7 @@ def upload_save(*, chunks: Iterable[bytes]) -> str:
     return name
 
 
-def export_create(*, actor: Actor) -> MaintenanceRun:
+def export_create(*, actor: Actor) -> Run:
     name = f"export-{datetime.now(UTC):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}.ndjson"
     return run_create(kind=EXPORT, actor=actor, params={"file": name})
 
@@ -99,7 +96,7 @@ def import_create(
     dry_run: bool = False,
     accept_conflicts: bool = False,
     import_valid: bool = False,
-) -> MaintenanceRun:
+) -> Run:
     """An import (``dry_run``: its preview) of a file of the backup directory;
     ``import_valid``: leave out the records the checks refuse instead of refusing it."""
     if not backup_path(file).is_file():
@@ -112,48 +109,73 @@ def import_create(
     return run_create(kind=IMPORT, actor=actor, params=params, dry_run=dry_run)
 
 
-def backup_run(*, run: MaintenanceRun, progress: Progress | None = None) -> dict[str, Any]:
-    """Run an export or an import run to its end; its stats say what it did. A refused
-    import (records refused and not left out, conflicts not accepted, a file that does not
-    fit the format) fails the run with the reason, its preview in the stats, nothing
-    written."""
+@dataclass(frozen=True)
+class ExportResult:
+    """What an export wrote (its run's stats): the file, its size, the records by kind,
+    the memory files it holds."""
 
-    def tick(done: int, total: int | None) -> None:
-        run_progress(run, done, total)
-        if progress:
-            progress(done, total)
+    file: str
+    bytes: int
+    counts: dict[str, int]
+    files: list[str]
 
-    run_started(run)
+
+def export_work(run: Run, progress: Progress) -> ExportResult:
+    """The export job: every store into the run's file."""
     path = backup_path(str(run.params["file"]))
+    summary = backup_export(destination=path, progress=progress)
+    return ExportResult(path.name, summary.bytes, summary.counts, summary.files)
+
+
+def import_work(run: Run, progress: Progress) -> dict[str, Any]:
+    """The import job (its dry run: the preview). A refused import (records refused and
+    not left out, conflicts not accepted) fails the run with the reason, its preview in
+    the stats, nothing written."""
+    path = backup_path(str(run.params["file"]))
+    if run.dry_run:
+        return {"preview": backup_preview(source=path).to_json()}
     try:
-        if run.kind == EXPORT:
-            summary = backup_export(destination=path, progress=tick)
-            stats: dict[str, Any] = {
-                "file": path.name,
-                "bytes": summary.bytes,
-                "counts": summary.counts,
-                "files": summary.files,
-            }
-        elif run.dry_run:
-            stats = {"preview": backup_preview(source=path).to_json()}
-        else:
-            result = backup_import(
-                source=path,
-                accept_conflicts=bool(run.params.get("accept_conflicts")),
-                import_valid=bool(run.params.get("import_valid")),
-                progress=tick,
-            )
-            stats = result.to_json()
+        result = backup_import(
+            source=path,
+            accept_conflicts=bool(run.params.get("accept_conflicts")),
+            import_valid=bool(run.params.get("import_valid")),
+            progress=progress,
+        )
     except (ImportConflicts, RecordsRefused) as e:
         run.stats = {"preview": e.preview.to_json()}
         run.save(update_fields=["stats"])
+        raise
+    return result.to_json()
+
+
+# Registered by BackupAppConfig.ready(): started from the Backup page and the backup API
+# (not the jobs page's catalogue), run like every job: its lock, retry, cancel, run page.
+BACKUP_JOBS = (
+    Job(
+        EXPORT,
+        "Export",
+        "Export every store into a file of the backup directory.",
+        export_work,
+        listed=False,
+    ),
+    Job(
+        IMPORT,
+        "Import",
+        "Import a file of the backup directory (its dry run: a preview).",
+        import_work,
+        listed=False,
+    ),
+)
+
+
+def backup_run(*, run: Run, progress: Progress | None = None) -> dict[str, Any]:
+    """Run an export or an import run to its end, in this process (a command); its stats
+    say what it did. A refused import (records refused and not left out, conflicts not
+    accepted, a file that does not fit the format) fails the run with the reason and
+    raises. A store that is down fails it too (the worker's task would retry it; here
+    the admin runs the command again)."""
+    try:
+        return job_run(run=run, on_progress=progress)
+    except StoreUnavailable as e:
         run_failed(run, str(e))
         raise
-    except (ExportFormatError, InvalidInput) as e:
-        run_failed(run, str(e))
-        raise
-    except Exception as e:
-        run_failed(run, f"{type(e).__name__}: {e}")
-        raise
-    run_finished(run, stats)
-    return stats

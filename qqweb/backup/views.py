@@ -11,7 +11,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memory_app.facts.stores import facts_enabled
 from memory_app.notes.lib import InvalidBackupFile
-from memory_app.notes.models import MaintenanceRun
 from qqweb.backup.services import (
     EXPORT,
     IMPORT,
@@ -21,7 +20,8 @@ from qqweb.backup.services import (
     import_create,
     upload_save,
 )
-from qqweb.backup.tasks import backup_start
+from qqweb.jobs.models import Run
+from qqweb.jobs.starting import run_enqueue
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import ADMIN, role_required
 from qqweb.lib.errors import Refused
@@ -32,7 +32,7 @@ from qqweb.liveness import jobs_wait_for_a_worker
 @require_GET
 @role_required(ADMIN)
 def backup(request: HttpRequest) -> HttpResponse:
-    runs = MaintenanceRun.objects.filter(kind__in=(EXPORT, IMPORT))[:20]
+    runs = Run.objects.filter(kind__in=(EXPORT, IMPORT))[:20]
     context = {"files": backup_files(), "runs": runs, "facts_enabled": facts_enabled()}
     return render_page(request, "backup/backup.html", "backup-files", context)
 
@@ -40,7 +40,7 @@ def backup(request: HttpRequest) -> HttpResponse:
 @require_POST
 @role_required(ADMIN)
 def export_start(request: HttpRequest) -> HttpResponse:
-    run = backup_start(export_create(actor=Actor.from_request(request)))
+    run = run_enqueue(export_create(actor=Actor.from_request(request)))
     return redirect("backup:run", run_id=run.pk)
 
 
@@ -71,7 +71,7 @@ def upload(request: HttpRequest) -> HttpResponse:
         return redirect("backup:backup")
     name = upload_save(chunks=uploaded.chunks())
     run = import_create(actor=Actor.from_request(request), file=name, dry_run=True)
-    return redirect("backup:run", run_id=backup_start(run).pk)
+    return redirect("backup:run", run_id=run_enqueue(run).pk)
 
 
 @require_POST
@@ -89,15 +89,15 @@ def import_start(request: HttpRequest) -> HttpResponse:
     except Refused as e:
         messages.error(request, str(e))
         return redirect("backup:backup")
-    return redirect("backup:run", run_id=backup_start(run).pk)
+    return redirect("backup:run", run_id=run_enqueue(run).pk)
 
 
 @require_GET
 @role_required(ADMIN)
 def run(request: HttpRequest, run_id: int) -> HttpResponse:
     """A run with its progress; the ``run-status`` fragment polls itself while it runs."""
-    item = get_object_or_404(MaintenanceRun, pk=run_id, kind__in=(EXPORT, IMPORT))
+    item = get_object_or_404(Run, pk=run_id, kind__in=(EXPORT, IMPORT))
     preview = item.stats.get("preview") if isinstance(item.stats, dict) else None
-    no_worker = item.status == MaintenanceRun.QUEUED and jobs_wait_for_a_worker()
+    no_worker = item.status == Run.QUEUED and jobs_wait_for_a_worker()
     context = {"run": item, "preview": preview, "no_worker": no_worker}
     return render_page(request, "backup/run.html", "run-status", context)

@@ -1,7 +1,7 @@
 """Roles, access checks and the login wall.
 
 Roles are Django groups, ordered: ``viewer`` reads; ``curator`` also edits, merges,
-archives and promotes; ``admin`` also restores, purges, runs maintenance and manages
+archives and promotes; ``admin`` also restores, purges, runs jobs and manages
 users and API tokens. A superuser is an admin. Every permission question goes through
 :func:`has_role`; views use :func:`role_required`, API functions :func:`require_role`.
 """

@@ -7,8 +7,8 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from memory_app.notes.services.maintenance import job_create, job_run
 from memory_app.notes.stores import archive_manager, notes_store
+from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note
 

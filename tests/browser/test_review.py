@@ -6,8 +6,9 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from memory_app.notes.services import duplicates_scan, run_create
+from memory_app.notes.services import duplicates_scan
 from memory_app.notes.stores import notes_store
+from qqweb.jobs.runs import run_create
 from qqweb.lib.actors import Actor
 from tests.helpers import add_note, plant_note, vector
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from django.test import Client, RequestFactory
 
-from memory_app.notes.models import MaintenanceRun
 from qqweb.api import api
+from qqweb.jobs.models import Run
 from qqweb.services import api_token_create, api_token_revoke
 from qqweb.views import error_500
 from tests.helpers import add_note
@@ -138,8 +138,8 @@ def test_a_scan_when_the_broker_is_down_is_a_503_and_the_run_says_why(admin_clie
     response = admin_client_.post("/api/duplicates/scan", {}, content_type="application/json")
     assert response.status_code == 503
     assert response.json()["error"]["store"] == "broker"
-    run = MaintenanceRun.objects.get()
-    assert run.status == MaintenanceRun.FAILED
+    run = Run.objects.get()
+    assert run.status == Run.FAILED
     assert "broker" in run.error
 
 

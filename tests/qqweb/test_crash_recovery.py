@@ -28,16 +28,17 @@ from django.utils import timezone
 from graph_app.services.merge import entity_merge
 from graph_app.stores import graph_store
 from memory_app.notes.lib import CoreNotesManager, NoteNotFound
-from memory_app.notes.models import MaintenanceRun, ReviewPair
+from memory_app.notes.models import ReviewPair
 from memory_app.notes.services.archive import archive_purge
 from memory_app.notes.services.notes import note_archive, note_restore
 from memory_app.notes.services.review import review_verdict
-from memory_app.notes.services.runs import runs_reap
 from memory_app.notes.stores import notes_store
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
 from qqweb.backup.exporting import backup_export
 from qqweb.backup.services import backup_run, import_create
+from qqweb.jobs.models import Run
+from qqweb.jobs.runs import runs_reap
 from qqweb.lib.actors import Actor
 from tests.crashing import CRASH_EXIT, CrashServer
 from tests.graph_app.conftest import graph_dump, run_cypher
@@ -390,7 +391,7 @@ def memory_snapshot() -> dict[str, Any]:
 def empty_memory() -> None:
     fresh_memory()
     graph_store().delete_everything()
-    MaintenanceRun.objects.all().delete()
+    Run.objects.all().delete()
     for path in Path(django_settings.MEMORY_DIR).iterdir():
         path.unlink()
 
@@ -417,8 +418,8 @@ def test_an_import_killed_at_any_step_is_finished_by_importing_again_with_nothin
     def recover(crashed_after: int, steps: list[str]) -> None:
         where = f"import killed after write {crashed_after} of {steps}"
         reap()
-        assert not MaintenanceRun.objects.filter(status=MaintenanceRun.RUNNING).exists()
-        if not MaintenanceRun.objects.filter(kind="import", status=MaintenanceRun.DONE):
+        assert not Run.objects.filter(status=Run.RUNNING).exists()
+        if not Run.objects.filter(kind="import", status=Run.DONE):
             again = import_create(
                 actor=ADMIN, file="export-crash-test.ndjson", accept_conflicts=True
             )
@@ -429,13 +430,13 @@ def test_an_import_killed_at_any_step_is_finished_by_importing_again_with_nothin
     steps = crash_at_every_step(crash_server, "import", child_stores, plant, recover)
     assert steps == [
         "MongoNotesStore.insert_exported",
-        "MaintenanceRun.save",  # progress
+        "Run.save",  # progress
         "MemoryFiles.import_file",  # archive.jsonl
         "MemoryFiles.import_file",  # core.md
         *["GraphStore._write"] * 4,  # nodes, by labels
-        "MaintenanceRun.save",
+        "Run.save",
         *["GraphStore._write"] * 4,  # relationships, by type
-        "MaintenanceRun.save",
-        "MaintenanceRun.save",
-        "MaintenanceRun.save",  # done
+        "Run.save",
+        "Run.save",
+        "Run.save",  # done
     ]

@@ -19,7 +19,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from memory_app.notes.models import MaintenanceRun
+from qqweb.jobs.models import Run
 from qqweb.liveness import heartbeat_record
 from qqweb.models import ProcessHeartbeat
 from tests.services import start_celery_beat, start_celery_worker, stop
@@ -147,7 +147,7 @@ def test_a_dry_run_started_with_no_worker_says_it_waits_in_the_queue(
         reverse("memory_app:maintenance_start", args=["decay"]), {"dry_run": "on"}, follow=True
     )
     page = response.content.decode()
-    assert MaintenanceRun.objects.get().status == "queued"
+    assert Run.objects.get().status == "queued"
     assert 'id="no-worker"' in page and "queued, and no worker is running" in page
 
 
@@ -181,5 +181,5 @@ def test_an_export_started_with_no_worker_says_it_waits_in_the_queue(
     stores, own_dev_broker, admin_client_
 ):
     page = admin_client_.post(reverse("backup:export"), follow=True).content.decode()
-    assert MaintenanceRun.objects.get().status == "queued"
+    assert Run.objects.get().status == "queued"
     assert 'id="no-worker"' in page and "queued, and no worker is running" in page

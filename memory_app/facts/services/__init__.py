@@ -18,7 +18,12 @@ from memory_app.facts.services.pairs import (
     undo_verdict,
 )
 from memory_app.facts.services.undo import undo_action
-from memory_app.facts.services.vanished import ScanReport, facts_scan
+from memory_app.facts.services.vanished import (
+    VANISHED_SCAN_JOB,
+    ScanReport,
+    facts_scan,
+    vanished_scan_run,
+)
 from memory_app.facts.services.writes import (
     fact_create,
     fact_delete,
@@ -40,6 +45,7 @@ UNDO_HANDLERS = {
 __all__ = [
     "PAIR_ACTIONS",
     "UNDO_HANDLERS",
+    "VANISHED_SCAN_JOB",
     "FactAction",
     "NeedsConfirmation",
     "ScanReport",
@@ -52,4 +58,5 @@ __all__ = [
     "fact_restore",
     "facts_scan",
     "pair_resolve",
+    "vanished_scan_run",
 ]

@@ -11,6 +11,11 @@ last snapshot, so it can be restored like any archived fact:
 
 Facts qqweb archived itself since they were last seen are recorded as such and not
 listed. The first scan of a store lists nothing (there is no earlier snapshot).
+
+Each scan is a run of the job ``vanished_scan`` (registered with the jobs app by
+``FactsAppConfig.ready()``): one at a time under its lock, with its run page and its
+progress in the jobs page's list of runs, cancellable (a cancelled scan writes nothing: it
+is one transaction).
 """
 
 from __future__ import annotations
@@ -29,7 +34,13 @@ from memory_app.facts.lib.rules import bson_sort_key, cosine
 from memory_app.facts.models import ArchivedFact, SeenFact
 from memory_app.facts.services.steps import aware_utc, location_of
 from memory_app.facts.stores import facts_store
+from qqweb.jobs.models import Run
+from qqweb.jobs.registry import Job, Progress
+from qqweb.jobs.runner import job_run
+from qqweb.jobs.runs import run_create
 from qqweb.lib.actors import Actor
+
+VANISHED_SCAN = "vanished_scan"
 
 
 @dataclass(frozen=True)
@@ -88,8 +99,12 @@ _DETAIL = {
 
 
 @transaction.atomic
-def facts_scan(*, actor: Actor, now: datetime | None = None) -> ScanReport:
-    """Snapshot every fact; archive and classify the ones gone since the last scan."""
+def facts_scan(
+    *, actor: Actor, now: datetime | None = None, progress: Progress | None = None
+) -> ScanReport:
+    """Snapshot every fact; archive and classify the ones gone since the last scan.
+    ``progress`` is told when the facts are snapshotted (a run's: it may cancel the scan,
+    which then writes nothing)."""
     store = facts_store()
     location = location_of(store)
     now = now or timezone.now()
@@ -107,6 +122,8 @@ def facts_scan(*, actor: Actor, now: datetime | None = None) -> ScanReport:
         row.related_id = row.related_content = ""
         row.score = None
         row.save()
+    if progress is not None:
+        progress(len(facts), len(facts))
     vanished = 0
     gone_rows = []
     for row in rows.values():
@@ -148,3 +165,31 @@ def facts_scan(*, actor: Actor, now: datetime | None = None) -> ScanReport:
         row.save()
         vanished += 1
     return ScanReport(seen=len(facts), new=len(appeared), vanished=vanished)
+
+
+def _scan_actor(run: Run) -> Actor:
+    """Who the scan's archive entries are by: who started the run (a curator, or the job
+    ``facts-scan`` for beat's)."""
+    kind, _, name = run.started_by.partition(":")
+    return Actor(kind, name)
+
+
+def vanished_scan_work(run: Run, progress: Progress) -> ScanReport:
+    return facts_scan(actor=_scan_actor(run), progress=progress)
+
+
+def vanished_scan_run(*, actor: Actor) -> ScanReport:
+    """Scan now, in this process, as a run of the ``vanished_scan`` job (the button, the
+    API and beat's task): refused while another scan runs (its lock)."""
+    stats = job_run(run=run_create(kind=VANISHED_SCAN, actor=actor))
+    return ScanReport(**stats)
+
+
+VANISHED_SCAN_JOB = Job(
+    VANISHED_SCAN,
+    "Vanished-facts scan",
+    "Snapshot every fact of the second agent's store; archive and classify the ones gone "
+    "since the last scan.",
+    vanished_scan_work,
+    listed=False,  # started from the Vanished page, the API and beat
+)

@@ -67,7 +67,7 @@ def _event_out(event: AuditEvent) -> dict[str, Any]:
     "/audit/batches/{batch_id}/undo", response={200: BatchUndoOut, **errors(503)}, tags=["audit"]
 )
 def audit_batch_undo(request: HttpRequest, batch_id: uuid.UUID) -> dict[str, Any]:
-    """Undo every action of a batch (a bulk action or a maintenance run), newest first;
+    """Undo every action of a batch (a bulk action or a run of a job), newest first;
     what cannot be undone is listed with the reason."""
     require_role(request, CURATOR)
     undone, refused = audit_services.batch_undo(

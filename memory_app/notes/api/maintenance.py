@@ -1,4 +1,5 @@
-"""Maintenance runs: start a job (its parameters checked by its schema), poll a run."""
+"""The jobs over the API (its paths stay under /api/maintenance): start a job (its parameters
+checked by its schema), poll, cancel, apply and undo a run."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ from ninja import Status
 from pydantic import Field
 
 from memory_app.notes.api.common import router
-from memory_app.notes.errors import RunNotFound, RunRefused, UnknownJob
-from memory_app.notes.jobs import job_start, plan_apply_start, run_undo_start
-from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.schemas import JobIn, PlanOut, RunOut, job_in
-from memory_app.notes.selectors.maintenance import plan_page, plan_summary
-from memory_app.notes.services.maintenance import JOBS, Job
-from memory_app.notes.services.runs import run_cancel
+from memory_app.notes.selectors.jobs import plan_page, plan_summary
+from qqweb.jobs.errors import RunNotFound, RunRefused, UnknownJob
+from qqweb.jobs.models import Run
+from qqweb.jobs.registry import JOBS, Job
+from qqweb.jobs.runs import run_cancel
+from qqweb.jobs.starting import job_start, plan_apply_start, run_undo_start
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import Limit1000, Offset, ShortText, errors
 from qqweb.lib.auth import ADMIN, VIEWER, require_role
@@ -24,7 +25,7 @@ from qqweb.lib.auth import ADMIN, VIEWER, require_role
 @router.get(
     "/maintenance/runs/{run_id}", response={200: RunOut, **errors(404)}, tags=["maintenance"]
 )
-def maintenance_run(request: HttpRequest, run_id: int) -> MaintenanceRun:
+def maintenance_run(request: HttpRequest, run_id: int) -> Run:
     require_role(request, VIEWER)
     return _run(run_id)
 
@@ -34,14 +35,14 @@ def maintenance_runs(
     request: HttpRequest, kind: ShortText = "", limit: Annotated[int, Field(ge=1, le=500)] = 50
 ) -> list[Any]:
     require_role(request, VIEWER)
-    runs = MaintenanceRun.objects.defer("plan")
+    runs = Run.objects.defer("plan")
     if kind:
         runs = runs.filter(kind=kind)
     return list(runs[:limit])
 
 
-def _run(run_id: int) -> MaintenanceRun:
-    run = MaintenanceRun.objects.filter(pk=run_id).first()
+def _run(run_id: int) -> Run:
+    run = Run.objects.filter(pk=run_id).first()
     if run is None:
         raise RunNotFound(run_id)
     return run
@@ -84,7 +85,7 @@ def maintenance_run_apply(request: HttpRequest, run_id: int) -> Status:
     response={200: RunOut, **errors(404, 503)},
     tags=["maintenance"],
 )
-def maintenance_run_cancel(request: HttpRequest, run_id: int) -> MaintenanceRun:
+def maintenance_run_cancel(request: HttpRequest, run_id: int) -> Run:
     """Cancel a queued run (closed at once) or a running one (it stops at its next batch,
     then is ``cancelled``; what it changed before can be undone); 400 when it is closed."""
     require_role(request, ADMIN)

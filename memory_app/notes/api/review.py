@@ -8,7 +8,6 @@ from ninja import Status
 from memory_app.notes import selectors, services
 from memory_app.notes.api.common import router
 from memory_app.notes.job_params import DedupScanParams
-from memory_app.notes.jobs import job_start
 from memory_app.notes.models import ReviewPair
 from memory_app.notes.schemas import (
     ReviewPairOut,
@@ -17,6 +16,7 @@ from memory_app.notes.schemas import (
     SuggestionIn,
     SuggestionOut,
 )
+from qqweb.jobs.starting import job_start
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import Limit1000, ShortText, errors
 from qqweb.lib.auth import ADMIN, CURATOR, VIEWER, require_role

@@ -3,7 +3,7 @@
 A scheduled run of a destructive job (decay, archival, archive purge, auto-consolidation)
 is a dry run: it keeps its plan and waits for a curator to apply it (unless its schedule
 applies on its own, and even then only up to QQ_SCHEDULE_MAX_SHARE). The Overview and
-the Maintenance page say "A plan waits: Archive 347 of 501 notes (69%)".
+the Jobs page say "A plan waits: Archive 347 of 501 notes (69%)".
 
 A plan expires when the memory changed under it: one of its notes is no longer as it was
 planned, by the very guard its apply would check (the note's ``updated_at``; for the
@@ -13,7 +13,7 @@ notes no longer are. Only the notes changed since the plan was made
 so the check costs the recent changes, not the plan's size. A purge plan is of archive
 lines: it does not expire (its apply keeps the lines restored since, and counts them).
 
-The Overview and the Maintenance page ask on every render; what they show of a plan (its
+The Overview and the Jobs page ask on every render; what they show of a plan (its
 summary, which walks the plan, and how many of its notes changed, which reads the notes
 changed since it) is kept in the cache for ``WAITING_CACHE_S``, so a page costs one query
 on qqweb's own table and the memory is read at most once a minute however often the pages
@@ -30,10 +30,10 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.selectors.maintenance import plan_summary
+from memory_app.notes.selectors.jobs import plan_summary
 from memory_app.notes.stores import notes_store
 from qqweb.audit.snapshots import from_json
+from qqweb.jobs.models import Run
 from qqweb.lib.errors import StoreUnavailable
 
 SCHEDULE_ACTOR = "job:schedule"  # Actor.job("schedule").label: who starts scheduled runs
@@ -43,7 +43,7 @@ WAITING_CACHE_S = 60  # how long the pages' summary and changed count of a plan 
 
 @dataclass(frozen=True)
 class WaitingPlan:
-    run: MaintenanceRun
+    run: Run
     summary: str  # "Archive 347 of 501 notes (69%)"
     changed: int  # planned notes changed since the plan: expired when above 0
     reason: str  # why an opted-in schedule did not apply it ("" when it was not opted in)
@@ -69,7 +69,7 @@ def _planned_at(item: dict[str, Any], kind: str) -> dict[str, Any]:
     return {item["note_id"]: from_json(guard.get("updated_at"))}
 
 
-def plan_changed_count(run: MaintenanceRun) -> int:
+def plan_changed_count(run: Run) -> int:
     """How many of the plan's notes changed since it was made (0 for a purge plan)."""
     if not run.plan or run.kind == "archive_purge" or run.started_at is None:
         return 0
@@ -90,17 +90,17 @@ def _same(a: Any, b: Any) -> bool:
     return abs((a.replace(tzinfo=None) - b.replace(tzinfo=None)).total_seconds()) < 0.001
 
 
-def _latest_scheduled(kind: str) -> MaintenanceRun | None:
+def _latest_scheduled(kind: str) -> Run | None:
     return (
-        MaintenanceRun.objects.filter(kind=kind, dry_run=True, started_by=SCHEDULE_ACTOR)
-        .exclude(status__in=MaintenanceRun.OPEN)
+        Run.objects.filter(kind=kind, dry_run=True, started_by=SCHEDULE_ACTOR)
+        .exclude(status__in=Run.OPEN)
         .defer("plan")
         .order_by("-created_at", "-pk")
         .first()
     )
 
 
-def _summary_and_changed(run: MaintenanceRun) -> tuple[str, int]:
+def _summary_and_changed(run: Run) -> tuple[str, int]:
     """The plan's summary and how many of its notes changed, kept ``WAITING_CACHE_S``
     (module docstring); the plan itself is loaded only when they are not."""
     key = f"qqweb-plan-waiting:{run.pk}:{run.created_at.timestamp()}"
@@ -123,11 +123,9 @@ def plans_waiting() -> list[WaitingPlan]:
     waiting = []
     for kind in PLANNED_KINDS:
         run = _latest_scheduled(kind)
-        if run is None or run.status != MaintenanceRun.DONE or not run.plan_size:
+        if run is None or run.status != Run.DONE or not run.plan_size:
             continue
-        applied = run.applications.exclude(
-            status__in=(MaintenanceRun.FAILED, MaintenanceRun.CANCELLED)
-        ).exists()
+        applied = run.applications.exclude(status__in=(Run.FAILED, Run.CANCELLED)).exists()
         if applied:
             continue
         reason = str((run.stats or {}).get("waits") or "")
@@ -136,7 +134,7 @@ def plans_waiting() -> list[WaitingPlan]:
     return waiting
 
 
-def plan_expired(*, run: MaintenanceRun) -> int:
+def plan_expired(*, run: Run) -> int:
     """How many notes of a scheduled plan changed since it was made (0: it still holds,
     or it is a curator's own preview, whose apply skips each changed note instead)."""
     if run.started_by != SCHEDULE_ACTOR:

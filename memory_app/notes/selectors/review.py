@@ -13,9 +13,10 @@ from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.dedup.maths import MergePlan, merged_note, newer_and_older
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.lib.domain import Note
-from memory_app.notes.models import MaintenanceRun, ReviewPair
+from memory_app.notes.models import ReviewPair
 from memory_app.notes.selectors.notes import SourceSummary, source_summary
 from memory_app.notes.stores import deduplicator, notes_store
+from qqweb.jobs.models import Run
 from qqweb.lib.actors import Actor
 from qqweb.lib.differences import Difference, differences
 from qqweb.lib.errors import InvalidInput, StoreUnavailable
@@ -202,20 +203,20 @@ def review_calibration(
     return Calibration(rows, suggested)
 
 
-def latest_scan() -> MaintenanceRun | None:
+def latest_scan() -> Run | None:
     """The newest dedup scan that finished (done, failed or cancelled), by when it was
     started: an older run that closes later never takes the place of a newer one."""
     return (
-        MaintenanceRun.objects.filter(kind="dedup_scan", status__in=MaintenanceRun.CLOSED)
+        Run.objects.filter(kind="dedup_scan", status__in=Run.CLOSED)
         .order_by("-created_at", "-pk")
         .first()
     )
 
 
-def open_scan() -> MaintenanceRun | None:
+def open_scan() -> Run | None:
     """A dedup scan queued or running now (the page names it; it polls only its own)."""
     return (
-        MaintenanceRun.objects.filter(kind="dedup_scan", status__in=MaintenanceRun.OPEN)
+        Run.objects.filter(kind="dedup_scan", status__in=Run.OPEN)
         .order_by("-created_at", "-pk")
         .first()
     )

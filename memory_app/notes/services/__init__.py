@@ -7,7 +7,7 @@ Functions are keyword-only and named ``<noun>_<verb>``; the HTML views, the JSON
 the Celery tasks all call these, never the stores directly.
 """
 
-from memory_app.notes.services import archive, files, maintenance, merging, notes, review
+from memory_app.notes.services import archive, files, jobs, merging, notes, review
 from memory_app.notes.services.archive import archive_purge, archive_restore_many
 from memory_app.notes.services.bulk import (
     BULK_ACTIONS,
@@ -41,18 +41,17 @@ from memory_app.notes.services.review import (
     review_back,
     review_verdict,
 )
-from memory_app.notes.services.runs import run_create
 
 # Every undo handler of the notes memory by action, registered in MemoryAppConfig.ready().
 UNDO_HANDLERS = {
     action: handler
-    for module in (notes, merging, files, archive, review, maintenance)
+    for module in (notes, merging, files, archive, review, jobs)
     for action, handler in module.UNDO_HANDLERS.items()
 }
 
 # The role each action needed, which its undo needs too: a curator's edits, additions,
 # archives, grace periods, merges, supersedes, promotions and verdicts; everything else
-# (restores, purges, maintenance runs, and any action not listed here) an admin's.
+# (restores, purges, job runs, and any action not listed here) an admin's.
 _CURATOR_ACTIONS = {
     "note.create",
     "note.edit",
@@ -101,7 +100,6 @@ __all__ = [
     "promotion_reject",
     "review_back",
     "review_verdict",
-    "run_create",
     "working_item_edit",
     "working_item_remove",
 ]

@@ -51,9 +51,9 @@ from memory_app.notes.lib import MongoNotesStore
 from memory_app.notes.lib.dedup import blocks as dedup_blocks
 from memory_app.notes.lib.dedup.base import base_ids, link_snapshot
 from memory_app.notes.lib.dedup.pair_queue import ScanQueue, unit_rows
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.services.runs import run_cancel_requested
 from memory_app.notes.stores import notes_store
+from qqweb.jobs.models import Run
+from qqweb.jobs.runs import run_cancel_requested
 
 logger = logging.getLogger(__name__)
 BLOCK_TASK = "memory_app.dedup_block"
@@ -80,12 +80,12 @@ def scan_queue(run_id: int) -> ScanQueue:
     return ScanQueue(settings.QQ_DEDUP_SCAN_DIR, f"run-{run_id}")
 
 
-def last_complete_scan(*, threshold: float) -> MaintenanceRun | None:
+def last_complete_scan(*, threshold: float) -> Run | None:
     """The latest dedup scan that finished (not a dry run) at ``threshold`` or a lower one,
     by when it started: the incremental scan compares the notes changed since."""
-    done = MaintenanceRun.objects.filter(
+    done = Run.objects.filter(
         kind="dedup_scan",
-        status=MaintenanceRun.DONE,
+        status=Run.DONE,
         dry_run=False,
         started_at__isnull=False,
     ).order_by("-started_at", "-pk")
@@ -235,7 +235,7 @@ def _confirmed(
 
 def duplicates_find_shared(
     *,
-    run: MaintenanceRun,
+    run: Run,
     threshold: float,
     progress: Callable[[int, int], None] | None = None,
     since: datetime | None = None,
@@ -306,8 +306,8 @@ def dedup_blocks_work(*, run_id: int) -> int:
     queue = scan_queue(run_id)
     done = 0
     while queue.ready():
-        run = MaintenanceRun.objects.filter(pk=run_id).first()
-        if run is None or run.status in MaintenanceRun.CLOSED or run_cancel_requested(run):
+        run = Run.objects.filter(pk=run_id).first()
+        if run is None or run.status in Run.CLOSED or run_cancel_requested(run):
             break
         try:
             ref = queue.next_claim()

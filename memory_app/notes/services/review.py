@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory_app.notes.errors import InvalidVerdict, PairNotFound
-from memory_app.notes.models import MaintenanceRun, ReviewPair
+from memory_app.notes.models import ReviewPair
 from memory_app.notes.selectors import content_hash
 from memory_app.notes.selectors.review import review_last_decided
 from memory_app.notes.services.merging import pair_merge_audited, pair_supersede
@@ -19,6 +19,7 @@ from memory_app.notes.stores import deduplicator, notes_store
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_begin, audit_undo, audited
+from qqweb.jobs.models import Run
 from qqweb.lib.actors import Actor
 from qqweb.lib.differences import differences
 from qqweb.lib.errors import InvalidInput
@@ -28,7 +29,7 @@ VERDICTS = ("merge", "supersede", "not_duplicate", "skip")
 
 def duplicates_scan(
     *,
-    run: MaintenanceRun,
+    run: Run,
     threshold: float,
     progress: Callable[[int, int], None] | None = None,
     rows: list[tuple[str, str, float]] | None = None,

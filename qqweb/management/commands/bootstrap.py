@@ -6,7 +6,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from memory_app.notes.services.maintenance import schedules_ensure
+from memory_app.notes.services.jobs import schedules_ensure
 from qqweb.services import admin_ensure, roles_ensure
 
 
@@ -21,7 +21,7 @@ class Command(BaseCommand):
         if created:
             self.stdout.write(f"Created roles: {', '.join(created)}")
         if schedules_ensure():
-            self.stdout.write("Created the default maintenance schedule (see Maintenance).")
+            self.stdout.write("Created the default job schedule (see the Jobs page).")
         username = settings.QQ_ADMIN_USERNAME
         _, password = admin_ensure(username=username, password=settings.QQ_ADMIN_PASSWORD)
         credentials = Path(settings.VAR_DIR) / "admin-credentials.txt"

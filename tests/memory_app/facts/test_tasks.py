@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import Any
+
 from django.conf import settings
+from django.urls import reverse
+from django.utils import timezone
 
 from memory_app.facts.lib import FactsStore
 from memory_app.facts.models import SeenFact
 from memory_app.facts.tasks import vanished_scan_task
+from qqweb.jobs.models import JobLock, Run
 from qqweb.lib.embeddings import Embedder
 from tests.memory_app.facts.conftest import agent_writes
 
@@ -29,3 +35,36 @@ def test_the_task_notices_a_fact_the_agent_deleted(
     facts_store.collection.delete_one({"_id": fact})
     assert vanished_scan_task.apply().get() == {"seen": 0, "new": 0, "vanished": 1}
     assert SeenFact.objects.get(fact_id=str(fact)).cause == SeenFact.UNKNOWN
+
+
+def test_each_scan_is_a_run_listed_with_the_others(
+    db: None, facts_store: FactsStore, agent_model: Embedder, admin_client_: Any
+) -> None:
+    agent_writes(facts_store, agent_model, "The master likes jazz.", days_ago=2)
+    vanished_scan_task.apply().get()
+    run = Run.objects.get(kind="vanished_scan")
+    assert (run.status, run.started_by) == (Run.DONE, "job:facts-scan")
+    assert run.stats == {"seen": 1, "new": 1, "vanished": 0}
+    assert (run.processed, run.total) == (1, 1)
+    page = admin_client_.get(reverse("memory_app:maintenance")).content.decode()
+    assert f'data-run-id="{run.pk}"' in page and "vanished_scan" in page
+
+
+def test_a_scan_while_another_runs_is_refused_naming_that_run(
+    db: None, facts_store: FactsStore, agent_model: Embedder, curator_client: Any
+) -> None:
+    agent_writes(facts_store, agent_model, "The master likes jazz.", days_ago=2)
+    holder = Run.objects.create(kind="vanished_scan", started_by="job:facts-scan")
+    Run.objects.filter(pk=holder.pk).update(status=Run.RUNNING, heartbeat_at=timezone.now())
+    JobLock.objects.create(
+        kind="vanished_scan", run=holder, expires_at=timezone.now() + timedelta(minutes=5)
+    )
+    response = curator_client.post("/api/facts/vanished/scan")
+    assert response.status_code == 409
+    assert (
+        f"vanished_scan is running already (run {holder.pk})" in response.json()["error"]["message"]
+    )
+    page = curator_client.post(reverse("facts_app:vanished_scan"), follow=True)
+    assert page.status_code == 200
+    assert f"vanished_scan is running already (run {holder.pk})" in page.content.decode()
+    assert not SeenFact.objects.exists()  # nothing scanned

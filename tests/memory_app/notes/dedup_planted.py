@@ -10,11 +10,12 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from memory_app.notes.jobs import job_start
 from memory_app.notes.lib.dedup import blocks as dedup_blocks
 from memory_app.notes.lib.documents import utcnow_naive
-from memory_app.notes.models import MaintenanceRun, ReviewPair
+from memory_app.notes.models import ReviewPair
 from memory_app.notes.stores import notes_store
+from qqweb.jobs.models import Run
+from qqweb.jobs.starting import job_start
 from qqweb.lib.actors import Actor
 
 N = 240
@@ -68,8 +69,8 @@ def _wait(run, seconds=90):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         run.refresh_from_db()
-        if run.status in MaintenanceRun.CLOSED:
-            assert run.status == MaintenanceRun.DONE, run.error
+        if run.status in Run.CLOSED:
+            assert run.status == Run.DONE, run.error
             return run
         time.sleep(0.3)
     raise AssertionError(f"run {run.pk} still {run.status}")

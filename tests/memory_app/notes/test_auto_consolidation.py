@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 
 from memory_app.notes.models import ReviewPair
-from memory_app.notes.services.maintenance import job_apply_plan, job_create, job_run
 from memory_app.notes.stores import notes_store
+from qqweb.jobs.runner import job_apply_plan, job_create, job_run
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note as plant
 from tests.helpers import vector

@@ -16,11 +16,12 @@ from django.urls import reverse
 from memory_app.notes.lib import NotesManager
 from memory_app.notes.lib.documents import utcnow_naive
 from memory_app.notes.models import ReviewPair
-from memory_app.notes.services import duplicates_scan, pair_merge, run_create
-from memory_app.notes.services.maintenance import job_create, job_run
+from memory_app.notes.services import duplicates_scan, pair_merge
 from memory_app.notes.stores import archive_manager, notes_store
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
+from qqweb.jobs.runner import job_create, job_run
+from qqweb.jobs.runs import run_create
 from qqweb.lib.actors import Actor
 from tests.helpers import vector
 from tests.memory_app.notes.agent_docs import (

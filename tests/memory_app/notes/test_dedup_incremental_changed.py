@@ -8,11 +8,12 @@ import pytest
 from django.urls import reverse
 
 from memory_app.notes.lib.documents import utcnow_naive
-from memory_app.notes.models import MaintenanceRun, ReviewPair
+from memory_app.notes.models import ReviewPair
 from memory_app.notes.services import review_verdict
 from memory_app.notes.services.dedup_scan import last_complete_scan
-from memory_app.notes.services.maintenance import job_create, job_run
-from memory_app.notes.services.runs import run_cancel
+from qqweb.jobs.models import Run
+from qqweb.jobs.runner import job_create, job_run
+from qqweb.jobs.runs import run_cancel
 from qqweb.lib.actors import Actor
 from tests.memory_app.notes.dedup_planted import (
     ADA,
@@ -46,11 +47,11 @@ def test_the_first_scan_is_full_and_the_next_compares_only_the_note_the_agent_ad
     assert _queued() == twins | {(f"note_{40:012x}", "note_aaaaaaaaaaaa")}
 
 
-def _started_by(response) -> MaintenanceRun:
+def _started_by(response) -> Run:
     """The scan the Review page's POST started: the newest one (its partial names it, but
     the test client only captures a context when a template file is rendered)."""
     assert response.status_code == 200
-    return MaintenanceRun.objects.filter(kind="dedup_scan").latest("pk")
+    return Run.objects.filter(kind="dedup_scan").latest("pk")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -132,7 +133,7 @@ def test_a_cancelled_or_failed_scan_does_not_move_the_last_complete_scan(
 
     job_run(run=cancelled, on_progress=cancel_at_once)
     cancelled.refresh_from_db()
-    assert cancelled.status == MaintenanceRun.CANCELLED
+    assert cancelled.status == Run.CANCELLED
 
     settings.QQ_DEDUP_SCAN_DIR = tmp_path / "a-file"  # the scan cannot write its blocks
     (tmp_path / "a-file").write_text("not a folder")
@@ -140,7 +141,7 @@ def test_a_cancelled_or_failed_scan_does_not_move_the_last_complete_scan(
     with pytest.raises(OSError):
         job_run(run=failed)
     failed.refresh_from_db()
-    assert failed.status == MaintenanceRun.FAILED
+    assert failed.status == Run.FAILED
 
     assert last_complete_scan(threshold=0.85) == complete
     settings.QQ_DEDUP_SCAN_DIR = tmp_path / "scans"

@@ -11,7 +11,7 @@ import pytest
 from memory_app.notes.lib.documents import utcnow_naive
 from memory_app.notes.lib.replica.state import build_snapshot
 from memory_app.notes.models import ReviewPair
-from memory_app.notes.services.maintenance import job_create, job_run
+from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
 from tests.helpers import read_model_caught_up
 from tests.memory_app.notes.dedup_planted import (

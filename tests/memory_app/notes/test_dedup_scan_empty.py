@@ -4,7 +4,7 @@ scan failed on writing its ``ready`` file (found by the hostile-import property 
 
 import pytest
 
-from memory_app.notes.services.maintenance import job_create, job_run
+from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note
 

@@ -8,12 +8,13 @@ import pytest
 
 from memory_app.notes.lib.dedup import blocks as dedup_blocks
 from memory_app.notes.lib.dedup.deduplicator import NoteDeduplicator
-from memory_app.notes.models import MaintenanceRun, ReviewPair
+from memory_app.notes.models import ReviewPair
 from memory_app.notes.services.dedup_scan import scan_queue
-from memory_app.notes.services.maintenance import job_create, job_run
-from memory_app.notes.services.runs import run_cancel
 from memory_app.notes.stores import notes_store
 from memory_app.notes.tasks import dedup_block_task
+from qqweb.jobs.models import Run
+from qqweb.jobs.runner import job_create, job_run
+from qqweb.jobs.runs import run_cancel
 from qqweb.lib.actors import Actor
 
 N = 240
@@ -53,7 +54,7 @@ def _wait(run, seconds=90):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         run.refresh_from_db()
-        if run.status in MaintenanceRun.CLOSED:
+        if run.status in Run.CLOSED:
             return run
         time.sleep(0.3)
     raise AssertionError(f"run {run.pk} still {run.status}")
@@ -77,7 +78,7 @@ def test_a_scan_in_blocks_queues_exactly_the_pairs_the_single_process_scan_finds
 def test_a_block_task_in_the_worker_computes_the_blocks_and_its_pairs_equal_the_scan(planted):
     store, _ = planted
     run = job_create(kind="dedup_scan", actor=Actor.job("test"), params={"threshold": 0.85})
-    MaintenanceRun.objects.filter(pk=run.pk).update(status=MaintenanceRun.RUNNING)
+    Run.objects.filter(pk=run.pk).update(status=Run.RUNNING)
     queue = scan_queue(run.pk)
     total = queue.prepare(store.vectors_by_dimension(), 0.85, per_block=2_000)
     try:
@@ -91,7 +92,7 @@ def test_a_block_task_in_the_worker_computes_the_blocks_and_its_pairs_equal_the_
 def test_a_block_computed_again_after_a_crash_does_not_double_its_pairs(planted):
     store, _ = planted
     run = job_create(kind="dedup_scan", actor=Actor.job("test"), params={"threshold": 0.85})
-    MaintenanceRun.objects.filter(pk=run.pk).update(status=MaintenanceRun.RUNNING)
+    Run.objects.filter(pk=run.pk).update(status=Run.RUNNING)
     queue = scan_queue(run.pk)
     queue.prepare(store.vectors_by_dimension(), 0.85, per_block=2_000)
     try:
@@ -124,7 +125,7 @@ def test_cancel_stops_the_remaining_blocks_and_queues_nothing(planted):
 
     job_run(run=run, on_progress=cancel_after_two_blocks)
     run.refresh_from_db()
-    assert run.status == MaintenanceRun.CANCELLED
+    assert run.status == Run.CANCELLED
     done, total = seen[-1]
     assert done < total
     assert not scan_queue(run.pk).path.exists()
@@ -147,8 +148,8 @@ def test_the_pruned_scan_finds_the_planted_duplicate_pairs(planted, settings):
 @pytest.mark.django_db(transaction=True)
 def test_the_scan_started_in_the_worker_fills_the_queue(planted):
     store, _ = planted
-    from memory_app.notes.jobs import job_start
+    from qqweb.jobs.starting import job_start
 
     run = _wait(job_start(kind="dedup_scan", actor=Actor.job("test"), params={"threshold": 0.85}))
-    assert run.status == MaintenanceRun.DONE, run.error
+    assert run.status == Run.DONE, run.error
     assert {(p.note_a, p.note_b) for p in ReviewPair.objects.all()} == _single_process(store)

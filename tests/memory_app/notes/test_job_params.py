@@ -6,15 +6,17 @@ nothing; a good one reaches the job, and what is left out takes today's setting.
 import json
 
 import pytest
-from django.core.management import CommandError, call_command, load_command_class
+from django.core.management import CommandError, call_command, get_commands, load_command_class
 from django.core.management.base import BaseCommand
 from django.urls import reverse
 
-from memory_app.notes.job_params import MAX_DAYS, InvalidJobParams
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.services.maintenance import JOBS, job_create, job_run
+from memory_app.notes.job_params import MAX_DAYS
 from memory_app.notes.stores import notes_store
 from qqweb.api import api
+from qqweb.jobs.models import Run
+from qqweb.jobs.params import InvalidJobParams
+from qqweb.jobs.registry import JOBS
+from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note as plant
 
@@ -89,7 +91,7 @@ def test_a_bad_parameter_is_a_422_naming_it_and_starts_nothing(
     response = start(admin_client_, kind, {"params": {name: value}})
     assert response.status_code == 422, response.content
     assert fields(response) == [f"body.params.{name}"]
-    assert MaintenanceRun.objects.count() == 0
+    assert Run.objects.count() == 0
 
 
 @pytest.mark.parametrize("kind", list(JOBS))
@@ -98,14 +100,14 @@ def test_every_job_refuses_an_unknown_parameter(admin_client_, stores, kind):
     assert response.status_code == 422 and fields(response) == ["body.params.$set"]
     misplaced = start(admin_client_, kind, {"dry_run": True, "threshold": 0.5})  # not in params
     assert misplaced.status_code == 422 and fields(misplaced) == ["body.threshold"]
-    assert MaintenanceRun.objects.count() == 0
+    assert Run.objects.count() == 0
 
 
 def test_a_valid_parameter_reaches_the_job(admin_client_, notes):
     response = start(admin_client_, "archival", {"params": {"threshold": 0.2}})
     assert response.status_code == 202, response.content
     assert response.json()["params"] == {"threshold": 0.2}
-    run = MaintenanceRun.objects.get(pk=response.json()["id"])
+    run = Run.objects.get(pk=response.json()["id"])
     job_run(run=run)  # here rather than in the worker, to look at the notes
     assert run.stats["threshold"] == 0.2 and run.stats["archived"] == 1
     assert notes_store().get_full_note("note_0000000000a1") is None
@@ -144,11 +146,11 @@ def test_the_duplicates_scan_uses_the_same_schema(admin_client_, stores):
             "/api/duplicates/scan", json.dumps(body), content_type="application/json"
         )
         assert response.status_code == 422 and fields(response) == [field]
-    assert MaintenanceRun.objects.count() == 0
+    assert Run.objects.count() == 0
 
 
 def test_a_run_stored_without_parameters_reads_the_setting_when_it_runs(notes, settings):
-    run = MaintenanceRun.objects.create(kind="archival", started_by="user:ada-admin")
+    run = Run.objects.create(kind="archival", started_by="user:ada-admin")
     settings.QQ_ARCHIVE_THRESHOLD = 0.2
     assert job_run(run=run)["threshold"] == 0.2
 
@@ -157,7 +159,7 @@ def test_a_setting_out_of_bounds_fails_the_run_before_it_starts(stores, settings
     settings.QQ_DEDUP_THRESHOLD = 1.5
     with pytest.raises(InvalidJobParams, match="threshold"):
         job_create(kind="dedup_scan", actor=ADA)
-    assert MaintenanceRun.objects.count() == 0
+    assert Run.objects.count() == 0
 
 
 def test_each_jobs_parameters_are_in_the_openapi_document():
@@ -204,14 +206,14 @@ def test_a_bad_value_on_the_page_is_shown_next_to_its_field(
     page = admin_client_.post(url, {**data, "dry_run": "on"})
     assert page.status_code == 400
     html = page.content.decode()
-    assert "<h1>Maintenance</h1>" in html
+    assert "<h1>Jobs</h1>" in html
     assert f'id="id_{kind}_{field}_error"' in html
     fragment = admin_client_.post(url, data, HTTP_HX_REQUEST="true")
     assert fragment.status_code == 400
     html = fragment.content.decode()
     assert "<h1>" not in html and html.lstrip().startswith(f'<form method="post" action="{url}"')
     assert f'id="id_{kind}_{field}_error"' in html
-    assert MaintenanceRun.objects.count() == 0
+    assert Run.objects.count() == 0
 
 
 def test_a_valid_value_on_the_page_reaches_the_run(admin_client_, stores, settings):
@@ -220,7 +222,7 @@ def test_a_valid_value_on_the_page_reaches_the_run(admin_client_, stores, settin
     response = admin_client_.post(url, {"threshold": "0.2", "dry_run": "on"})
     assert response.status_code == 302
     admin_client_.post(url, {"threshold": ""})  # empty: the setting
-    first, second = MaintenanceRun.objects.order_by("pk")
+    first, second = Run.objects.order_by("pk")
     assert (first.params, first.dry_run) == ({"threshold": 0.2}, True)
     # archival is destructive: even "Run" starts with the plan, which the admin then applies
     assert (second.params, second.dry_run) == ({"threshold": 0.07}, True)
@@ -249,12 +251,13 @@ def test_a_valid_value_on_the_page_reaches_the_run(admin_client_, stores, settin
 def test_a_command_with_a_bad_option_fails_naming_it(stores, command, args, option):
     with pytest.raises(CommandError, match=option):
         call_command(command, *args)
-    assert MaintenanceRun.objects.count() == 0
+    assert Run.objects.count() == 0
 
 
 @pytest.mark.parametrize("kind", list(JOBS))
 def test_each_commands_options_are_its_jobs_parameters(kind):
-    parser = load_command_class("memory_app.notes", COMMANDS[kind]).create_parser("manage.py", kind)
+    app = get_commands()[COMMANDS[kind]]  # the app whose management/commands has it
+    parser = load_command_class(app, COMMANDS[kind]).create_parser("manage.py", kind)
     standard = BaseCommand().create_parser("manage.py", kind)
     options = {a.dest for a in parser._actions} - {a.dest for a in standard._actions}
     assert options == {"dry_run", *JOBS[kind].params.model_fields}
@@ -267,7 +270,7 @@ def test_a_commands_valid_option_reaches_the_job(notes, capsys):
     assert notes_store().get_full_note("note_0000000000a2") is not None
     call_command("reembed", "--scope", "all", "--dry-run")
     assert '"candidates": 2' in capsys.readouterr().out  # every note left, not the missing
-    assert [r.params for r in MaintenanceRun.objects.order_by("pk")] == [
+    assert [r.params for r in Run.objects.order_by("pk")] == [
         {"threshold": 0.2},
         {"scope": "all"},
     ]

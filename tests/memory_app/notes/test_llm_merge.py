@@ -65,7 +65,8 @@ def test_without_a_reachable_model_the_simple_merge_is_used():
 
 @pytest.fixture
 def queued_pair(db, stores):
-    from memory_app.notes.services import duplicates_scan, run_create
+    from memory_app.notes.services import duplicates_scan
+    from qqweb.jobs.runs import run_create
     from qqweb.lib.actors import Actor
     from tests.helpers import add_note
 
@@ -128,7 +129,7 @@ def test_the_api_suggests_a_text_and_writes_nothing(curator_client, settings, ll
 
 
 def test_auto_consolidation_can_ask_the_llm_for_each_merged_text(settings, llm_url, queued_pair):
-    from memory_app.notes.services.maintenance import job_create, job_run
+    from qqweb.jobs.runner import job_create, job_run
     from qqweb.lib.actors import Actor
 
     settings.QQ_LLM_URL, settings.QQ_LLM_MODEL = llm_url, "qwen3"

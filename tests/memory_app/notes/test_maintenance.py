@@ -7,14 +7,14 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memory_app.notes import tasks
 from memory_app.notes.lib.mongo_store import utcnow_naive
-from memory_app.notes.models import JobLock, MaintenanceRun
-from memory_app.notes.services.maintenance import JobBusy, job_create, job_run
 from memory_app.notes.stores import archive_manager, notes_store
-from memory_app.notes.tasks import run_job_task
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import batch_undo
+from qqweb.jobs.errors import JobBusy
+from qqweb.jobs.models import JobLock, Run
+from qqweb.jobs.runner import job_create, job_run
+from qqweb.jobs.tasks import run_job_task
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note as plant
 from tests.helpers import vector
@@ -146,10 +146,9 @@ def test_only_one_run_of_a_kind_at_a_time_and_a_stale_lock_expires(memory):
     assert not JobLock.objects.exists()
 
 
-def test_a_store_that_is_down_is_retried_then_fails_with_the_reason(memory, settings, monkeypatch):
+def test_a_store_that_is_down_is_retried_then_fails_with_the_reason(memory, settings):
     settings.MONGODB_URI = f"mongodb://127.0.0.1:{free_port()}"
     settings.QQ_STORE_TIMEOUT_MS = 200
-    monkeypatch.setattr(tasks, "RETRY_BASE_S", 0)
     job = job_create(kind="decay", actor=ADA)
     result = run_job_task.apply(args=[job.pk])  # the real task, in this process
     assert result.failed()
@@ -162,7 +161,7 @@ def test_a_store_that_is_down_is_retried_then_fails_with_the_reason(memory, sett
 def test_an_unknown_job_is_refused():
     with pytest.raises(Exception, match="job: must be one of"):
         job_create(kind="vacuum", actor=ADA)
-    assert MaintenanceRun.objects.count() == 0
+    assert Run.objects.count() == 0
 
 
 def test_auto_consolidation_waits_for_the_note_limit_then_merges_and_undoes(memory, settings):
@@ -201,27 +200,3 @@ def test_a_vector_index_rebuild_reaches_the_other_processes_indexes(memory):
     other.refresh()
     assert other.holds("note_0000000000a3")
     other.close()
-
-
-def test_graph_jobs_find_orphans_and_re_embed_entities(memory, neo4j):
-    from graph_app.stores import graph_store
-
-    store = graph_store()
-    store.merge_entities(
-        "Person",
-        [
-            {"name": "Ada", "props": {"description": "a friend"}},
-            {"name": "Bob", "props": {"description": "a colleague", "embedding": [0.5, 0.5]}},
-        ],
-    )
-    store.merge_entities("Project", [{"name": "Lumen", "props": {"embedding": [0.1] * 384}}])
-    store.merge_relationships(
-        "Person", "WORKS_ON", "Project", [{"a": "Bob", "b": "Lumen", "props": {}}]
-    )
-    assert run("graph_orphan_scan").stats == {"orphans": 1, "sample": ["Person:Ada"]}
-    job = run("graph_reembed")
-    assert job.stats["candidates"] == 2 and job.stats["embedded"] == 2
-    assert store.entities_to_embed(384) == []
-    batch_undo(actor=ADA, batch_id=job.batch_id)
-    left = {e["name"]: e["embedding"] for e in store.entities_to_embed(384)}
-    assert left == {"Ada": None, "Bob": [0.5, 0.5]}

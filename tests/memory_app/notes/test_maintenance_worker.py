@@ -9,9 +9,9 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from memory_app.notes.lib.mongo_store import utcnow_naive
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.services.maintenance import schedules_ensure
+from memory_app.notes.services.jobs import schedules_ensure
 from memory_app.notes.stores import notes_store
+from qqweb.jobs.models import Run
 from tests.helpers import plant_note as plant
 
 NOW = utcnow_naive()
@@ -20,7 +20,7 @@ NOW = utcnow_naive()
 def wait_for(run_id, seconds=60):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        run = MaintenanceRun.objects.get(pk=run_id)
+        run = Run.objects.get(pk=run_id)
         if run.status in ("done", "failed"):
             return run
         time.sleep(0.3)
@@ -81,7 +81,7 @@ def test_the_api_refuses_unknown_jobs_and_parameters_and_non_admins(admin_client
         ).status_code
         == 403
     )
-    assert MaintenanceRun.objects.count() == 0
+    assert Run.objects.count() == 0
 
 
 @pytest.mark.django_db
@@ -90,7 +90,7 @@ def test_the_page_lists_jobs_runs_and_the_default_schedule(admin_client_, viewer
     admin_client_.post(reverse("memory_app:maintenance_start", args=["decay"]), {"dry_run": "on"})
     page = admin_client_.get(reverse("memory_app:maintenance")).content.decode()
     assert "Decay pass" in page and "dry run" in page and "qqweb: Archive purge" in page
-    assert MaintenanceRun.objects.get().dry_run is True
+    assert Run.objects.get().dry_run is True
     assert (
         "Run</button>" not in viewer_client.get(reverse("memory_app:maintenance")).content.decode()
     )
@@ -136,7 +136,7 @@ def test_a_command_runs_a_job_with_a_progress_bar_and_a_summary(capsys, mongo):
 def test_a_run_is_undone_as_an_audit_batch(admin_client_, mongo):
     """(The page and ``/api/maintenance/runs/{id}/undo`` undo in the worker:
     test_run_lifecycle_worker.py.)"""
-    from memory_app.notes.services.maintenance import job_create, job_run
+    from qqweb.jobs.runner import job_create, job_run
     from qqweb.lib.actors import Actor
 
     plant("note_0000000000a1", 0.9, 10)
@@ -158,8 +158,8 @@ def test_a_run_undo_needs_the_admin_role_its_user_holds_when_the_worker_runs_it(
     undoes the run, and one whose admin role was taken away meanwhile is refused."""
     from django.contrib.auth.models import Group
 
-    from memory_app.notes.services.maintenance import job_create, job_run, job_undo_create
     from qqweb.audit.errors import UndoForbidden
+    from qqweb.jobs.runner import job_create, job_run, job_undo_create
     from qqweb.lib.actors import Actor
 
     plant("note_0000000000a1", 0.9, 10)

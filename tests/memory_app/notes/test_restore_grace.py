@@ -11,19 +11,19 @@ from django.urls import reverse
 from memory_app.notes.lib.archive import local_naive_iso
 from memory_app.notes.lib.grace import KEEP_UNTIL_FIELD, keep_until, kept_from_archival
 from memory_app.notes.lib.mongo_store import utcnow_naive
-from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services import note_archive, note_restore, pair_merge
-from memory_app.notes.services.maintenance import job_create, job_run
 from memory_app.notes.stores import archive_manager, notes_store
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo, batch_undo
+from qqweb.jobs.models import Run
+from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note
 
 ADA = Actor("user", "ada-admin", role="admin")
 
 
-def archival_pass() -> MaintenanceRun:
+def archival_pass() -> Run:
     run = job_create(kind="archival", actor=ADA, dry_run=False, params={})
     job_run(run=run)
     run.refresh_from_db()

@@ -3,11 +3,13 @@
 import pytest
 from django.urls import reverse
 
-from memory_app.notes.models import MaintenanceRun, ReviewPair
+from memory_app.notes.models import ReviewPair
 from memory_app.notes.selectors import review_calibration, word_diff
-from memory_app.notes.services import duplicates_scan, review_verdict, run_create
+from memory_app.notes.services import duplicates_scan, review_verdict
 from memory_app.notes.stores import notes_store
 from qqweb.audit.models import AuditEvent
+from qqweb.jobs.models import Run
+from qqweb.jobs.runs import run_create
 from qqweb.lib.actors import Actor
 from tests.helpers import add_note as add
 
@@ -206,7 +208,7 @@ def test_calibration_suggests_where_curators_merge(db):
 def test_a_bad_scan_threshold_is_a_400(admin_client_, twins):
     response = admin_client_.post(reverse("memory_app:review_scan"), {"threshold": "2"})
     assert response.status_code == 400 and "threshold" in response.content.decode()
-    assert MaintenanceRun.objects.count() == 0
+    assert Run.objects.count() == 0
 
 
 def test_api_lists_the_queue_and_takes_verdicts(curator_client, twins):

@@ -8,8 +8,9 @@ import pytest
 from django.urls import reverse
 
 from memory_app.notes.models import ReviewPair
-from memory_app.notes.services import duplicates_scan, run_create
+from memory_app.notes.services import duplicates_scan
 from memory_app.notes.stores import notes_store
+from qqweb.jobs.runs import run_create
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note, vector
 

@@ -4,13 +4,13 @@ takes the place of a newer scan's result."""
 import pytest
 from django.urls import reverse
 
-from memory_app.notes.models import MaintenanceRun
+from qqweb.jobs.models import Run
 
 pytestmark = pytest.mark.django_db
 
 
 def _scan(status, **stats):
-    return MaintenanceRun.objects.create(
+    return Run.objects.create(
         kind="dedup_scan",
         started_by="job:schedule",
         params={"threshold": 0.9},
@@ -34,7 +34,7 @@ def test_the_scan_a_page_started_is_polled_until_it_closes(admin_client_, stores
     url = reverse("memory_app:review_scan_progress", args=[run.pk])
     polled = admin_client_.get(url + "?polling=1")
     assert "every 1s" in polled.content.decode() and "HX-Refresh" not in polled
-    run.status = MaintenanceRun.CANCELLED
+    run.status = Run.CANCELLED
     run.save()
     closed = admin_client_.get(url + "?polling=1")
     assert "every 1s" not in closed.content.decode() and closed["HX-Refresh"] == "true"

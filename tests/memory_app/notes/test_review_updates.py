@@ -8,9 +8,10 @@ from django.urls import reverse
 
 from memory_app.notes.models import ReviewPair
 from memory_app.notes.selectors import review_calibration, review_next
-from memory_app.notes.services import duplicates_scan, run_create
+from memory_app.notes.services import duplicates_scan
 from memory_app.notes.stores import archive_manager, notes_store
 from qqweb.audit.models import AuditEvent
+from qqweb.jobs.runs import run_create
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note, vector
 

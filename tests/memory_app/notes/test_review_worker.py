@@ -5,8 +5,9 @@ import time
 import pytest
 from django.urls import reverse
 
-from memory_app.notes.models import MaintenanceRun, ReviewPair
+from memory_app.notes.models import ReviewPair
 from memory_app.notes.stores import notes_store
+from qqweb.jobs.models import Run
 from qqweb.lib.embeddings import HashingEmbedder
 
 EMB = HashingEmbedder(384)
@@ -25,7 +26,7 @@ def test_the_scan_button_fills_the_queue_through_the_worker(celery_worker, setti
         store.upsert_note(note_id, text, [float(x) for x in EMB.embed([text])[0]], "Key Topics")
     response = admin_client_.post(reverse("memory_app:review_scan"), {"threshold": "0.9"})
     assert 'id="scan-progress"' in response.content.decode()
-    run = MaintenanceRun.objects.get()
+    run = Run.objects.get()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         run.refresh_from_db()

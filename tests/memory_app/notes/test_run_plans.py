@@ -6,9 +6,9 @@ import json
 import pytest
 from django.urls import reverse
 
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.services.maintenance import job_apply_plan, job_create, job_run
 from memory_app.notes.stores import archive_manager, notes_store
+from qqweb.jobs.models import Run
+from qqweb.jobs.runner import job_apply_plan, job_create, job_run
 from qqweb.lib.actors import Actor
 from tests.helpers import agent_archive_line
 from tests.helpers import plant_note as plant
@@ -68,9 +68,7 @@ def test_a_plan_is_applied_once(stores, admin_client_):
     _apply(dry)
     again = admin_client_.post(f"/api/maintenance/runs/{dry.pk}/apply")
     assert again.status_code == 400 and "applied by run" in again.json()["error"]["message"]
-    not_a_plan = admin_client_.post(
-        f"/api/maintenance/runs/{MaintenanceRun.objects.first().pk}/apply"
-    )
+    not_a_plan = admin_client_.post(f"/api/maintenance/runs/{Run.objects.first().pk}/apply")
     assert not_a_plan.status_code == 400
 
 
@@ -123,7 +121,7 @@ def test_the_page_previews_a_destructive_job_instead_of_running_it(admin_client_
     response = admin_client_.post(
         reverse("memory_app:maintenance_start", args=["archival"]), {"threshold": "0.05"}
     )
-    run = MaintenanceRun.objects.get()
+    run = Run.objects.get()
     assert run.dry_run is True  # "Run" of a destructive job is its preview
     assert response["Location"] == reverse("memory_app:maintenance_run", args=[run.pk])
     page = admin_client_.get(reverse("memory_app:maintenance")).content.decode()
@@ -138,7 +136,7 @@ def test_an_open_run_page_polls_itself_and_a_reaped_run_says_why(admin_client_, 
     partial = admin_client_.get(url, HTTP_HX_REQUEST="true").content.decode()
     assert partial.lstrip().startswith('<div id="run-detail"') and "every 1s" in partial
     assert 'data-run-status="queued"' in partial and 'id="run-cancel"' in partial
-    MaintenanceRun.objects.filter(pk=run.pk).update(
+    Run.objects.filter(pk=run.pk).update(
         status="failed", error="never started: its task did not reach a worker within 30 min"
     )
     page = admin_client_.get(url).content.decode()
@@ -147,7 +145,7 @@ def test_an_open_run_page_polls_itself_and_a_reaped_run_says_why(admin_client_, 
 
 
 def test_a_dry_run_without_a_plan_shows_its_sample_as_linked_rows(admin_client_, stores):
-    run = MaintenanceRun.objects.create(
+    run = Run.objects.create(
         kind="dedup_scan",
         started_by="user:ada-admin",
         dry_run=True,

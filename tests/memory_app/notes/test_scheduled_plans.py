@@ -12,17 +12,13 @@ from celery import current_app
 from django.urls import reverse
 from django_celery_beat.models import PeriodicTask
 
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.selectors.maintenance import plan_summary
-from memory_app.notes.services.maintenance import (
-    job_apply_plan,
-    job_run,
-    scheduled_run_create,
-    schedules_ensure,
-)
+from memory_app.notes.selectors.jobs import plan_summary
+from memory_app.notes.services.jobs import scheduled_run_create, schedules_ensure
 from memory_app.notes.stores import notes_store
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
+from qqweb.jobs.models import Run
+from qqweb.jobs.runner import job_apply_plan, job_run
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note as plant
 
@@ -33,8 +29,8 @@ def wait_for_runs(kind, count, seconds=90):
     """The ``count`` runs of ``kind`` once all of them are closed (oldest first)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        runs = list(MaintenanceRun.objects.filter(kind=kind).order_by("pk"))
-        if len(runs) >= count and all(r.status in MaintenanceRun.CLOSED for r in runs):
+        runs = list(Run.objects.filter(kind=kind).order_by("pk"))
+        if len(runs) >= count and all(r.status in Run.CLOSED for r in runs):
             return runs
         time.sleep(0.3)
     raise AssertionError(f"{kind}: {[(r.pk, r.status) for r in runs]}")
@@ -119,7 +115,7 @@ def test_an_opted_in_schedule_over_the_cap_stops_and_waits(worker_notes, admin_c
     while "waits" not in run.stats and time.monotonic() < deadline:  # the follow-up task
         time.sleep(0.3)
         run.refresh_from_db()
-    assert MaintenanceRun.objects.filter(kind="archival").count() == 1  # none applies it
+    assert Run.objects.filter(kind="archival").count() == 1  # none applies it
     assert run.dry_run and notes_store().count() == 21
     assert (
         "would change 2 of 21 notes (9.5%), more than QQ_SCHEDULE_MAX_SHARE (5%)"

@@ -16,10 +16,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from memory_app.notes.models import MaintenanceRun, ReviewPair
+from memory_app.notes.models import ReviewPair
 from memory_app.notes.services import duplicates_scan
 from memory_app.notes.stores import core_notes, notes_store
 from qqweb.audit.models import AuditEvent
+from qqweb.jobs.models import Run
 from qqweb.services import api_token_create
 from tests.helpers import add_note
 
@@ -39,7 +40,7 @@ def test_promotions_during_a_dedup_scan_all_answer_success_and_are_all_recorded(
 ):
     for i in range(80):
         add_note(f"note_00000000{i:04d}", f"{SHARED}, note {i}")
-    run = MaintenanceRun.objects.create(kind="dedup_scan", params={"threshold": 0.85})
+    run = Run.objects.create(kind="dedup_scan", params={"threshold": 0.85})
     errors: list[BaseException] = []
 
     def scan() -> None:
@@ -99,7 +100,7 @@ def test_a_rescan_that_finds_the_queue_as_it_is_writes_no_pair(mongo, memory_dir
     for i, note_id in enumerate(ids):
         add_note(note_id, f"{SHARED}, note {i}")
     rows = [(a, b, 0.9) for a, b in itertools.combinations(ids, 2)]
-    run = MaintenanceRun.objects.create(kind="dedup_scan", params={"threshold": 0.85})
+    run = Run.objects.create(kind="dedup_scan", params={"threshold": 0.85})
     duplicates_scan(run=run, threshold=0.85, rows=rows)
     with CaptureQueriesContext(connection) as queries:
         stats = duplicates_scan(run=run, threshold=0.85, rows=rows)
@@ -132,7 +133,7 @@ def test_token_requests_during_a_rescan_of_thousands_of_queued_pairs_never_answe
     for i, note_id in enumerate(ids):
         add_note(note_id, f"{SHARED}, note {i}")
     rows = [(a, b, 0.9) for a, b in itertools.combinations(ids, 2)]
-    run = MaintenanceRun.objects.create(kind="dedup_scan", params={"threshold": 0.85})
+    run = Run.objects.create(kind="dedup_scan", params={"threshold": 0.85})
     duplicates_scan(run=run, threshold=0.85, rows=rows)
     ReviewPair.objects.update(status=ReviewPair.SKIPPED, similarity=0.5)  # all asked again
     tokens = [api_token_create(user=viewer, name=f"reader {i}")[1] for i in range(2)]

@@ -8,16 +8,15 @@ from datetime import timedelta
 
 import pytest
 
-from memory_app.notes import tasks
 from memory_app.notes.lib.mongo_store import utcnow_naive
 from memory_app.notes.lib.replica.index import VectorIndex
-from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services import note_archive, pair_merge
-from memory_app.notes.services.maintenance import job_create
 from memory_app.notes.stores import notes_store
-from memory_app.notes.tasks import run_job_task
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
+from qqweb.jobs.models import Run
+from qqweb.jobs.runner import job_create
+from qqweb.jobs.tasks import run_job_task
 from qqweb.lib.actors import Actor
 from qqweb.lib.errors import StoreError, StoreUnavailable
 from tests.helpers import add_note, vector
@@ -177,8 +176,7 @@ def test_a_stopped_server_is_a_503_the_client_may_retry(curator_client, settings
     assert response.json()["error"]["code"] == "store_unavailable"
 
 
-def test_a_job_that_meets_a_bug_fails_at_once_while_an_outage_is_retried(settings, monkeypatch):
-    monkeypatch.setattr(tasks, "RETRY_BASE_S", 0)
+def test_a_job_that_meets_a_bug_fails_at_once_while_an_outage_is_retried(settings):
     for suffix in ("1", "2"):  # two notes that decay to the same value
         add_note(f"note_0000000000d{suffix}", f"Twin note number {suffix}", importance=0.6)
     old = utcnow_naive() - timedelta(days=60)
@@ -192,7 +190,7 @@ def test_a_job_that_meets_a_bug_fails_at_once_while_an_outage_is_retried(setting
 
     assert result.failed() and isinstance(result.result, StoreError)
     bug.refresh_from_db()
-    assert bug.status == MaintenanceRun.FAILED
+    assert bug.status == Run.FAILED
     assert "refused" in bug.error and "tries" not in bug.error  # not retried
 
     settings.MONGODB_URI = f"mongodb://127.0.0.1:{free_port()}"

@@ -10,10 +10,10 @@ from datetime import timedelta
 import pytest
 
 from memory_app.notes.lib.mongo_store import utcnow_naive
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.services.maintenance import job_create
 from memory_app.notes.stores import notes_store
-from memory_app.notes.tasks import run_job_task
+from qqweb.jobs.models import Run
+from qqweb.jobs.runner import job_create
+from qqweb.jobs.tasks import run_job_task
 from qqweb.lib.actors import Actor
 from tests.services import start_celery_worker, stop
 
@@ -83,4 +83,4 @@ def test_a_killed_worker_leaves_a_run_another_worker_completes(celery_worker, se
     ]
     ids = [line["note_id"] for line in lines]
     assert len(ids) == NOTES and len(set(ids)) == NOTES  # nothing lost, nothing twice
-    assert MaintenanceRun.objects.get(pk=run.pk).finished_at is not None
+    assert Run.objects.get(pk=run.pk).finished_at is not None

@@ -7,10 +7,10 @@ import pytest
 from django.urls import reverse
 
 from memory_app.notes.services import archive_purge, note_archive
-from memory_app.notes.services.maintenance import job_create
 from memory_app.notes.stores import archive_manager
-from memory_app.notes.tasks import run_job_task
 from qqweb.audit.models import AuditEvent
+from qqweb.jobs.runner import job_create
+from qqweb.jobs.tasks import run_job_task
 from qqweb.lib.actors import Actor
 from tests.helpers import add_note
 from tests.helpers import agent_archive_line as agent_line

@@ -9,16 +9,16 @@ import time
 import pytest
 from django.core.management import CommandError, call_command
 
-from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.stores import notes_store
 from qqweb.backup.services import backup_path
+from qqweb.jobs.models import Run
 from tests.helpers import plant_note
 
 
-def wait_for(run_id: int, seconds: float = 90) -> MaintenanceRun:
+def wait_for(run_id: int, seconds: float = 90) -> Run:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        run = MaintenanceRun.objects.get(pk=run_id)
+        run = Run.objects.get(pk=run_id)
         if run.status in ("done", "failed"):
             return run
         time.sleep(0.3)
@@ -70,7 +70,7 @@ def test_an_upload_is_previewed_with_its_conflicts_before_it_is_imported(
     with open(export, "rb") as handle:
         uploaded = admin_client_.post("/backup/upload/", {"file": handle})
     assert uploaded.status_code == 302
-    preview = wait_for(MaintenanceRun.objects.filter(kind="import").latest("pk").pk)
+    preview = wait_for(Run.objects.filter(kind="import").latest("pk").pk)
     try:
         assert preview.dry_run and preview.status == "done", preview.error
         assert preview.stats["preview"]["notes_present"] == 2
@@ -89,7 +89,7 @@ def test_an_upload_is_previewed_with_its_conflicts_before_it_is_imported(
         accepted = admin_client_.post(
             "/backup/import/", {"file": preview.params["file"], "accept_conflicts": "1"}
         )
-        run = wait_for(MaintenanceRun.objects.filter(kind="import").latest("pk").pk)
+        run = wait_for(Run.objects.filter(kind="import").latest("pk").pk)
         assert accepted.status_code == 302 and run.status == "done", run.error
         assert run.stats["inserted"]["note"] == 1
         assert notes_store().get_note("note_000000000000") is not None

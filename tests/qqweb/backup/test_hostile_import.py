@@ -23,11 +23,11 @@ from hypothesis import strategies as st
 from graph_app.stores import graph_store
 from memory_app.facts.stores import facts_store as facts_store_from_settings
 from memory_app.notes.lib import CoreNotesManager, NotesManager
-from memory_app.notes.services.maintenance import job_create, job_run
 from memory_app.notes.stores import notes_store
 from qqweb.backup.exporting import backup_export
 from qqweb.backup.importing import ImportConflicts, backup_import
 from qqweb.backup.ndjson import ExportFormatError
+from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
 from qqweb.lib.clients import neo4j_driver
 from tests.helpers import plant_note

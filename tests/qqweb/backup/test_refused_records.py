@@ -17,13 +17,13 @@ from bson import ObjectId
 from django.core.management import CommandError, call_command
 
 from graph_app.stores import graph_store
-from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.stores import notes_store
 from qqweb.backup import ndjson
 from qqweb.backup.exporting import backup_export
 from qqweb.backup.importing import RecordsRefused, backup_import, backup_preview
 from qqweb.backup.ndjson import ExportFormatError
 from qqweb.backup.services import backup_run, import_create, upload_save
+from qqweb.jobs.models import Run
 from qqweb.lib.actors import Actor
 from qqweb.lib.clients import neo4j_driver
 from tests.helpers import plant_note
@@ -43,10 +43,10 @@ def export_file(path: Path, *records: dict[str, Any], counts: dict[str, int] | N
     return path
 
 
-def wait_for(run_id: int, seconds: float = 90) -> MaintenanceRun:
+def wait_for(run_id: int, seconds: float = 90) -> Run:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        run = MaintenanceRun.objects.get(pk=run_id)
+        run = Run.objects.get(pk=run_id)
         if run.status in ("done", "failed"):
             return run
         time.sleep(0.3)

@@ -1,4 +1,4 @@
-"""Whole-collection walks the maintenance jobs make (decay, archival, re-embed, dedup),
+"""Whole-collection walks the notes jobs make (decay, archival, re-embed, dedup),
 and their compare-and-set writes. Each walk reads only the fields it needs."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-from memory_app.notes.management.jobcommand import JobCommand
+from qqweb.jobs.command import JobCommand
 
 
 class Command(JobCommand):

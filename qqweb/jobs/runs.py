@@ -1,5 +1,5 @@
-"""Maintenance runs: a row per job run, with its progress, for pages to poll; cancelling
-one; and the reaper that closes the runs no worker will ever finish."""
+"""The run lifecycle: a row per run of a job, with its progress, for pages to poll;
+cancelling one; and the reaper that closes the runs no worker will ever finish."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from memory_app.notes.errors import RunNotFound, RunRefused
-from memory_app.notes.models import MaintenanceRun
 from qqweb.audit.services import audit_close_pending
+from qqweb.jobs.errors import RunNotFound, RunRefused
+from qqweb.jobs.models import Run
 from qqweb.lib.actors import Actor
 
 # An audit event still pending after this many seconds is closed by the reaper (settled, or
@@ -23,34 +23,34 @@ AUDIT_PENDING_TIMEOUT_S = 1800
 
 def run_create(
     *, kind: str, actor: Actor, params: dict[str, Any] | None = None, dry_run: bool = False
-) -> MaintenanceRun:
-    return MaintenanceRun.objects.create(
+) -> Run:
+    return Run.objects.create(
         kind=kind, started_by=actor.label, params=params or {}, dry_run=dry_run
     )
 
 
-def run_started(run: MaintenanceRun) -> bool:
+def run_started(run: Run) -> bool:
     """Mark the run running (a redelivered run resumes). False when it was closed in the
     meantime (cancelled while queued, or closed by the reaper): then nothing runs."""
     now = timezone.now()
-    started = MaintenanceRun.objects.filter(pk=run.pk, status__in=MaintenanceRun.OPEN).update(
-        status=MaintenanceRun.RUNNING, started_at=now, heartbeat_at=now
+    started = Run.objects.filter(pk=run.pk, status__in=Run.OPEN).update(
+        status=Run.RUNNING, started_at=now, heartbeat_at=now
     )
     run.refresh_from_db()
     return bool(started)
 
 
-def run_progress(run: MaintenanceRun, processed: int, total: int | None) -> None:
+def run_progress(run: Run, processed: int, total: int | None) -> None:
     run.processed, run.total, run.heartbeat_at = processed, total, timezone.now()
     run.save(update_fields=["processed", "total", "heartbeat_at"])
 
 
-def run_cancel_requested(run: MaintenanceRun) -> bool:
-    return MaintenanceRun.objects.filter(pk=run.pk, cancel_requested_at__isnull=False).exists()
+def run_cancel_requested(run: Run) -> bool:
+    return Run.objects.filter(pk=run.pk, cancel_requested_at__isnull=False).exists()
 
 
-def run_finished(run: MaintenanceRun, stats: dict[str, Any]) -> None:
-    run.status, run.stats, run.finished_at = MaintenanceRun.DONE, stats, timezone.now()
+def run_finished(run: Run, stats: dict[str, Any]) -> None:
+    run.status, run.stats, run.finished_at = Run.DONE, stats, timezone.now()
     if run.total is None:
         run.total = run.processed
     fields = ["status", "stats", "finished_at", "total"]
@@ -60,15 +60,15 @@ def run_finished(run: MaintenanceRun, stats: dict[str, Any]) -> None:
     run.save(update_fields=fields)
 
 
-def run_failed(run: MaintenanceRun, error: str) -> None:
-    run.status, run.error, run.finished_at = MaintenanceRun.FAILED, error[:5000], timezone.now()
+def run_failed(run: Run, error: str) -> None:
+    run.status, run.error, run.finished_at = Run.FAILED, error[:5000], timezone.now()
     run.save(update_fields=["status", "error", "finished_at"])
 
 
-def run_stopped(run: MaintenanceRun, stats: dict[str, Any]) -> None:
+def run_stopped(run: Run, stats: dict[str, Any]) -> None:
     """A running run that stopped at a batch boundary because it was cancelled."""
     run.refresh_from_db(fields=["cancelled_by", "cancel_requested_at"])
-    run.status, run.stats, run.finished_at = MaintenanceRun.CANCELLED, stats, timezone.now()
+    run.status, run.stats, run.finished_at = Run.CANCELLED, stats, timezone.now()
     run.error = (
         f"cancelled by {run.cancelled_by or 'someone'}: stopped after {run.processed}"
         f"{f' of {run.total}' if run.total is not None else ''}; what it changed before "
@@ -77,23 +77,23 @@ def run_stopped(run: MaintenanceRun, stats: dict[str, Any]) -> None:
     run.save(update_fields=["status", "stats", "finished_at", "error"])
 
 
-def run_cancel(*, actor: Actor, run_id: int) -> MaintenanceRun:
+def run_cancel(*, actor: Actor, run_id: int) -> Run:
     """Cancel a run: a queued one is closed at once (its task, when it reaches a worker,
     does nothing); a running one is asked to stop and does so at its next batch boundary.
     Refused (RunRefused) for a run that is closed already, RunNotFound for no run."""
-    run = MaintenanceRun.objects.filter(pk=run_id).first()
+    run = Run.objects.filter(pk=run_id).first()
     if run is None:
         raise RunNotFound(run_id)
     now = timezone.now()
-    closed = MaintenanceRun.objects.filter(pk=run.pk, status=MaintenanceRun.QUEUED).update(
-        status=MaintenanceRun.CANCELLED,
+    closed = Run.objects.filter(pk=run.pk, status=Run.QUEUED).update(
+        status=Run.CANCELLED,
         cancel_requested_at=now,
         cancelled_by=actor.label,
         finished_at=now,
         error=f"cancelled by {actor.label} before it started",
     )
     if not closed:
-        asked = MaintenanceRun.objects.filter(pk=run.pk, status=MaintenanceRun.RUNNING).update(
+        asked = Run.objects.filter(pk=run.pk, status=Run.RUNNING).update(
             cancel_requested_at=now, cancelled_by=actor.label
         )
         if not asked:
@@ -116,19 +116,15 @@ def runs_reap(*, now: Any = None) -> dict[str, int]:
     now = now or timezone.now()
     queued_bound = now - timedelta(seconds=settings.QQ_RUN_QUEUED_TIMEOUT_S)
     silent_bound = now - timedelta(seconds=settings.QQ_RUN_SILENT_TIMEOUT_S)
-    queued = MaintenanceRun.objects.filter(
-        status=MaintenanceRun.QUEUED, created_at__lt=queued_bound
-    ).update(
-        status=MaintenanceRun.FAILED,
+    queued = Run.objects.filter(status=Run.QUEUED, created_at__lt=queued_bound).update(
+        status=Run.FAILED,
         finished_at=now,
         error=f"never started: its task did not reach a worker within "
         f"{_duration(settings.QQ_RUN_QUEUED_TIMEOUT_S)} (is a Celery worker running on this "
         "broker?); closed by the reaper, start it again",
     )
-    silent = MaintenanceRun.objects.filter(
-        status=MaintenanceRun.RUNNING, heartbeat_at__lt=silent_bound
-    ).update(
-        status=MaintenanceRun.FAILED,
+    silent = Run.objects.filter(status=Run.RUNNING, heartbeat_at__lt=silent_bound).update(
+        status=Run.FAILED,
         finished_at=now,
         error=f"its worker stopped: no progress for "
         f"{_duration(settings.QQ_RUN_SILENT_TIMEOUT_S)}; closed by the reaper (what it "

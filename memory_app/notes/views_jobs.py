@@ -1,4 +1,5 @@
-"""HTML front door of the maintenance jobs (admin): run, dry-run, progress, schedule."""
+"""The Jobs page (admin; its URLs stay under /maintenance/): run, dry-run, progress,
+schedule, and each run's page."""
 
 from __future__ import annotations
 
@@ -11,16 +12,17 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_GET, require_POST
 
 from memory_app.notes.forms import JobForm
-from memory_app.notes.jobs import job_start, plan_apply_start, run_undo_start, waits_for_worker
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.selectors.maintenance import (
+from memory_app.notes.selectors.jobs import (
     decay_agent_comparison,
-    maintenance_overview,
+    jobs_overview,
     run_detail,
 )
 from memory_app.notes.selectors.plans import plan_expired, plans_waiting
-from memory_app.notes.services.maintenance import JOBS, plan_job, schedule_update
-from memory_app.notes.services.runs import run_cancel
+from memory_app.notes.services.jobs import schedule_update
+from qqweb.jobs.models import Run
+from qqweb.jobs.registry import JOBS, plan_job
+from qqweb.jobs.runs import run_cancel
+from qqweb.jobs.starting import job_start, plan_apply_start, run_undo_start, waits_for_worker
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import ADMIN, VIEWER, has_role, role_required
 from qqweb.lib.errors import Refused
@@ -30,7 +32,7 @@ from qqweb.lib.pages import render_page
 def _context(request: HttpRequest, bound: JobForm | None = None) -> dict[str, Any]:
     """The page's data, each job row with its form (``bound``, with its errors, for its job)."""
     context = {
-        **maintenance_overview(jobs=JOBS.values()),
+        **jobs_overview(jobs=JOBS.values()),
         "plans_waiting": plans_waiting(),
         "schedule_max_share": f"{100 * settings.QQ_SCHEDULE_MAX_SHARE:g}%",
         "is_admin": has_role(request.user, ADMIN),
@@ -50,7 +52,7 @@ def _form(kind: str, data: Any = None) -> JobForm:
 @require_GET
 @role_required(VIEWER)
 def maintenance(request: HttpRequest) -> HttpResponse:
-    return render_page(request, "memory_app/maintenance.html", "runs-table", _context(request))
+    return render_page(request, "memory_app/jobs.html", "runs-table", _context(request))
 
 
 @require_POST
@@ -63,7 +65,7 @@ def maintenance_start(request: HttpRequest, kind: str) -> HttpResponse:
     form = _form(kind, request.POST)
     if not form.is_valid():
         context = {**_context(request, bound=form), "form": form}
-        return render_page(request, "memory_app/maintenance.html", "job-form", context, status=400)
+        return render_page(request, "memory_app/jobs.html", "job-form", context, status=400)
     destructive = JOBS[kind].apply is not None
     try:
         run = job_start(
@@ -85,7 +87,7 @@ def maintenance_start(request: HttpRequest, kind: str) -> HttpResponse:
 @role_required(VIEWER)
 def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
     """A run: its progress (polled while it is open), its plan, what became of it."""
-    run = get_object_or_404(MaintenanceRun, pk=run_id)
+    run = get_object_or_404(Run, pk=run_id)
     detail = run_detail(run=run, has_plan_job=plan_job(run.kind) is not None)
     context = {
         "d": detail,
@@ -94,7 +96,7 @@ def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
         "is_admin": has_role(request.user, ADMIN),
         "no_worker": waits_for_worker(run),
     }
-    return render_page(request, "memory_app/maintenance_run.html", "run-detail", context)
+    return render_page(request, "memory_app/run.html", "run-detail", context)
 
 
 @require_POST
@@ -122,7 +124,7 @@ def maintenance_run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
     messages.success(
         request,
         f"Run #{run.pk} cancelled."
-        if run.status == MaintenanceRun.CANCELLED
+        if run.status == Run.CANCELLED
         else f"Run #{run.pk} stops at its next batch.",
     )
     return redirect("memory_app:maintenance_run", run_id=run.pk)

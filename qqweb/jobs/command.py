@@ -1,7 +1,8 @@
-"""The base of the per-job management commands: same options as the page and the API,
-a progress bar on the terminal, a summary at the end. The job runs in this process.
+"""The base of the per-job management commands (in each app's ``management/commands``):
+the same options as the page and the API, a progress bar on the terminal, a summary at
+the end. The job runs in this process.
 
-The options are the job's parameters, made from its schema (``memory_app/notes/job_params.py``),
+The options are the job's parameters, made from its schema (:mod:`qqweb.jobs.params`),
 which also checks their values: a bad one is a CommandError naming the option."""
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from typing import Any, Literal, get_args, get_origin
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memory_app.notes.job_params import InvalidJobParams
-from memory_app.notes.services.maintenance import JOBS, job_create, job_run
+from qqweb.jobs.params import InvalidJobParams
+from qqweb.jobs.registry import JOBS
+from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
 from qqweb.lib.errors import Refused, StoreUnavailable
 

@@ -3,7 +3,7 @@ a scheduled run of a destructive job does.
 
 Nothing destructive runs unreviewed by default: a scheduled decay, archival, archive
 purge or auto-consolidation is a dry run that keeps its plan and waits for a curator to
-apply it (the Overview and the Maintenance page say so). An admin may opt a schedule into
+apply it (the Overview and the Jobs page say so). An admin may opt a schedule into
 applying its plan on its own (``apply`` in the beat entry's kwargs; the edit is audited
 and undoable); even then a plan that would change more than QQ_SCHEDULE_MAX_SHARE of the
 notes (or of the archive's lines, for a purge) stops and waits for review."""
@@ -17,12 +17,13 @@ from django.conf import settings
 from django_celery_beat.models import CrontabSchedule, PeriodicTask
 from django_celery_beat.validators import crontab_validator
 
-from memory_app.notes.errors import InvalidSchedule, ScheduleNotFound, UnknownJob
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.services.maintenance.registry import JOBS
-from memory_app.notes.services.maintenance.runner import job_apply_plan, job_create
+from memory_app.notes.errors import InvalidSchedule, ScheduleNotFound
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audit_begin, audited
+from qqweb.jobs.errors import UnknownJob
+from qqweb.jobs.models import Run
+from qqweb.jobs.registry import JOBS
+from qqweb.jobs.runner import job_apply_plan, job_create
 from qqweb.lib.actors import Actor
 
 DEFAULT_SCHEDULES = (  # kind, minute, hour, day_of_week
@@ -37,7 +38,7 @@ SCHEDULED_TASK = "memory_app.scheduled_job"
 
 def schedules_ensure() -> int:
     """The default schedule (daily decay and dedup scan, weekly archival and purge), in
-    django-celery-beat's tables where the Maintenance page edits it; none applies its plan
+    django-celery-beat's tables where the Jobs page edits it; none applies its plan
     on its own. Existing entries are left as the admin set them."""
     created = 0
     for kind, minute, hour, day_of_week in DEFAULT_SCHEDULES:
@@ -139,7 +140,7 @@ def _undo_schedule_update(before: dict[str, Any], after: dict[str, Any]) -> dict
 # --- what beat starts -------------------------------------------------------------------------
 
 
-def scheduled_run_create(*, kind: str) -> MaintenanceRun:
+def scheduled_run_create(*, kind: str) -> Run:
     """The run a schedule starts: a dry run keeping its plan for a destructive job (the
     plan waits for review), a run for the others (the dedup scan only fills the queue)."""
     if kind not in JOBS:
@@ -147,7 +148,7 @@ def scheduled_run_create(*, kind: str) -> MaintenanceRun:
     return job_create(kind=kind, actor=SCHEDULER, dry_run=JOBS[kind].apply is not None)
 
 
-def plan_changes(run: MaintenanceRun) -> tuple[int, int]:
+def plan_changes(run: Run) -> tuple[int, int]:
     """(changes, whole) of a finished dry run: the notes (or archive lines) its plan
     changes, of how many. A merge changes both notes of its pair."""
     stats = run.stats or {}
@@ -156,12 +157,12 @@ def plan_changes(run: MaintenanceRun) -> tuple[int, int]:
     return (2 * size if run.kind == "auto_consolidation" else size), whole
 
 
-def scheduled_plan_settle(*, run_id: int, apply: bool) -> MaintenanceRun | None:
+def scheduled_plan_settle(*, run_id: int, apply: bool) -> Run | None:
     """After a scheduled dry run: the run that applies its plan when the schedule is opted
     in and the plan changes at most QQ_SCHEDULE_MAX_SHARE of the whole; else None, and
     the plan waits for a curator (the run's ``waits`` says why, when it was opted in)."""
-    run = MaintenanceRun.objects.filter(pk=run_id).first()
-    if run is None or not apply or run.status != MaintenanceRun.DONE or run.plan is None:
+    run = Run.objects.filter(pk=run_id).first()
+    if run is None or not apply or run.status != Run.DONE or run.plan is None:
         return None
     changes, whole = plan_changes(run)
     if changes == 0:

@@ -1,4 +1,5 @@
-"""The jobs over the knowledge graph: orphan scan and re-embed."""
+"""The jobs over the knowledge graph: orphan scan and re-embed, registered with the jobs
+app by ``GraphAppConfig.ready()``."""
 
 from __future__ import annotations
 
@@ -6,14 +7,14 @@ from typing import Any
 
 from graph_app.knowledge import GraphUnavailable
 from graph_app.stores import graph_store
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.services.maintenance.common import Progress, _actor, _batch
 from qqweb.audit.services import audit_begin, audited
+from qqweb.jobs.models import Run
+from qqweb.jobs.registry import Job, Progress, run_actor, run_batch
 from qqweb.lib.clients import embedder
 from qqweb.lib.errors import StoreUnavailable
 
 
-def graph_orphan_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+def graph_orphan_scan_job(run: Run, progress: Progress) -> dict[str, Any]:
     """Entities with no relationship to another entity (provenance does not count)."""
     try:
         orphans = graph_store().orphans(limit=1000)
@@ -23,7 +24,7 @@ def graph_orphan_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, 
     return {"orphans": len(orphans), "sample": [f"{o['label']}:{o['name']}" for o in orphans[:10]]}
 
 
-def graph_reembed_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+def graph_reembed_job(run: Run, progress: Progress) -> dict[str, Any]:
     """Embed ``"name: description"`` for entities whose embedding is missing or of another
     dimension than the configured model's; the old vectors go into the audit event."""
     model = embedder()
@@ -42,12 +43,12 @@ def graph_reembed_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]
         if not run.dry_run:
             vectors = model.embed([f"{e['name']}: {e['description']}" for e in chunk])
             event = audit_begin(
-                _actor(run),
+                run_actor(run),
                 "graph.reembed",
                 "graph",
                 f"{len(chunk)} entities",
                 {e["id"]: e["embedding"] for e in chunk},
-                _batch(run),
+                run_batch(run),
             )
 
             def write(chunk: list[dict[str, Any]] = chunk, vectors: Any = vectors) -> Any:
@@ -68,4 +69,20 @@ def _undo_graph_reembed(before: dict[str, Any], after: Any) -> dict[str, Any]:
     return {"restored": graph_store().set_embeddings(rows)}
 
 
-UNDO_HANDLERS = {"graph.reembed": _undo_graph_reembed}
+# Undone by an admin, as every job's changes are (the curation's undo is a curator's).
+JOB_UNDO_HANDLERS = {"graph.reembed": _undo_graph_reembed}
+
+GRAPH_JOBS = (
+    Job(
+        "graph_orphan_scan",
+        "Graph orphan scan",
+        "Find entities with no relationship to another entity.",
+        graph_orphan_scan_job,
+    ),
+    Job(
+        "graph_reembed",
+        "Graph re-embed",
+        "Embed entities whose embedding is missing or of another dimension.",
+        graph_reembed_job,
+    ),
+)

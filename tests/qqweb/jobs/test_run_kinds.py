@@ -1,5 +1,5 @@
-"""Every kind of run a MaintenanceRun records (the maintenance jobs, undo, and the
-backup's exports and imports) has a run page a viewer can open, and asking to apply its
+"""Every kind of run a Run records (the notes and graph jobs, undo, the backup's exports
+and imports, the facts scan) has a run page a viewer can open, and asking to apply its
 plan when it has none is refused with the reason (409), never a 500."""
 
 from __future__ import annotations
@@ -7,19 +7,22 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.services.maintenance import JOBS, RUN_KINDS, UNDO_KIND, job_create
+from memory_app.facts.services.vanished import VANISHED_SCAN
 from qqweb.backup.services import EXPORT, IMPORT, backup_run, export_create, import_create
+from qqweb.jobs.models import Run
+from qqweb.jobs.registry import JOBS, UNDO_KIND, run_kinds
+from qqweb.jobs.runner import job_create
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note
 
 ADA = Actor("user", "ada-admin")
 pytestmark = pytest.mark.django_db
+RUN_KINDS = run_kinds()  # every registered job, the apps' and the jobs app's
 WITHOUT_PLAN = sorted(kind for kind in RUN_KINDS if kind not in JOBS or JOBS[kind].apply is None)
 
 
 @pytest.fixture
-def backup_runs(stores, settings, tmp_path) -> dict[str, MaintenanceRun]:
+def backup_runs(stores, settings, tmp_path) -> dict[str, Run]:
     """A finished export, the preview of importing it, and the import itself."""
     settings.QQ_BACKUP_DIR = tmp_path / "backups"
     for i in range(3):
@@ -33,14 +36,14 @@ def backup_runs(stores, settings, tmp_path) -> dict[str, MaintenanceRun]:
     return {"export": export, "import preview": preview, "import": imported}
 
 
-def _run_of(kind: str) -> MaintenanceRun:
+def _run_of(kind: str) -> Run:
     if kind in JOBS:
         return job_create(kind=kind, actor=ADA)
-    return MaintenanceRun.objects.create(kind=kind, started_by=ADA.label)
+    return Run.objects.create(kind=kind, started_by=ADA.label)
 
 
-def test_the_registry_knows_the_backups_runs():
-    assert {EXPORT, IMPORT, UNDO_KIND, *JOBS} == set(RUN_KINDS)
+def test_the_registry_knows_the_backups_and_the_facts_scans_runs():
+    assert {EXPORT, IMPORT, UNDO_KIND, VANISHED_SCAN, *JOBS} == set(RUN_KINDS)
 
 
 @pytest.mark.parametrize("kind", RUN_KINDS)
@@ -72,7 +75,7 @@ def test_applying_a_run_of_a_kind_without_a_plan_is_refused_with_the_reason(kind
     assert response.status_code == 409
     message = response.json()["error"]["message"]
     assert f"run {run.pk}" in message and "no plan to apply" in message
-    assert MaintenanceRun.objects.count() == 1  # nothing started
+    assert Run.objects.count() == 1  # nothing started
     page = admin_client_.post(reverse("memory_app:maintenance_run_apply", args=[run.pk]))
     assert page.status_code == 302
     shown = admin_client_.get(page["Location"]).content.decode()

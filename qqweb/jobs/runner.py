@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
+from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from memory_app.notes.errors import RunNotFound, RunRefused, UnknownJob
-from memory_app.notes.job_params import JobParams, params_validate
-from memory_app.notes.models import JobLock, MaintenanceRun
-from memory_app.notes.selectors.plans import SCHEDULE_ACTOR, plan_changed_count
-from memory_app.notes.services.maintenance.common import (
-    LOCK_TTL,
+from qqweb.audit.models import AuditEvent
+from qqweb.jobs.errors import (
     JobBusy,
     NoPlanToApply,
     RunCancelled,
+    RunNotFound,
+    RunRefused,
+    UnknownJob,
 )
-from memory_app.notes.services.maintenance.registry import (
+from qqweb.jobs.models import JobLock, Run
+from qqweb.jobs.params import JobParams, params_validate
+from qqweb.jobs.registry import (
     JOBS,
     UNDO_KIND,
     job_of,
@@ -26,7 +29,7 @@ from memory_app.notes.services.maintenance.registry import (
     plan_job,
     planning_kinds,
 )
-from memory_app.notes.services.runs import (
+from qqweb.jobs.runs import (
     run_cancel_requested,
     run_failed,
     run_finished,
@@ -34,9 +37,14 @@ from memory_app.notes.services.runs import (
     run_started,
     run_stopped,
 )
-from qqweb.audit.models import AuditEvent
 from qqweb.lib.actors import Actor
 from qqweb.lib.errors import StoreUnavailable
+
+# A run renews its lock at each progress report; a lock not renewed for this long is
+# taken as abandoned (its worker died) and another run of the kind may take it.
+LOCK_TTL = timedelta(minutes=10)
+# The label of the actor that starts scheduled runs (``Actor.job("schedule")``).
+SCHEDULER_LABEL = "job:schedule"
 
 # --- running a job ---------------------------------------------------------------------------
 
@@ -47,43 +55,42 @@ def job_create(
     actor: Actor,
     dry_run: bool = False,
     params: Mapping[str, Any] | JobParams | None = None,
-) -> MaintenanceRun:
+) -> Run:
     """A queued run of ``kind``. ``params`` is validated with the job's schema (raising
     InvalidJobParams naming each bad one) and stored whole, the settings' values filled in
     for what was left out, so the run records what it will use."""
     if kind not in JOBS:
         raise UnknownJob(list(JOBS))
     valid = params_validate(JOBS[kind].params, params)
-    return MaintenanceRun.objects.create(
+    return Run.objects.create(
         kind=kind, started_by=actor.label, params=valid.model_dump(mode="json"), dry_run=dry_run
     )
 
 
-def job_apply_plan(*, actor: Actor, run_id: int) -> MaintenanceRun:
+def job_apply_plan(*, actor: Actor, run_id: int) -> Run:
     """A queued run that applies exactly the plan of dry run ``run_id`` (a destructive
     job's): the same parameters, the planned notes only, each only if it is still as it
     was planned. Refused (RunRefused) when the run has no plan or it was applied already;
     RunNotFound when there is no such run."""
-    plan_run = MaintenanceRun.objects.filter(pk=run_id).first()
+    plan_run = Run.objects.filter(pk=run_id).first()
     if plan_run is None:
         raise RunNotFound(run_id)
-    if plan_job(plan_run.kind) is None:
+    job = plan_job(plan_run.kind)
+    if job is None:
         raise NoPlanToApply(plan_run.pk, kind_title(plan_run.kind), planning_kinds())
-    if not plan_run.dry_run or plan_run.status != MaintenanceRun.DONE or plan_run.plan is None:
+    if not plan_run.dry_run or plan_run.status != Run.DONE or plan_run.plan is None:
         raise RunRefused(f"run {plan_run.pk} is not a finished dry run with a plan")
-    applied = plan_run.applications.exclude(
-        status__in=(MaintenanceRun.FAILED, MaintenanceRun.CANCELLED)
-    ).first()
+    applied = plan_run.applications.exclude(status__in=(Run.FAILED, Run.CANCELLED)).first()
     if applied is not None:
         raise RunRefused(f"this plan is applied by run {applied.pk} already")
-    if plan_run.started_by == SCHEDULE_ACTOR:
-        changed = plan_changed_count(plan_run)
+    if plan_run.started_by == SCHEDULER_LABEL and job.plan_changed is not None:
+        changed = job.plan_changed(plan_run)
         if changed:
             raise RunRefused(
                 f"this scheduled plan expired: {changed} of its notes changed since it was "
                 "made; preview the job again"
             )
-    return MaintenanceRun.objects.create(
+    return Run.objects.create(
         kind=plan_run.kind,
         started_by=actor.label,
         params=plan_run.params,
@@ -92,19 +99,19 @@ def job_apply_plan(*, actor: Actor, run_id: int) -> MaintenanceRun:
     )
 
 
-def job_undo_create(*, actor: Actor, run_id: int) -> MaintenanceRun:
+def job_undo_create(*, actor: Actor, run_id: int) -> Run:
     """A queued run (kind ``undo``) that undoes every change run ``run_id`` made."""
-    target = MaintenanceRun.objects.filter(pk=run_id).first()
+    target = Run.objects.filter(pk=run_id).first()
     if target is None:
         raise RunNotFound(run_id)
     if target.dry_run or target.kind == UNDO_KIND:
         raise RunRefused(f"run {target.pk} changed nothing: there is nothing to undo")
     if target.is_open:
         raise RunRefused(f"run {target.pk} is {target.status}: cancel it or wait")
-    busy = target.undo_runs.filter(status__in=MaintenanceRun.OPEN).first()
+    busy = target.undo_runs.filter(status__in=Run.OPEN).first()
     if busy is not None:
         raise RunRefused(f"run {target.pk} is being undone by run {busy.pk}")
-    return MaintenanceRun.objects.create(
+    return Run.objects.create(
         kind=UNDO_KIND,
         started_by=actor.label,
         params={"run": target.pk, "user_id": actor.user_id},
@@ -112,10 +119,12 @@ def job_undo_create(*, actor: Actor, run_id: int) -> MaintenanceRun:
     )
 
 
-def _lock(run: MaintenanceRun) -> None:
+def _lock(run: Run) -> None:
     now = timezone.now()
     with transaction.atomic():
+        # a lock expires, and a run that is closed (failed, reaped, cancelled) holds none
         JobLock.objects.filter(kind=run.kind, expires_at__lt=now).delete()
+        JobLock.objects.filter(kind=run.kind, run__status__in=Run.CLOSED).delete()
         lock = JobLock.objects.filter(kind=run.kind).first()
         if lock is not None and lock.run_id != run.pk:
             raise JobBusy(run.kind, lock.run_id)
@@ -127,12 +136,12 @@ def _lock(run: MaintenanceRun) -> None:
             raise JobBusy(run.kind, 0) from e
 
 
-def _unlock(run: MaintenanceRun) -> None:
+def _unlock(run: Run) -> None:
     JobLock.objects.filter(kind=run.kind, run=run).delete()
 
 
 def job_run(
-    *, run: MaintenanceRun, on_progress: Callable[[int, int | None], None] | None = None
+    *, run: Run, on_progress: Callable[[int, int | None], None] | None = None
 ) -> dict[str, Any]:
     """Run (or resume) a job under its lock. A store that is down raises StoreUnavailable
     for the caller to retry; anything else (a StoreError included: a bug) fails the run
@@ -159,12 +168,12 @@ def job_run(
 
     try:
         if run.plan_of_id is not None:
-            plan_run = MaintenanceRun.objects.get(pk=run.plan_of_id)
+            plan_run = Run.objects.get(pk=run.plan_of_id)
             if job.apply is None or plan_run.plan is None:
                 raise RunRefused(f"run {plan_run.pk} has no plan to apply")
-            stats = job.apply(run, list(plan_run.plan), progress)
+            stats = _stats(job.apply(run, list(plan_run.plan), progress))
         else:
-            stats = job.work(run, progress)
+            stats = _stats(job.work(run, progress))
     except RunCancelled:
         _unlock(run)
         stats = {"changes_before_cancel": _changes_in_batch(run)}
@@ -182,5 +191,12 @@ def job_run(
     return stats
 
 
-def _changes_in_batch(run: MaintenanceRun) -> int:
+def _changes_in_batch(run: Run) -> int:
     return AuditEvent.objects.filter(batch_id=run.batch_id, status=AuditEvent.DONE).count()
+
+
+def _stats(result: Any) -> dict[str, Any]:
+    """A job's result as the run's stats: a dataclass as its fields, a dict as it is."""
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        return dataclasses.asdict(result)
+    return dict(result)

@@ -1,6 +1,6 @@
-"""Reads for the Maintenance page: each job with its last run, run history, schedules.
+"""Reads for the Jobs page: each job with its last run, run history, schedules.
 
-The catalogue of jobs is the maintenance service's (``services.maintenance.JOBS``); the
+The catalogue of jobs is the jobs app's registry (``qqweb.jobs.registry.JOBS``); the
 caller passes it in, so reads do not depend on writes."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any, Protocol
 
 from django_celery_beat.models import PeriodicTask
 
-from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.stores import notes_store
 from qqweb.audit.models import AuditEvent
+from qqweb.jobs.models import Run
 
 
 class JobInfo(Protocol):
@@ -42,7 +42,7 @@ class ScheduleRow:
 @dataclass
 class JobRow:
     job: JobInfo
-    last: MaintenanceRun | None
+    last: Run | None
 
 
 DECAY_VS_AGENT = (
@@ -61,20 +61,18 @@ class DecayComparison:
     counted by a decay run (``run``; None when no run counted them yet)."""
 
     explanation: str
-    run: MaintenanceRun | None = None
+    run: Run | None = None
     scanned: int = 0
     differs: int = 0
     by_rate: int = 0
     by_compounding: int = 0
 
 
-def decay_agent_comparison(*, run: MaintenanceRun | None = None) -> DecayComparison:
+def decay_agent_comparison(*, run: Run | None = None) -> DecayComparison:
     """The counts of ``run``, or of the latest finished decay run (dry or not)."""
     if run is None:
         run = (
-            MaintenanceRun.objects.filter(
-                kind="decay", status=MaintenanceRun.DONE, stats__has_key="agent_differs"
-            )
+            Run.objects.filter(kind="decay", status=Run.DONE, stats__has_key="agent_differs")
             .order_by("-created_at", "-pk")
             .first()
         )
@@ -91,14 +89,11 @@ def decay_agent_comparison(*, run: MaintenanceRun | None = None) -> DecayCompari
     )
 
 
-def maintenance_overview(*, jobs: Iterable[JobInfo], history: int = 30) -> dict[str, Any]:
+def jobs_overview(*, jobs: Iterable[JobInfo], history: int = 30) -> dict[str, Any]:
     jobs = list(jobs)
     planned = {job.kind for job in jobs if job.apply is not None}
-    runs = list(MaintenanceRun.objects.defer("plan")[:history])
-    rows = [
-        JobRow(job, MaintenanceRun.objects.defer("plan").filter(kind=job.kind).first())
-        for job in jobs
-    ]
+    runs = list(Run.objects.defer("plan")[:history])
+    rows = [JobRow(job, Run.objects.defer("plan").filter(kind=job.kind).first()) for job in jobs]
     schedules = []
     for task in (
         PeriodicTask.objects.filter(task="memory_app.scheduled_job")
@@ -112,7 +107,7 @@ def maintenance_overview(*, jobs: Iterable[JobInfo], history: int = 30) -> dict[
         "jobs": rows,
         "runs": runs,
         "schedules": schedules,
-        "active": [r for r in runs if r.status in (MaintenanceRun.QUEUED, MaintenanceRun.RUNNING)],
+        "active": [r for r in runs if r.status in (Run.QUEUED, Run.RUNNING)],
         "decay_comparison": decay_agent_comparison(),
     }
 
@@ -139,12 +134,12 @@ _PLAN_VERBS = {  # kind: (what the plan does, to what, the stat counting the who
 
 @dataclass(frozen=True)
 class RunDetail:
-    run: MaintenanceRun
+    run: Run
     plan_rows: list[dict[str, Any]]
     plan_total: int
     plan_summary: str  # "Archive 352 of 500 notes (70%)"
-    applied_by: MaintenanceRun | None  # the run that applies this dry run's plan
-    undone_by: MaintenanceRun | None  # the latest run that undoes this one
+    applied_by: Run | None  # the run that applies this dry run's plan
+    undone_by: Run | None  # the latest run that undoes this one
     can_apply: bool
     can_undo: bool
     sample: list[dict[str, Any]]  # a run without a plan: its sample, as rows
@@ -179,7 +174,7 @@ def _decay_directions(plan: list[dict[str, Any]]) -> tuple[int, int]:
     return lower, higher
 
 
-def plan_summary(run: MaintenanceRun) -> str:
+def plan_summary(run: Run) -> str:
     """What the plan does, in words: "Archive 347 of 501 notes (69%)"; a decay that raises
     some importances says so ("Change the stored importance of 493 of 503 notes (98%):
     480 lower, 13 higher")."""
@@ -207,7 +202,7 @@ def plan_summary(run: MaintenanceRun) -> str:
 
 
 def plan_page(
-    *, run: MaintenanceRun, offset: int = 0, limit: int = PLAN_ROWS
+    *, run: Run, offset: int = 0, limit: int = PLAN_ROWS
 ) -> tuple[int, list[dict[str, Any]]]:
     """``(total, rows)`` of a dry run's plan, without the guards; each row's text read from
     the store where the plan did not keep one (decay)."""
@@ -224,12 +219,10 @@ def plan_page(
     return len(plan), rows
 
 
-def run_detail(*, run: MaintenanceRun, has_plan_job: bool) -> RunDetail:
+def run_detail(*, run: Run, has_plan_job: bool) -> RunDetail:
     total, rows = plan_page(run=run) if run.plan else (0, [])
     # a failed or cancelled application can be applied again: what it did is skipped as gone
-    applied_by = run.applications.exclude(
-        status__in=(MaintenanceRun.FAILED, MaintenanceRun.CANCELLED)
-    ).first()
+    applied_by = run.applications.exclude(status__in=(Run.FAILED, Run.CANCELLED)).first()
     undone_by = run.undo_runs.first()
     return RunDetail(
         run=run,
@@ -240,7 +233,7 @@ def run_detail(*, run: MaintenanceRun, has_plan_job: bool) -> RunDetail:
         undone_by=undone_by,
         can_apply=has_plan_job
         and run.dry_run
-        and run.status == MaintenanceRun.DONE
+        and run.status == Run.DONE
         and run.plan is not None
         and applied_by is None,
         can_undo=not run.dry_run
@@ -248,7 +241,7 @@ def run_detail(*, run: MaintenanceRun, has_plan_job: bool) -> RunDetail:
         and AuditEvent.objects.filter(
             batch_id=run.batch_id, status=AuditEvent.DONE, undo_of__isnull=True
         ).exists()
-        and run.status in (MaintenanceRun.DONE, MaintenanceRun.CANCELLED, MaintenanceRun.FAILED)
-        and (undone_by is None or undone_by.status == MaintenanceRun.FAILED),
+        and run.status in (Run.DONE, Run.CANCELLED, Run.FAILED)
+        and (undone_by is None or undone_by.status == Run.FAILED),
         sample=[] if run.plan is not None else _sample_rows(run.stats or {}),
     )

@@ -1,4 +1,4 @@
-"""Starting a maintenance job from a front door: create its run, hand it to the worker."""
+"""Starting a run from a front door: create it, hand it to the worker."""
 
 from __future__ import annotations
 
@@ -8,23 +8,23 @@ from typing import Any
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
-from memory_app.notes.job_params import JobParams
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.services.maintenance import job_apply_plan, job_create, job_undo_create
-from memory_app.notes.tasks import run_job_task
+from qqweb.jobs.models import Run
+from qqweb.jobs.params import JobParams
+from qqweb.jobs.runner import job_apply_plan, job_create, job_undo_create
+from qqweb.jobs.tasks import run_job_task
 from qqweb.lib.actors import Actor
 from qqweb.lib.errors import StoreUnavailable
 from qqweb.liveness import jobs_wait_for_a_worker
 
 
-def _enqueue(run: MaintenanceRun) -> MaintenanceRun:
+def run_enqueue(run: Run) -> Run:
     """Queue the run. When the broker does not take it (down, unreachable), the run is
     marked failed with the reason, so it never waits in the list for a worker that will
     not come, and :class:`StoreUnavailable` (503) says so."""
     try:
         run.task_id = run_job_task.delay(run.pk).id
     except Exception as e:
-        run.status = MaintenanceRun.FAILED
+        run.status = Run.FAILED
         run.error = f"the task broker did not take the job: {_cause(e)}"
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "error", "finished_at"])
@@ -41,25 +41,25 @@ def job_start(
     actor: Actor,
     dry_run: bool = False,
     params: Mapping[str, Any] | JobParams | None = None,
-) -> MaintenanceRun:
-    """Create the run and queue it (see :func:`_enqueue`)."""
-    return _enqueue(job_create(kind=kind, actor=actor, dry_run=dry_run, params=params))
+) -> Run:
+    """Create the run and queue it (see :func:`run_enqueue`)."""
+    return run_enqueue(job_create(kind=kind, actor=actor, dry_run=dry_run, params=params))
 
 
-def plan_apply_start(*, actor: Actor, run_id: int) -> MaintenanceRun:
+def plan_apply_start(*, actor: Actor, run_id: int) -> Run:
     """Apply the plan of dry run ``run_id``, in the worker."""
-    return _enqueue(job_apply_plan(actor=actor, run_id=run_id))
+    return run_enqueue(job_apply_plan(actor=actor, run_id=run_id))
 
 
-def run_undo_start(*, actor: Actor, run_id: int) -> MaintenanceRun:
+def run_undo_start(*, actor: Actor, run_id: int) -> Run:
     """Undo run ``run_id``, in the worker, as a run of its own (with progress)."""
-    return _enqueue(job_undo_create(actor=actor, run_id=run_id))
+    return run_enqueue(job_undo_create(actor=actor, run_id=run_id))
 
 
-def waits_for_worker(run: MaintenanceRun | None) -> bool:
+def waits_for_worker(run: Run | None) -> bool:
     """True when ``run`` is queued and no worker is alive to take it: the page says so
     (the job waits in the queue) instead of a progress bar that never moves."""
-    return run is not None and run.status == MaintenanceRun.QUEUED and jobs_wait_for_a_worker()
+    return run is not None and run.status == Run.QUEUED and jobs_wait_for_a_worker()
 
 
 def _chain(error: BaseException) -> list[BaseException]:

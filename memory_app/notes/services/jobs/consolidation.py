@@ -21,13 +21,13 @@ from memory_app.notes.job_params import AutoConsolidationParams
 from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import StaleWrite
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.services.maintenance.common import Progress, _actor, _batch
-from memory_app.notes.services.maintenance.plans import TEXT, _apply_stats, _when
+from memory_app.notes.services.jobs.plans import TEXT, _apply_stats, _when
 from memory_app.notes.services.merging import pair_merge
 from memory_app.notes.services.review import duplicates_scan
 from memory_app.notes.stores import deduplicator, notes_store
 from qqweb.audit.snapshots import to_json
+from qqweb.jobs.models import Run
+from qqweb.jobs.registry import Progress, run_actor, run_batch
 from qqweb.lib.differences import PairJudgment, pair_judgment
 from qqweb.lib.errors import DimensionMismatch, InvalidInput
 
@@ -117,7 +117,7 @@ def consolidation_plan(pairs: list[Pair], docs: dict[str, Note]) -> list[dict[st
     ]
 
 
-def _queue_left(run: MaintenanceRun, left: list[dict[str, Any]], threshold: float) -> None:
+def _queue_left(run: Run, left: list[dict[str, Any]], threshold: float) -> None:
     if left:
         rows = [(r["note_id"], r["other_id"], float(r["similarity"])) for r in left]
         duplicates_scan(run=run, threshold=threshold, rows=rows)
@@ -127,7 +127,7 @@ def _left_stats(left: list[dict[str, Any]]) -> dict[str, Any]:
     return {"left_for_review": len(left), "left": left[:LEFT_LISTED]}
 
 
-def auto_consolidation_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+def auto_consolidation_job(run: Run, progress: Progress) -> dict[str, Any]:
     """Merge every pair above the threshold whose texts do not differ in a value, with
     the simple merge, each merge audited and undoable; the flagged pairs are left for
     review. Runs only when there are more than QQ_MAX_WORKING_NOTES notes, unless
@@ -160,9 +160,7 @@ def _errors(done: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _merge_all(
-    run: MaintenanceRun, items: list[dict[str, Any]], progress: Progress
-) -> dict[str, Any]:
+def _merge_all(run: Run, items: list[dict[str, Any]], progress: Progress) -> dict[str, Any]:
     use_llm = bool(run.params.get("use_llm"))
     stats = _apply_stats(items, "merged")
     stats["errors"] = []
@@ -170,12 +168,12 @@ def _merge_all(
         guard = item["guard"]
         try:
             pair_merge(
-                actor=_actor(run),
+                actor=run_actor(run),
                 note_a_id=item["note_id"],
                 note_b_id=item["other_id"],
                 similarity=guard["similarity"],
                 use_llm=use_llm,
-                batch_id=_batch(run),
+                batch_id=run_batch(run),
                 expected_updated_at={i: _when(v) for i, v in guard["updated_at"].items()},
             )
             stats["merged"] += 1
@@ -191,11 +189,11 @@ def _merge_all(
 
 
 def consolidation_apply(
-    run: MaintenanceRun, items: list[dict[str, Any]], progress: Progress
+    run: Run, items: list[dict[str, Any]], progress: Progress
 ) -> dict[str, Any]:
     """Merge exactly the planned pairs (each only if unchanged since the plan) and queue
     the pairs the dry run left for review."""
-    plan_run = MaintenanceRun.objects.filter(pk=run.plan_of_id or 0).only("stats").first()
+    plan_run = Run.objects.filter(pk=run.plan_of_id or 0).only("stats").first()
     left = list((plan_run.stats or {}).get("left") or []) if plan_run is not None else []
     _queue_left(run, left, float(run.params.get("threshold") or 1.0))
     stats = _merge_all(run, items, progress)

@@ -11,12 +11,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memory_app.notes.lib.mongo_store import utcnow_naive
-from memory_app.notes.models import MaintenanceRun
-from memory_app.notes.services.maintenance import job_create
 from memory_app.notes.stores import notes_store
-from memory_app.notes.tasks import reap_runs_task, run_job_task
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_begin
+from qqweb.jobs.models import Run
+from qqweb.jobs.runner import job_create
+from qqweb.jobs.tasks import reap_runs_task, run_job_task
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note as plant
 from tests.services import start_celery_worker, stop
@@ -25,10 +25,10 @@ ADA = Actor("user", "ada-admin")
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def wait_for(run_id, until=MaintenanceRun.CLOSED, seconds=60):
+def wait_for(run_id, until=Run.CLOSED, seconds=60):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        run = MaintenanceRun.objects.get(pk=run_id)
+        run = Run.objects.get(pk=run_id)
         if run.status in until:
             return run
         time.sleep(0.2)
@@ -67,7 +67,7 @@ def worker_db(celery_worker, settings):
 
 def _stale_run_and_event():
     run = job_create(kind="decay", actor=ADA)  # queued, its task never sent
-    MaintenanceRun.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(hours=2))
+    Run.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(hours=2))
     event = audit_begin(ADA, "note.archive", "note", "note_0000000000a1", {}, None)
     AuditEvent.objects.filter(pk=event.pk).update(created_at=timezone.now() - timedelta(hours=2))
     return run, event
@@ -83,7 +83,7 @@ def test_the_reaper_closes_a_run_that_never_reached_a_worker_and_a_pending_event
     assert "is a Celery worker running" in run.error
     event.refresh_from_db()
     assert event.status == "failed" and "left pending" in event.detail
-    assert MaintenanceRun.objects.get(pk=fresh.pk).status == "queued"
+    assert Run.objects.get(pk=fresh.pk).status == "queued"
     run_job_task.delay(run.pk).get(timeout=60)  # its task arrives after all: nothing runs
     run.refresh_from_db()
     assert run.status == "failed" and run.started_at is None
@@ -94,7 +94,7 @@ def test_a_worker_reaps_when_it_starts(worker_db, tmp_path):
     worker = start_celery_worker(worker_db, tmp_path, queue="reaper-test", name="starter")
     try:
         deadline = time.monotonic() + 30
-        while MaintenanceRun.objects.get(pk=run.pk).status == "queued":
+        while Run.objects.get(pk=run.pk).status == "queued":
             assert time.monotonic() < deadline, "the starting worker did not reap"
             time.sleep(0.2)
     finally:
@@ -124,7 +124,7 @@ def test_a_running_run_stops_at_its_next_batch_when_cancelled(worker_db, admin_c
     )
     run_id = response.json()["id"]
     deadline = time.monotonic() + 60
-    while MaintenanceRun.objects.get(pk=run_id).processed < 50:
+    while Run.objects.get(pk=run_id).processed < 50:
         assert time.monotonic() < deadline
         time.sleep(0.05)
     page = admin_client_.get(reverse("memory_app:maintenance_run", args=[run_id])).content
@@ -148,7 +148,7 @@ def test_undoing_a_run_happens_in_the_worker_and_the_run_shows_undone(worker_db,
     run = wait_for(response.json()["id"])
     assert run.status == "done" and notes_store().count() == 0
     page = admin_client_.post(reverse("memory_app:maintenance_run_undo", args=[run.pk]))
-    undo = MaintenanceRun.objects.get(undo_of=run)
+    undo = Run.objects.get(undo_of=run)
     assert page["Location"] == reverse("memory_app:maintenance_run", args=[undo.pk])
     undo = wait_for(undo.pk)
     assert undo.status == "done", undo.error

@@ -18,7 +18,6 @@ from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.importance import BASE_FIELD, DECAYED_FIELD
 from memory_app.notes.lib.mongo import EmbeddingWrite
 from memory_app.notes.lib.mongo.scans import DecayBatch
-from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.selectors import promotion_candidates
 from memory_app.notes.services.archive import archive_purge
 from memory_app.notes.services.dedup_scan import (
@@ -26,8 +25,8 @@ from memory_app.notes.services.dedup_scan import (
     duplicates_find_shared,
     last_complete_scan,
 )
-from memory_app.notes.services.maintenance.common import BATCH, Progress, _actor, _batch
-from memory_app.notes.services.maintenance.plans import (
+from memory_app.notes.services.jobs.common import BATCH
+from memory_app.notes.services.jobs.plans import (
     archival_plan,
     decay_plan_items,
     purge_plan,
@@ -36,12 +35,14 @@ from memory_app.notes.services.notes import note_archive
 from memory_app.notes.services.review import duplicates_scan
 from memory_app.notes.stores import archive_manager, notes_store
 from qqweb.audit.services import audit_begin, audited
+from qqweb.jobs.models import Run
+from qqweb.jobs.registry import Progress, run_actor, run_batch
 from qqweb.lib.clients import embedder
 
 # --- decay ---------------------------------------------------------------------------------
 
 
-def decay_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+def decay_job(run: Run, progress: Progress) -> dict[str, Any]:
     """Write the effective importance back, never compounding (see importance.py). One
     audit event per batch of changed notes, with the values before, for undo."""
     store = notes_store()
@@ -57,7 +58,7 @@ def decay_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
             for doc, _ in batch
         }
         event = audit_begin(
-            _actor(run), "notes.decay", "notes", f"{len(batch)} notes", before, _batch(run)
+            run_actor(run), "notes.decay", "notes", f"{len(batch)} notes", before, run_batch(run)
         )
         written: list[int] = []
 
@@ -85,7 +86,7 @@ def decay_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
         "changed": report.changed,
         "written": report.written,
         # what the agent's own decay command (0.01 for every note, compounding) would
-        # write differently: the Maintenance page and the run page explain these
+        # write differently: the Jobs page and the run page explain these
         "agent_differs": report.agent_differs,
         "agent_differs_rate": report.agent_differs_rate,
         "agent_differs_compounding": report.agent_differs_compounding,
@@ -101,7 +102,7 @@ def _undo_notes_decay(before: dict[str, Any], after: dict[str, Any]) -> dict[str
 # --- archival, promotion, purge, dedup ------------------------------------------------------
 
 
-def archival_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+def archival_job(run: Run, progress: Progress) -> dict[str, Any]:
     """Archive every note whose effective importance is below QQ_ARCHIVE_THRESHOLD (or the
     run's ``threshold``), with the agent's reason ``importance_decay_<x.xxx>``."""
     threshold = ArchivalParams.model_validate(run.params).threshold
@@ -120,10 +121,10 @@ def archival_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
         if not run.dry_run:
             try:
                 note_archive(
-                    actor=_actor(run),
+                    actor=run_actor(run),
                     note_id=note_id,
                     reason=f"importance_decay_{value:.3f}",
-                    batch_id=_batch(run),
+                    batch_id=run_batch(run),
                 )
                 stats["archived"] += 1
             except (NoteNotFound, StaleWrite):  # changed or gone meanwhile: it stays
@@ -134,24 +135,26 @@ def archival_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
     return stats
 
 
-def promotion_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+def promotion_scan_job(run: Run, progress: Progress) -> dict[str, Any]:
     """Count the promotion candidates (the Core page lists them; verdicts are remembered)."""
     found = promotion_candidates(limit=1000)
     progress(len(found), len(found))
     return {"candidates": len(found), "sample": [c.note_id for c in found[:10]]}
 
 
-def purge_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+def purge_job(run: Run, progress: Progress) -> dict[str, Any]:
     days = ArchivePurgeParams.model_validate(run.params).days
     if run.dry_run:
         lines = [n.to_entry() for n in archive_manager().plan_purge(days).lines]
         run.plan = purge_plan(lines)
-    result = archive_purge(actor=_actor(run), days=days, dry_run=run.dry_run, batch_id=_batch(run))
+    result = archive_purge(
+        actor=run_actor(run), days=days, dry_run=run.dry_run, batch_id=run_batch(run)
+    )
     progress(result["would_drop"], result["would_drop"])
     return {**result, "of_lines": len(archive_manager().read().notes)}
 
 
-def dedup_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+def dedup_scan_job(run: Run, progress: Progress) -> dict[str, Any]:
     """The scan, in blocks every worker shares (services.dedup_scan): incremental (the
     notes changed since the last complete scan against every note) unless ``full`` is
     asked or there is no complete scan yet. Progress counts the blocks, then the pairs
@@ -177,7 +180,7 @@ def dedup_scan_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
 
 
 def _scan_kind(
-    notes: int, changed: int | None, mark: MaintenanceRun | None, *, asked_full: bool
+    notes: int, changed: int | None, mark: Run | None, *, asked_full: bool
 ) -> dict[str, Any]:
     """What the run page says: which kind ran, why, and how many notes it compared."""
     if changed is None or mark is None:
@@ -205,7 +208,7 @@ def _scan_kind(
 # --- re-embed --------------------------------------------------------------------------------
 
 
-def reembed_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+def reembed_job(run: Run, progress: Progress) -> dict[str, Any]:
     """Embed with the configured embedder: notes with no embedding or one of another
     dimension (``scope: missing``, the default), or every note (``scope: all``). Each write
     is conditional on ``updated_at``; the old vectors are kept in the audit event."""
@@ -233,7 +236,12 @@ def reembed_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
                 for d in chunk
             }
             event = audit_begin(
-                _actor(run), "notes.reembed", "notes", f"{len(chunk)} notes", before, _batch(run)
+                run_actor(run),
+                "notes.reembed",
+                "notes",
+                f"{len(chunk)} notes",
+                before,
+                run_batch(run),
             )
 
             def write(chunk: list[dict[str, Any]] = chunk, vectors: Any = vectors) -> Any:
@@ -262,7 +270,7 @@ def _undo_notes_reembed(before: dict[str, Any], after: dict[str, Any]) -> dict[s
 # --- consolidation, index, graph --------------------------------------------------------------
 
 
-def vector_index_rebuild_job(run: MaintenanceRun, progress: Progress) -> dict[str, Any]:
+def vector_index_rebuild_job(run: Run, progress: Progress) -> dict[str, Any]:
     """Drop the in-process vector indexes (every web and worker process notices this run
     and rebuilds on its next search) and rebuild this process's one now."""
     store = notes_store()

@@ -1,7 +1,7 @@
 """Plans of the destructive jobs (archival pass, archive purge, decay; auto-consolidation's
 are in consolidation.py).
 
-A dry run of one of them keeps its plan on the run (``MaintenanceRun.plan``): one item per
+A dry run of one of them keeps its plan on the run (``Run.plan``): one item per
 note it would change, each ``{"note_id", "text", "before", "after", "guard"}``, where
 ``guard`` holds what the note was when it was planned. Applying the plan (a run with
 ``plan_of``) changes exactly those notes, by id, each with the compare-and-set guard of
@@ -20,13 +20,14 @@ from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.importance import BASE_FIELD, DECAYED_FIELD, DecayWrite
 from memory_app.notes.lib.mongo.scans import DecayBatch
-from memory_app.notes.models import MaintenanceRun
 from memory_app.notes.services.archive import archive_purge
-from memory_app.notes.services.maintenance.common import BATCH, Progress, _actor, _batch
+from memory_app.notes.services.jobs.common import BATCH
 from memory_app.notes.services.notes import note_archive
 from memory_app.notes.stores import notes_store
 from qqweb.audit.services import audit_begin, audited
 from qqweb.audit.snapshots import from_json, to_json
+from qqweb.jobs.models import Run
+from qqweb.jobs.registry import Progress, run_actor, run_batch
 
 TEXT = 200  # characters of each note's text kept in the plan, for the table
 
@@ -68,18 +69,16 @@ def archival_plan(candidates: list[tuple[str, float]]) -> list[dict[str, Any]]:
     ]
 
 
-def archival_apply(
-    run: MaintenanceRun, items: list[dict[str, Any]], progress: Progress
-) -> dict[str, Any]:
+def archival_apply(run: Run, items: list[dict[str, Any]], progress: Progress) -> dict[str, Any]:
     stats = _apply_stats(items, "archived")
     for index, item in enumerate(items, start=1):
         guard = item["guard"]
         try:
             note_archive(
-                actor=_actor(run),
+                actor=run_actor(run),
                 note_id=item["note_id"],
                 reason=f"importance_decay_{guard['value']:.3f}",
-                batch_id=_batch(run),
+                batch_id=run_batch(run),
                 expected_updated_at=_when(guard["updated_at"]),
             )
             stats["archived"] += 1
@@ -115,9 +114,7 @@ def decay_plan_items(batch: DecayBatch) -> list[dict[str, Any]]:
     ]
 
 
-def decay_apply(
-    run: MaintenanceRun, items: list[dict[str, Any]], progress: Progress
-) -> dict[str, Any]:
+def decay_apply(run: Run, items: list[dict[str, Any]], progress: Progress) -> dict[str, Any]:
     """Write the planned values, each only where the importance is still the planned one."""
     store = notes_store()
     stats = _apply_stats(items, "written")
@@ -129,7 +126,7 @@ def decay_apply(
         ]
         before = {i["note_id"]: from_json(i["guard"]["prev"]) for i in chunk}
         event = audit_begin(
-            _actor(run), "notes.decay", "notes", f"{len(chunk)} notes", before, _batch(run)
+            run_actor(run), "notes.decay", "notes", f"{len(chunk)} notes", before, run_batch(run)
         )
 
         def write(plans: list[DecayWrite] = plans) -> dict[str, float]:
@@ -160,15 +157,13 @@ def purge_plan(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def purge_apply(
-    run: MaintenanceRun, items: list[dict[str, Any]], progress: Progress
-) -> dict[str, Any]:
+def purge_apply(run: Run, items: list[dict[str, Any]], progress: Progress) -> dict[str, Any]:
     """Drop exactly the planned lines; a line restored or gone since is kept and counted."""
     result = archive_purge(
-        actor=_actor(run),
+        actor=run_actor(run),
         days=int(run.params.get("days", 0)),
         planned=[i["guard"]["entry"] for i in items],
-        batch_id=_batch(run),
+        batch_id=run_batch(run),
     )
     progress(len(items), len(items))
     return {

@@ -1,0 +1,5 @@
+from qqweb.jobs.command import JobCommand
+
+
+class Command(JobCommand):
+    kind = "graph_orphan_scan"

@@ -1,5 +1,0 @@
-from memory_app.notes.management.jobcommand import JobCommand
-
-
-class Command(JobCommand):
-    kind = "graph_orphan_scan"

@@ -1,0 +1,102 @@
+"""The notes jobs: kind, title, what it does, its parameters, its work; registered with the
+jobs app (:mod:`qqweb.jobs.registry`) by ``MemoryAppConfig.ready()``."""
+
+from __future__ import annotations
+
+from memory_app.notes.job_params import (
+    ArchivalParams,
+    ArchivePurgeParams,
+    AutoConsolidationParams,
+    DedupScanParams,
+    ReembedParams,
+)
+from memory_app.notes.selectors.plans import plan_changed_count
+from memory_app.notes.services.jobs.consolidation import (
+    auto_consolidation_job,
+    consolidation_apply,
+)
+from memory_app.notes.services.jobs.notes_jobs import (
+    archival_job,
+    decay_job,
+    dedup_scan_job,
+    promotion_scan_job,
+    purge_job,
+    reembed_job,
+    vector_index_rebuild_job,
+)
+from memory_app.notes.services.jobs.plans import (
+    archival_apply,
+    decay_apply,
+    purge_apply,
+)
+from qqweb.jobs.registry import Job
+
+NOTES_JOBS: tuple[Job, ...] = (
+    Job(
+        "decay",
+        "Decay pass",
+        "Write each note's effective importance back with its own decay_rate; never "
+        "compounds, respects the agent's own changes. The dry run also counts the notes "
+        "the agent's own decay command (0.01 for all, compounding) would treat "
+        "differently.",
+        decay_job,
+        apply=decay_apply,
+        plan_changed=plan_changed_count,
+    ),
+    Job(
+        "dedup_scan",
+        "Dedup scan",
+        "Fill the review queue with near-duplicate pairs.",
+        dedup_scan_job,
+        params=DedupScanParams,
+    ),
+    Job(
+        "archival",
+        "Archival pass",
+        "Archive notes whose effective importance is below QQ_ARCHIVE_THRESHOLD.",
+        archival_job,
+        apply=archival_apply,
+        plan_changed=plan_changed_count,
+        params=ArchivalParams,
+    ),
+    Job(
+        "promotion_scan",
+        "Promotion scan",
+        "Find notes worth promoting to core.md.",
+        promotion_scan_job,
+    ),
+    Job(
+        "archive_purge",
+        "Archive purge",
+        "Drop archive lines older than QQ_ARCHIVE_RETENTION_DAYS.",
+        purge_job,
+        apply=purge_apply,
+        plan_changed=plan_changed_count,
+        params=ArchivePurgeParams,
+    ),
+    Job(
+        "reembed",
+        "Re-embed",
+        "Embed notes with no embedding or a wrong dimension with the configured model.",
+        reembed_job,
+        params=ReembedParams,
+    ),
+    Job(
+        "auto_consolidation",
+        "Auto-consolidation",
+        "The agent's merge of near-duplicates, only the copies above the threshold "
+        "(QQ_CONSOLIDATION_THRESHOLD, 0.95): a pair whose texts differ in a value, "
+        "contradict each other or are worded differently is left for review (off by "
+        "default; runs above QQ_MAX_WORKING_NOTES).",
+        auto_consolidation_job,
+        apply=consolidation_apply,
+        plan_changed=plan_changed_count,
+        params=AutoConsolidationParams,
+    ),
+    Job(
+        "vector_index_rebuild",
+        "Vector index rebuild",
+        "Rebuild the in-process search index in every process.",
+        vector_index_rebuild_job,
+    ),
+)
