@@ -4,7 +4,7 @@ mapping (``qqweb/api.py`` answers an unconfirmed write with the preview)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memory_app.facts.lib.guard import WritePlan
 from memory_app.facts.lib.rules import Deletion
@@ -15,9 +15,7 @@ from memory_app.facts.schemas import (
     PlanOut,
     ResolutionOut,
 )
-
-if TYPE_CHECKING:  # the services import plan_out for NeedsConfirmation's body
-    from memory_app.facts.services import FactAction
+from memory_app.facts.services.steps import FactAction
 
 
 def json_value(value: Any) -> Any:

@@ -11,7 +11,6 @@ returns the preview and writes nothing.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils import timezone
@@ -20,7 +19,7 @@ from memory_app.facts.lib import Fact, FactsStore
 from memory_app.facts.lib.errors import InvalidFact
 from memory_app.facts.lib.guard import WritePlan
 from memory_app.facts.models import ArchivedFact
-from memory_app.facts.services.steps import Step, run_steps
+from memory_app.facts.services.steps import FactAction, Step, run_steps
 from memory_app.facts.shapes import plan_out
 from memory_app.facts.stores import agent_embedding, facts_store
 from qqweb.audit.services import audit_begin, audited
@@ -48,20 +47,6 @@ class NeedsConfirmation(Conflict):
 
     def details(self) -> dict[str, object]:
         return {"archive": self.plan.archive_ids, "preview": plan_out(self.plan)}
-
-
-@dataclass(frozen=True)
-class FactAction:
-    action: str
-    plan: WritePlan
-    applied: bool
-    fact_id: str = ""  # the fact written (created, edited, restored, embedded), if any
-    event_id: int | None = None
-    steps: list[Step] = field(default_factory=list)
-
-    @property
-    def archived(self) -> list[str]:
-        return [s["id"] for s in self.steps if s["op"] == "archive"]
 
 
 def agent_vector(text: str, embedder: Embedder | None = None) -> list[float]:

@@ -16,6 +16,7 @@ The undo of a whole action replays the inverse steps, newest first (:func:`undo_
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,10 +26,27 @@ from memory_app.facts.lib import Fact, FactNotFound, FactsStore
 from memory_app.facts.lib.domain import new_fact_id
 from memory_app.facts.lib.errors import FactChanged
 from memory_app.facts.lib.extjson import document_dumps, document_loads
+from memory_app.facts.lib.guard import WritePlan
 from memory_app.facts.models import ArchivedFact
 from qqweb.audit.errors import UndoRefused
 
 Step = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class FactAction:
+    """What a facts write did: its plan, whether it was applied, and the steps it took."""
+
+    action: str
+    plan: WritePlan
+    applied: bool
+    fact_id: str = ""  # the fact written (created, edited, restored, embedded), if any
+    event_id: int | None = None
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def archived(self) -> list[str]:
+        return [s["id"] for s in self.steps if s["op"] == "archive"]
 
 
 def location_of(store: FactsStore) -> str:
