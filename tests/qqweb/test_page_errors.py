@@ -12,8 +12,8 @@ from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
 
 from graph_app.knowledge import GraphUnavailable
-from memory_app.notes.errors import RunNotFound, RunRefused
 from qqweb.audit.errors import UndoForbidden
+from qqweb.jobs.errors import RunNotFound, RunRefused
 from qqweb.lib.errors import ModelLoading, StoreError
 from qqweb.middleware import QQErrorMiddleware
 
