@@ -30,6 +30,16 @@ from qqweb.lib.errors import StoreUnavailable
 logger = logging.getLogger(__name__)
 RETRY_BACKOFF_S = 10
 MAX_RETRIES = 3
+# A run's task: acknowledged once done (a worker that dies hands it back), retried by
+# Celery while its store is down, as the module docstring says.
+RUN_TASK_OPTIONS: dict[str, Any] = {
+    "bind": True,
+    "acks_late": True,
+    "autoretry_for": (StoreUnavailable,),
+    "retry_backoff": RETRY_BACKOFF_S,
+    "retry_jitter": True,
+    "max_retries": MAX_RETRIES,
+}
 
 
 def _run(task: Any, run_id: int) -> dict[str, Any]:
@@ -48,30 +58,14 @@ def _run(task: Any, run_id: int) -> dict[str, Any]:
         raise
 
 
-@shared_task(
-    bind=True,
-    name="memory_app.run_job",
-    acks_late=True,
-    autoretry_for=(StoreUnavailable,),
-    retry_backoff=RETRY_BACKOFF_S,
-    retry_jitter=True,
-    max_retries=MAX_RETRIES,
-)
+@shared_task(name="memory_app.run_job", **RUN_TASK_OPTIONS)
 def run_job_task(self: Any, run_id: int) -> dict[str, Any]:
     """Run one run of any registered job (see the module docstring for the retries). A
     redelivered finished run does nothing."""
     return _run(self, run_id)
 
 
-@shared_task(
-    bind=True,
-    name="qqweb.backup.run_backup",
-    acks_late=True,
-    autoretry_for=(StoreUnavailable,),
-    retry_backoff=RETRY_BACKOFF_S,
-    retry_jitter=True,
-    max_retries=MAX_RETRIES,
-)
+@shared_task(name="qqweb.backup.run_backup", **RUN_TASK_OPTIONS)
 def run_backup_task(self: Any, run_id: int) -> dict[str, Any]:
     """The old name of :func:`run_job_task` for exports and imports, kept for the
     messages queued before backup runs became runs of registered jobs."""
