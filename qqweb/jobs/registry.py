@@ -67,7 +67,8 @@ class Job:
     work: Work
     params: type[JobParams] = NoParams  # its parameters, declared once
     # a destructive job: its dry run stores the plan (``plan`` on the run) and the page
-    # applies exactly that plan with ``apply(run, plan, progress)``
+    # applies exactly that plan with ``apply(run, plan, progress)`` (a PlanApply: the
+    # job's apply typed against its plan items, each read from the stored JSON)
     apply: Apply | None = None
     # how many items of a dry run's plan changed since it was planned: a scheduled plan
     # with changed items has expired and is not applied (a destructive job's)
