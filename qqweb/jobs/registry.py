@@ -13,9 +13,9 @@ front doors but are runs like the rest: the same lock, retry, cancel and run pag
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from qqweb.jobs.errors import RunRefused
 from qqweb.jobs.models import Run
@@ -35,7 +35,26 @@ class DataclassResult(Protocol):
 # the run keeps it as its ``stats`` (JSON).
 Result = DataclassResult | dict[str, Any]
 Work = Callable[[Run, Progress], Result]
-Apply = Callable[[Run, list[dict[str, Any]], Progress], Result]
+# A plan as the run keeps it (``Run.plan``): JSON, one object per planned change.
+StoredPlan = list[dict[str, Any]]
+# What the runner calls to apply a dry run's plan: with the plan as it was stored.
+Apply = Callable[[Run, StoredPlan, Progress], Result]
+
+ItemT = TypeVar("ItemT")
+
+
+@dataclass(frozen=True)
+class PlanApply(Generic[ItemT]):
+    """A destructive job's apply typed against its plan items (``apply(run, items,
+    progress)``), with the one function that reads an item from the run's JSON
+    (``load``); called as the runner calls an :data:`Apply`, with the stored plan."""
+
+    load: Callable[[Mapping[str, Any]], ItemT]
+    apply: Callable[[Run, list[ItemT], Progress], Result]
+
+    def __call__(self, run: Run, stored: StoredPlan, progress: Progress) -> Result:
+        return self.apply(run, [self.load(item) for item in stored], progress)
+
 
 UNDO_KIND = "undo"
 
@@ -48,7 +67,8 @@ class Job:
     work: Work
     params: type[JobParams] = NoParams  # its parameters, declared once
     # a destructive job: its dry run stores the plan (``plan`` on the run) and the page
-    # applies exactly that plan with ``apply(run, plan, progress)``
+    # applies exactly that plan with ``apply(run, plan, progress)`` (a PlanApply: the
+    # job's apply typed against its plan items, each read from the stored JSON)
     apply: Apply | None = None
     # how many items of a dry run's plan changed since it was planned: a scheduled plan
     # with changed items has expired and is not applied (a destructive job's)

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from django_celery_beat.models import PeriodicTask
 
+from memory_app.notes.job_plans import ITEM_TYPES, DecayItem, PlanItem, plan_from_json
 from memory_app.notes.stores import notes_store
 from qqweb.audit.models import AuditEvent
+from qqweb.jobs.errors import RunRefused
 from qqweb.jobs.models import Run
 
 
@@ -135,7 +137,7 @@ _PLAN_VERBS = {  # kind: (what the plan does, to what, the stat counting the who
 @dataclass(frozen=True)
 class RunDetail:
     run: Run
-    plan_rows: list[dict[str, Any]]
+    plan_rows: list[PlanItem]
     plan_total: int
     plan_summary: str  # "Archive 352 of 500 notes (70%)"
     applied_by: Run | None  # the run that applies this dry run's plan
@@ -160,17 +162,12 @@ def _sample_rows(stats: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _decay_directions(plan: list[dict[str, Any]]) -> tuple[int, int]:
+def _decay_directions(plan: list[DecayItem]) -> tuple[int, int]:
     """(lowered, raised) importances of a decay plan: the pass starts again from the
     undecayed importance, so a note the agent's compounding decay or its reads left below
     its effective value is raised (0.375 -> 0.708)."""
-    lower = higher = 0
-    for item in plan:
-        guard = item.get("guard") or {}
-        new, old = guard.get("new"), guard.get("expected")
-        if isinstance(new, int | float) and isinstance(old, int | float):
-            lower += new < old
-            higher += new > old
+    lower = sum(item.new < item.expected for item in plan)
+    higher = sum(item.new > item.expected for item in plan)
     return lower, higher
 
 
@@ -184,7 +181,9 @@ def plan_summary(run: Run) -> str:
     count = len(run.plan)
     whole = int((run.stats or {}).get(whole_key) or 0)
     if run.kind == "decay":
-        lower, higher = _decay_directions(run.plan)
+        lower, higher = _decay_directions(
+            [i for i in plan_from_json(run.kind, run.plan) if isinstance(i, DecayItem)]
+        )
         if higher:
             share = f" of {whole}" if whole else ""
             percent = f" ({round(100 * count / whole)}%)" if whole else ""
@@ -201,26 +200,28 @@ def plan_summary(run: Run) -> str:
     return f"{verb} {count}{share}"
 
 
-def plan_page(
-    *, run: Run, offset: int = 0, limit: int = PLAN_ROWS
-) -> tuple[int, list[dict[str, Any]]]:
-    """``(total, rows)`` of a dry run's plan, without the guards; each row's text read from
-    the store where the plan did not keep one (decay)."""
+def plan_page(*, run: Run, offset: int = 0, limit: int = PLAN_ROWS) -> tuple[int, list[PlanItem]]:
+    """``(total, items)`` of a dry run's plan (the page and the API list them without
+    their guards), each item's text read from the store where the plan did not keep one
+    (decay). Refused (RunRefused) for a run of a kind that keeps no plan."""
+    if run.kind not in ITEM_TYPES:
+        raise RunRefused(f"run {run.pk} is of a kind that keeps no plan")
     plan = run.plan or []
-    rows = [
-        {k: v for k, v in item.items() if k != "guard"} for item in plan[offset : offset + limit]
-    ]
-    missing = [r["note_id"] for r in rows if not r.get("text")]
+    items = plan_from_json(run.kind, plan[offset : offset + limit])
+    missing = [i.note_id for i in items if not i.text]
     if missing:
         docs = notes_store().notes_by_ids(missing)
-        for row in rows:
-            if not row.get("text") and row["note_id"] in docs:
-                row["text"] = docs[row["note_id"]].content[:200]
-    return len(plan), rows
+        items = [
+            replace(i, text=docs[i.note_id].content[:200])
+            if not i.text and i.note_id in docs
+            else i
+            for i in items
+        ]
+    return len(plan), items
 
 
 def run_detail(*, run: Run, has_plan_job: bool) -> RunDetail:
-    total, rows = plan_page(run=run) if run.plan else (0, [])
+    total, rows = plan_page(run=run) if run.plan and run.kind in ITEM_TYPES else (0, [])
     # a failed or cancelled application can be applied again: what it did is skipped as gone
     applied_by = run.applications.exclude(status__in=(Run.FAILED, Run.CANCELLED)).first()
     undone_by = run.undo_runs.first()

@@ -30,9 +30,9 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
+from memory_app.notes.job_plans import plan_from_json
 from memory_app.notes.selectors.jobs import plan_summary
 from memory_app.notes.stores import notes_store
-from qqweb.audit.snapshots import from_json
 from qqweb.jobs.models import Run
 from qqweb.lib.errors import StoreUnavailable
 
@@ -58,24 +58,13 @@ class WaitingPlan:
         return self.summary[:1].lower() + self.summary[1:]
 
 
-def _planned_at(item: dict[str, Any], kind: str) -> dict[str, Any]:
-    """Each planned note's ``updated_at`` when it was planned, by id."""
-    guard = item.get("guard") or {}
-    if kind == "auto_consolidation":
-        return {i: from_json(v) for i, v in (guard.get("updated_at") or {}).items()}
-    if kind == "decay":
-        before = from_json(guard.get("prev")) or {}
-        return {item["note_id"]: before.get("updated_at")}
-    return {item["note_id"]: from_json(guard.get("updated_at"))}
-
-
 def plan_changed_count(run: Run) -> int:
     """How many of the plan's notes changed since it was made (0 for a purge plan)."""
     if not run.plan or run.kind == "archive_purge" or run.started_at is None:
         return 0
-    planned: dict[str, Any] = {}
-    for item in run.plan:
-        planned.update(_planned_at(item, run.kind))
+    planned: dict[str, datetime | None] = {}
+    for item in plan_from_json(run.kind, run.plan):
+        planned.update(item.planned_at())
     margin = timedelta(seconds=settings.QQ_DEDUP_CLOCK_MARGIN_S)
     since = run.started_at.replace(tzinfo=None) - margin
     changed = notes_store().note_ids_changed_since(since) & set(planned)

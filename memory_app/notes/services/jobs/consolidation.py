@@ -13,19 +13,21 @@ changed since the plan."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 
 from memory_app.notes.job_params import AutoConsolidationParams
+from memory_app.notes.job_plans import PairItem, plan_to_json
 from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import StaleWrite
-from memory_app.notes.services.jobs.plans import TEXT, _apply_stats, _when
+from memory_app.notes.services.jobs.plans import TEXT, MergesApplied
 from memory_app.notes.services.merging import pair_merge
 from memory_app.notes.services.review import duplicates_scan
 from memory_app.notes.stores import deduplicator, notes_store
-from qqweb.audit.snapshots import to_json
 from qqweb.jobs.models import Run
 from qqweb.jobs.registry import Progress, run_actor, run_batch
 from qqweb.lib.differences import PairJudgment, pair_judgment
@@ -34,6 +36,55 @@ from qqweb.lib.errors import DimensionMismatch, InvalidInput
 LEFT_LISTED = 500  # pairs left for review listed on the run (all are counted and queued)
 
 Pair = tuple[str, str, float]
+
+
+@dataclass(frozen=True)
+class LeftPair:
+    """A pair left for review, with why (listed on the run: its stats' ``left``)."""
+
+    note_id: str
+    other_id: str
+    similarity: float
+    reason: str
+
+    @classmethod
+    def from_json(cls, row: Mapping[str, Any]) -> LeftPair:
+        return cls(
+            str(row["note_id"]),
+            str(row["other_id"]),
+            float(row["similarity"]),
+            str(row.get("reason") or ""),
+        )
+
+
+@dataclass(frozen=True)
+class ConsolidationSkipped:
+    skipped: str  # why: not more notes than QQ_MAX_WORKING_NOTES
+
+
+@dataclass(frozen=True)
+class ConsolidationPlanned:
+    """A dry run's stats."""
+
+    of_notes: int
+    pairs_found: int
+    would_merge: int
+    left_for_review: int
+    left: list[LeftPair]  # the first LEFT_LISTED
+    merged: int = 0
+
+
+@dataclass(frozen=True)
+class ConsolidationDone:
+    of_notes: int
+    pairs_found: int
+    left_for_review: int
+    left: list[LeftPair]  # the first LEFT_LISTED
+    merged: int
+    changed_since_plan: int
+    gone: int
+    failed: int
+    errors: list[str]  # the first ten
 
 
 NOT_A_COPY = (
@@ -57,7 +108,7 @@ def pair_reason(judgment: PairJudgment) -> str:
 
 def pairs_split(
     pairs: list[Pair], merge: str = "copies"
-) -> tuple[list[Pair], list[dict[str, Any]], dict[str, Note]]:
+) -> tuple[list[Pair], list[LeftPair], dict[str, Note]]:
     """``(mergeable, left, docs)``: the pairs merged unattended (``copies``: the pair
     analysis' ``unattended_merge``, copies apart from punctuation, case and small words;
     ``unflagged``: any pair it finds no difference in), the others as rows left for review
@@ -68,20 +119,13 @@ def pairs_split(
     for start in range(0, len(ids), 1000):
         docs.update(notes_store().notes_by_ids(ids[start : start + 1000]))
     mergeable: list[Pair] = []
-    left: list[dict[str, Any]] = []
+    left: list[LeftPair] = []
     for a, b, similarity in pairs:
         if a not in docs or b not in docs:
             continue
         judgment = pair_judgment(docs[a].content, docs[b].content)
         if judgment.flagged or (merge == "copies" and not judgment.unattended_merge):
-            left.append(
-                {
-                    "note_id": a,
-                    "other_id": b,
-                    "similarity": round(similarity, 4),
-                    "reason": pair_reason(judgment),
-                }
-            )
+            left.append(LeftPair(a, b, round(similarity, 4), pair_reason(judgment)))
         else:
             mergeable.append((a, b, similarity))
     return mergeable, left, docs
@@ -98,36 +142,32 @@ def _greedy(pairs: list[Pair]) -> list[Pair]:
     return chosen
 
 
-def consolidation_plan(pairs: list[Pair], docs: dict[str, Note]) -> list[dict[str, Any]]:
+def consolidation_plan(pairs: list[Pair], docs: dict[str, Note]) -> list[PairItem]:
     """The pairs the pass would merge, with both notes' ``updated_at`` as they are now."""
     return [
-        {
-            "note_id": a,
-            "other_id": b,
-            "text": docs[a].content[:TEXT],
-            "other_text": docs[b].content[:TEXT],
-            "before": f"two notes, similarity {similarity:.3f}",
-            "after": "merged into one",
-            "guard": {
-                "similarity": similarity,
-                "updated_at": {i: to_json(docs[i].updated_at) for i in (a, b)},
-            },
-        }
+        PairItem(
+            a,
+            docs[a].content[:TEXT],
+            f"two notes, similarity {similarity:.3f}",
+            "merged into one",
+            other_id=b,
+            other_text=docs[b].content[:TEXT],
+            similarity=similarity,
+            updated_at={i: docs[i].updated_at for i in (a, b)},
+        )
         for a, b, similarity in _greedy(pairs)
     ]
 
 
-def _queue_left(run: Run, left: list[dict[str, Any]], threshold: float) -> None:
+def _queue_left(run: Run, left: list[LeftPair], threshold: float) -> None:
     if left:
-        rows = [(r["note_id"], r["other_id"], float(r["similarity"])) for r in left]
+        rows = [(r.note_id, r.other_id, r.similarity) for r in left]
         duplicates_scan(run=run, threshold=threshold, rows=rows)
 
 
-def _left_stats(left: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"left_for_review": len(left), "left": left[:LEFT_LISTED]}
-
-
-def auto_consolidation_job(run: Run, progress: Progress) -> dict[str, Any]:
+def auto_consolidation_job(
+    run: Run, progress: Progress
+) -> ConsolidationSkipped | ConsolidationPlanned | ConsolidationDone:
     """Merge every pair above the threshold whose texts do not differ in a value, with
     the simple merge, each merge audited and undoable; the flagged pairs are left for
     review. Runs only when there are more than QQ_MAX_WORKING_NOTES notes, unless
@@ -135,67 +175,67 @@ def auto_consolidation_job(run: Run, progress: Progress) -> dict[str, Any]:
     dedup = deduplicator()
     params = AutoConsolidationParams.model_validate(run.params)
     if not params.force and not dedup.should_consolidate():
-        return {
-            "skipped": f"{dedup.store.count()} notes, not more than "
+        return ConsolidationSkipped(
+            f"{dedup.store.count()} notes, not more than "
             f"{settings.QQ_MAX_WORKING_NOTES} (QQ_MAX_WORKING_NOTES)"
-        }
+        )
     found = dedup.find_similar_ids(params.threshold)
     mergeable, left, docs = pairs_split(found, params.merge)
-    stats: dict[str, Any] = {"of_notes": dedup.store.count(), "pairs_found": len(found)}
+    of_notes = dedup.store.count()
     if run.dry_run:
-        run.plan = consolidation_plan(mergeable, docs)
+        plan = consolidation_plan(mergeable, docs)
+        run.plan = plan_to_json(plan)
         progress(len(found), len(found))
-        return {**stats, "would_merge": len(run.plan), **_left_stats(left), "merged": 0}
+        return ConsolidationPlanned(of_notes, len(found), len(plan), len(left), left[:LEFT_LISTED])
     _queue_left(run, left, params.threshold)
     done = _merge_all(run, consolidation_plan(mergeable, docs), progress)
-    return {**stats, **_left_stats(left), "merged": done["merged"], **_errors(done)}
+    return ConsolidationDone(
+        of_notes,
+        len(found),
+        len(left),
+        left[:LEFT_LISTED],
+        merged=done.merged,
+        changed_since_plan=done.changed_since_plan,
+        gone=done.gone,
+        failed=len(done.errors),
+        errors=done.errors[:10],
+    )
 
 
-def _errors(done: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "changed_since_plan": done["changed_since_plan"],
-        "gone": done["gone"],
-        "failed": len(done["errors"]),
-        "errors": done["errors"][:10],
-    }
-
-
-def _merge_all(run: Run, items: list[dict[str, Any]], progress: Progress) -> dict[str, Any]:
+def _merge_all(run: Run, items: list[PairItem], progress: Progress) -> MergesApplied:
     use_llm = bool(run.params.get("use_llm"))
-    stats = _apply_stats(items, "merged")
-    stats["errors"] = []
+    stats = MergesApplied(len(items))
     for index, item in enumerate(items, start=1):
-        guard = item["guard"]
         try:
             pair_merge(
                 actor=run_actor(run),
-                note_a_id=item["note_id"],
-                note_b_id=item["other_id"],
-                similarity=guard["similarity"],
+                note_a_id=item.note_id,
+                note_b_id=item.other_id,
+                similarity=item.similarity,
                 use_llm=use_llm,
                 batch_id=run_batch(run),
-                expected_updated_at={i: _when(v) for i, v in guard["updated_at"].items()},
+                expected_updated_at=dict(item.updated_at),
             )
-            stats["merged"] += 1
+            stats.merged += 1
         except StaleWrite:
-            stats["changed_since_plan"] += 1
+            stats.changed_since_plan += 1
         except NoteNotFound:
-            stats["gone"] += 1
+            stats.gone += 1
         except (InvalidInput, DimensionMismatch) as e:
-            stats["errors"].append(f"{item['note_id']} + {item['other_id']}: {e}")
+            stats.errors.append(f"{item.note_id} + {item.other_id}: {e}")
         if index % 20 == 0 or index == len(items):
             progress(index, len(items))
     return stats
 
 
-def consolidation_apply(
-    run: Run, items: list[dict[str, Any]], progress: Progress
-) -> dict[str, Any]:
+def consolidation_apply(run: Run, items: list[PairItem], progress: Progress) -> MergesApplied:
     """Merge exactly the planned pairs (each only if unchanged since the plan) and queue
     the pairs the dry run left for review."""
     plan_run = Run.objects.filter(pk=run.plan_of_id or 0).only("stats").first()
-    left = list((plan_run.stats or {}).get("left") or []) if plan_run is not None else []
+    rows = (plan_run.stats or {}).get("left") or [] if plan_run is not None else []
+    left = [LeftPair.from_json(row) for row in rows]
     _queue_left(run, left, float(run.params.get("threshold") or 1.0))
     stats = _merge_all(run, items, progress)
-    stats["errors"] = stats["errors"][:10]
-    return {**stats, "left_for_review": len(left)}
+    stats.errors = stats.errors[:10]
+    stats.left_for_review = len(left)
+    return stats

@@ -4,6 +4,7 @@ re-embed and the vector index rebuild (auto-consolidation: consolidation.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from memory_app.notes.job_params import (
@@ -12,6 +13,7 @@ from memory_app.notes.job_params import (
     DedupScanParams,
     ReembedParams,
 )
+from memory_app.notes.job_plans import DecayItem, plan_to_json
 from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.documents import utcnow_naive
 from memory_app.notes.lib.errors import StaleWrite
@@ -39,10 +41,63 @@ from qqweb.jobs.models import Run
 from qqweb.jobs.registry import Progress, run_actor, run_batch
 from qqweb.lib.clients import embedder
 
+# --- what the jobs report (the run's stats) ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DecayResult:
+    of_notes: int
+    scanned: int
+    changed: int
+    written: int
+    # what the agent's own decay command (0.01 for every note, compounding) would
+    # write differently: the Jobs page and the run page explain these
+    agent_differs: int
+    agent_differs_rate: int
+    agent_differs_compounding: int
+    sample: list[list[Any]]  # [note id, before, after] of the first notes changed
+
+
+@dataclass
+class ArchivalResult:
+    threshold: float
+    of_notes: int
+    candidates: int
+    archived: int
+    failed: int  # changed or gone meanwhile: they stay
+    sample: list[str]  # the first candidates' ids
+
+
+@dataclass(frozen=True)
+class PromotionScanResult:
+    candidates: int
+    sample: list[str]
+
+
+@dataclass
+class ReembedResult:
+    scope: str
+    dimension: int
+    candidates: int
+    embedded: int
+    sample: list[str]
+
+
+@dataclass(frozen=True)
+class IndexPlanned:
+    would_index: int
+
+
+@dataclass(frozen=True)
+class IndexRebuilt:
+    indexed: int
+    dimensions: dict[str, int]  # vectors indexed, by dimension
+
+
 # --- decay ---------------------------------------------------------------------------------
 
 
-def decay_job(run: Run, progress: Progress) -> dict[str, Any]:
+def decay_job(run: Run, progress: Progress) -> DecayResult:
     """Write the effective importance back, never compounding (see importance.py). One
     audit event per batch of changed notes, with the values before, for undo."""
     store = notes_store()
@@ -69,7 +124,7 @@ def decay_job(run: Run, progress: Progress) -> dict[str, Any]:
         audited(event, write)
         return written[0]
 
-    plan: list[dict[str, Any]] = []
+    plan: list[DecayItem] = []
     report = store.decay_walk(
         now,
         dry_run=run.dry_run,
@@ -79,19 +134,17 @@ def decay_job(run: Run, progress: Progress) -> dict[str, Any]:
         on_batch=(lambda batch: plan.extend(decay_plan_items(batch))) if run.dry_run else None,
     )
     if run.dry_run:
-        run.plan = plan
-    return {
-        "of_notes": total,
-        "scanned": report.scanned,
-        "changed": report.changed,
-        "written": report.written,
-        # what the agent's own decay command (0.01 for every note, compounding) would
-        # write differently: the Jobs page and the run page explain these
-        "agent_differs": report.agent_differs,
-        "agent_differs_rate": report.agent_differs_rate,
-        "agent_differs_compounding": report.agent_differs_compounding,
-        "sample": [list(row) for row in report.sample],
-    }
+        run.plan = plan_to_json(plan)
+    return DecayResult(
+        of_notes=total,
+        scanned=report.scanned,
+        changed=report.changed,
+        written=report.written,
+        agent_differs=report.agent_differs,
+        agent_differs_rate=report.agent_differs_rate,
+        agent_differs_compounding=report.agent_differs_compounding,
+        sample=[list(row) for row in report.sample],
+    )
 
 
 def _undo_notes_decay(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
@@ -102,21 +155,21 @@ def _undo_notes_decay(before: dict[str, Any], after: dict[str, Any]) -> dict[str
 # --- archival, promotion, purge, dedup ------------------------------------------------------
 
 
-def archival_job(run: Run, progress: Progress) -> dict[str, Any]:
+def archival_job(run: Run, progress: Progress) -> ArchivalResult:
     """Archive every note whose effective importance is below QQ_ARCHIVE_THRESHOLD (or the
     run's ``threshold``), with the agent's reason ``importance_decay_<x.xxx>``."""
     threshold = ArchivalParams.model_validate(run.params).threshold
     candidates = notes_store().archival_candidates(threshold, utcnow_naive())
     if run.dry_run:
-        run.plan = archival_plan(candidates)
-    stats: dict[str, Any] = {
-        "threshold": threshold,
-        "of_notes": notes_store().count(),
-        "candidates": len(candidates),
-        "archived": 0,
-        "failed": 0,
-        "sample": [i for i, _ in candidates[:10]],
-    }
+        run.plan = plan_to_json(archival_plan(candidates))
+    stats = ArchivalResult(
+        threshold=threshold,
+        of_notes=notes_store().count(),
+        candidates=len(candidates),
+        archived=0,
+        failed=0,
+        sample=[i for i, _ in candidates[:10]],
+    )
     for index, (note_id, value) in enumerate(candidates, start=1):
         if not run.dry_run:
             try:
@@ -126,27 +179,27 @@ def archival_job(run: Run, progress: Progress) -> dict[str, Any]:
                     reason=f"importance_decay_{value:.3f}",
                     batch_id=run_batch(run),
                 )
-                stats["archived"] += 1
+                stats.archived += 1
             except (NoteNotFound, StaleWrite):  # changed or gone meanwhile: it stays
-                stats["failed"] += 1
+                stats.failed += 1
         if index % 50 == 0:
             progress(index, len(candidates))
     progress(len(candidates), len(candidates))
     return stats
 
 
-def promotion_scan_job(run: Run, progress: Progress) -> dict[str, Any]:
+def promotion_scan_job(run: Run, progress: Progress) -> PromotionScanResult:
     """Count the promotion candidates (the Core page lists them; verdicts are remembered)."""
     found = promotion_candidates(limit=1000)
     progress(len(found), len(found))
-    return {"candidates": len(found), "sample": [c.note_id for c in found[:10]]}
+    return PromotionScanResult(len(found), [c.note_id for c in found[:10]])
 
 
 def purge_job(run: Run, progress: Progress) -> dict[str, Any]:
     days = ArchivePurgeParams.model_validate(run.params).days
     if run.dry_run:
         lines = [n.to_entry() for n in archive_manager().plan_purge(days).lines]
-        run.plan = purge_plan(lines)
+        run.plan = plan_to_json(purge_plan(lines))
     result = archive_purge(
         actor=run_actor(run), days=days, dry_run=run.dry_run, batch_id=run_batch(run)
     )
@@ -208,7 +261,7 @@ def _scan_kind(
 # --- re-embed --------------------------------------------------------------------------------
 
 
-def reembed_job(run: Run, progress: Progress) -> dict[str, Any]:
+def reembed_job(run: Run, progress: Progress) -> ReembedResult:
     """Embed with the configured embedder: notes with no embedding or one of another
     dimension (``scope: missing``, the default), or every note (``scope: all``). Each write
     is conditional on ``updated_at``; the old vectors are kept in the audit event."""
@@ -217,13 +270,13 @@ def reembed_job(run: Run, progress: Progress) -> dict[str, Any]:
     dim = model.dimension
     store = notes_store()
     docs = store.notes_to_embed(dim, every_note=scope == "all")
-    stats: dict[str, Any] = {
-        "scope": scope,
-        "dimension": dim,
-        "candidates": len(docs),
-        "embedded": 0,
-        "sample": [d["note_id"] for d in docs[:10]],
-    }
+    stats = ReembedResult(
+        scope=scope,
+        dimension=dim,
+        candidates=len(docs),
+        embedded=0,
+        sample=[d["note_id"] for d in docs[:10]],
+    )
     for start in range(0, len(docs), 64):
         chunk = docs[start : start + 64]
         if not run.dry_run:
@@ -246,7 +299,7 @@ def reembed_job(run: Run, progress: Progress) -> dict[str, Any]:
 
             def write(chunk: list[dict[str, Any]] = chunk, vectors: Any = vectors) -> Any:
                 now = utcnow_naive()
-                stats["embedded"] += store.write_embeddings(
+                stats.embedded += store.write_embeddings(
                     [
                         EmbeddingWrite(d["note_id"], d.get("updated_at"), list(v), now)
                         for d, v in zip(chunk, vectors, strict=True)
@@ -270,16 +323,16 @@ def _undo_notes_reembed(before: dict[str, Any], after: dict[str, Any]) -> dict[s
 # --- consolidation, index, graph --------------------------------------------------------------
 
 
-def vector_index_rebuild_job(run: Run, progress: Progress) -> dict[str, Any]:
+def vector_index_rebuild_job(run: Run, progress: Progress) -> IndexPlanned | IndexRebuilt:
     """Drop the in-process vector indexes (every web and worker process notices this run
     and rebuilds on its next search) and rebuild this process's one now."""
     store = notes_store()
     if run.dry_run:
-        return {"would_index": store.count()}
+        return IndexPlanned(store.count())
     store.vector_index.refresh(force=True, reload=True)
     dims = store.vector_index.dimensions()
     progress(sum(dims.values()), sum(dims.values()))
-    return {"indexed": sum(dims.values()), "dimensions": {str(k): v for k, v in dims.items()}}
+    return IndexRebuilt(sum(dims.values()), {str(k): v for k, v in dims.items()})
 
 
 UNDO_HANDLERS = {

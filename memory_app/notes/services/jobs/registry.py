@@ -10,6 +10,7 @@ from memory_app.notes.job_params import (
     DedupScanParams,
     ReembedParams,
 )
+from memory_app.notes.job_plans import ArchivalItem, DecayItem, PairItem, PurgeItem
 from memory_app.notes.selectors.plans import plan_changed_count
 from memory_app.notes.services.jobs.consolidation import (
     auto_consolidation_job,
@@ -29,7 +30,7 @@ from memory_app.notes.services.jobs.plans import (
     decay_apply,
     purge_apply,
 )
-from qqweb.jobs.registry import Job
+from qqweb.jobs.registry import Job, PlanApply
 
 NOTES_JOBS: tuple[Job, ...] = (
     Job(
@@ -40,7 +41,7 @@ NOTES_JOBS: tuple[Job, ...] = (
         "the agent's own decay command (0.01 for all, compounding) would treat "
         "differently.",
         decay_job,
-        apply=decay_apply,
+        apply=PlanApply(DecayItem.from_json, decay_apply),
         plan_changed=plan_changed_count,
     ),
     Job(
@@ -55,7 +56,7 @@ NOTES_JOBS: tuple[Job, ...] = (
         "Archival pass",
         "Archive notes whose effective importance is below QQ_ARCHIVE_THRESHOLD.",
         archival_job,
-        apply=archival_apply,
+        apply=PlanApply(ArchivalItem.from_json, archival_apply),
         plan_changed=plan_changed_count,
         params=ArchivalParams,
     ),
@@ -70,7 +71,7 @@ NOTES_JOBS: tuple[Job, ...] = (
         "Archive purge",
         "Drop archive lines older than QQ_ARCHIVE_RETENTION_DAYS.",
         purge_job,
-        apply=purge_apply,
+        apply=PlanApply(PurgeItem.from_json, purge_apply),
         plan_changed=plan_changed_count,
         params=ArchivePurgeParams,
     ),
@@ -89,7 +90,7 @@ NOTES_JOBS: tuple[Job, ...] = (
         "contradict each other or are worded differently is left for review (off by "
         "default; runs above QQ_MAX_WORKING_NOTES).",
         auto_consolidation_job,
-        apply=consolidation_apply,
+        apply=PlanApply(PairItem.from_json, consolidation_apply),
         plan_changed=plan_changed_count,
         params=AutoConsolidationParams,
     ),
