@@ -4,7 +4,9 @@ holds who may import whom; these hold what it does not."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import grimp
@@ -111,3 +113,18 @@ def test_the_loop_finder_finds_a_loop_and_only_the_loop():
     for importer, imported in [("a.x", "a.y"), ("a.y", "a.z"), ("a.z", "a.x"), ("a.z", "a.w")]:
         graph.add_import(importer=importer, imported=imported, line_number=1, line_contents="")
     assert import_loops(graph) == [["a.x", "a.y", "a.z"]]
+
+
+def test_importing_a_library_loads_no_framework():
+    """The libraries (and the kernel modules they use) run without Django, Celery or ninja:
+    importing them in a fresh interpreter loads none of those."""
+    code = (
+        "import sys\n"
+        "import memory_app.notes.lib, memory_app.facts.lib, graph_app.knowledge\n"
+        "print(sorted(m for m in ('django', 'celery', 'ninja', 'kombu') if m in sys.modules))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
