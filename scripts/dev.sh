@@ -52,10 +52,11 @@ spawn() {  # spawn NAME COMMAND...: in the background, in its own process group
   groups+=("$!:$name")
 }
 
-stop_groups() {  # GROUP...: TERM each process group, wait up to 60 s, then KILL
-  local group left
+stop_groups() {  # SECONDS GROUP...: TERM each process group, wait up to SECONDS, then KILL
+  local seconds=$1 group left
+  shift
   for group in "$@"; do kill -TERM -- "-$group" 2>/dev/null || true; done
-  for _ in $(seq 1 120); do
+  for _ in $(seq 1 $((seconds * 2))); do
     left=0
     for group in "$@"; do kill -0 -- "-$group" 2>/dev/null && left=1; done
     ((left)) || return 0
@@ -71,8 +72,10 @@ cleanup() {
   ((${#groups[@]})) || return 0
   echo
   say "Stopping qqweb dev services…"
-  # Django and Celery first, so they let go of their connections before the stores stop;
-  # then the stores (Neo4j checkpoints before it exits: 10-20 s).
+  # Django and Celery first, so they let go of their connections before the stores stop
+  # (15 s, then KILL: a job stopped mid-way leaves nothing half-done, every step of it is
+  # crash-safe, and the reaper closes its run); then the stores (60 s: Neo4j checkpoints
+  # before it exits, 10-20 s).
   local entry apps=() stores=()
   for entry in "${groups[@]}"; do
     case "${entry#*:}" in
@@ -80,8 +83,8 @@ cleanup() {
       *) apps+=("${entry%%:*}") ;;
     esac
   done
-  ((${#apps[@]} == 0)) || stop_groups "${apps[@]}"
-  ((${#stores[@]} == 0)) || stop_groups "${stores[@]}"
+  ((${#apps[@]} == 0)) || stop_groups 15 "${apps[@]}"
+  ((${#stores[@]} == 0)) || stop_groups 60 "${stores[@]}"
   say "Stopped."
 }
 trap 'cleanup; exit 0' INT TERM HUP

@@ -160,7 +160,13 @@ def test_make_dev_serves_the_demo_then_the_graph_and_stops_on_ctrl_c(make_dev: D
     assert "The knowledge graph is starting" not in page
 
     terminal.type(b"\x03")  # Ctrl-C
-    assert run.process.wait(timeout=180) == 0
+    try:
+        stopped = run.process.wait(timeout=180)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(
+            f"make dev still running 180 s after Ctrl-C:\n{terminal.text}"
+        ) from None
+    assert stopped == 0
     time.sleep(0.5)  # the last lines through the terminal
     output = terminal.text
     assert re.search(r"Stopped\.\n", output)
