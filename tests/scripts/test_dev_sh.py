@@ -9,6 +9,7 @@ import http.cookiejar
 import os
 import pty
 import re
+import signal
 import subprocess
 import termios
 import threading
@@ -70,6 +71,11 @@ class DevRun:
 
 def _controlling_terminal() -> None:  # in the child, after setsid: the pty becomes its tty
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    # As from a user's shell: a signal this test process ignores (an earlier test may have
+    # set one) would be ignored by make and dev.sh too, and a shell cannot trap a signal
+    # ignored on entry: Ctrl-C would reach nothing.
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_DFL)
 
 
 @pytest.fixture
