@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "qqweb",
     "qqweb.audit",
     "qqweb.jobs",
+    "qqweb.recall",
     "memory_app.notes",
     "memory_app.facts",
     "graph_app",

@@ -14,12 +14,14 @@ class FactsAppConfig(AppConfig):
     verbose_name = "Facts memory (second agent)"
 
     def ready(self) -> None:
+        from memory_app.facts.recall import facts_recall
         from memory_app.facts.services import UNDO_HANDLERS, VANISHED_SCAN_JOB  # imports models
         from memory_app.facts.source import facts_source
         from qqweb.audit.registry import register_undo
         from qqweb.jobs.registry import register_job
         from qqweb.lib.auth import CURATOR
         from qqweb.lib.sources import register_source
+        from qqweb.recall.engines import register_recall_engine
 
         checks.register(facts_settings_check)
         register_source("facts", facts_source)
@@ -28,6 +30,7 @@ class FactsAppConfig(AppConfig):
         for action, handler in UNDO_HANDLERS.items():
             register_undo(action, handler, CURATOR)
         register_job(VANISHED_SCAN_JOB)
+        register_recall_engine("facts", facts_recall)
 
 
 def facts_settings_check(**kwargs: Any) -> list[checks.CheckMessage]:

@@ -43,7 +43,10 @@ class RetrievalPreview:
         return "\n".join(parts)
 
 
-def retrieval_preview(*, message: str, limit: int = 10) -> RetrievalPreview:
+PREVIEW_LIMIT = 10  # the notes the preview cites at most (the memory tests' k)
+
+
+def retrieval_preview(*, message: str, limit: int = PREVIEW_LIMIT) -> RetrievalPreview:
     """Core notes (always injected), the notes scoring at least QQ_CITE_THRESHOLD whose
     effective importance is at least QQ_MIN_RETRIEVAL_IMPORTANCE, and the graph entities
     the message names (read from the graph app through ``qqweb.lib.links``). A store that

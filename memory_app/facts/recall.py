@@ -1,0 +1,83 @@
+"""The facts agent's retrieval as a memory test sees it (:mod:`qqweb.recall.engines`):
+every message, the three facts nearest by its own cosine, no minimum score
+(``retrieval_top``), embedded with its own model. A pinned fact that the agent replaced
+(its update: delete, then insert) or deleted as the newer of a duplicate pair is followed
+to the fact that holds its text now, as qqweb's tracker saw it."""
+
+from __future__ import annotations
+
+from memory_app.facts.lib import Fact
+from memory_app.facts.lib.constants import RETRIEVAL_TOP_K
+from memory_app.facts.lib.rules import cosine, retrieval_top
+from memory_app.facts.models import ArchivedFact, SeenFact
+from memory_app.facts.stores import agent_embedding, facts_enabled, facts_store
+from qqweb.lib.errors import QQError
+from qqweb.recall.engines import Recall, RecalledItem, Whereabouts
+
+BEYOND = 10
+
+
+class FactsRecall:
+    source = "facts"
+    label = "Facts (second agent)"
+    k = RETRIEVAL_TOP_K
+
+    def recall(self, query: str, *, without: frozenset[str] = frozenset()) -> Recall:
+        try:
+            facts = [f for f in facts_store().facts() if f.hex_id not in without]
+            top = retrieval_top(agent_embedding(query), facts, self.k + BEYOND)
+        except QQError as e:
+            return Recall([], error=str(e))
+        if top.aborted_by:  # one invalid vector: the agent's retrieval returns nothing
+            return Recall([], error=f"the agent's retrieval fails on {top.aborted_by[0].hex_id}")
+        items = [
+            RecalledItem(r.fact.hex_id, r.fact.text, round(r.score, 4), rank)
+            for rank, r in enumerate(top.results, start=1)
+        ]
+        return Recall(items[: self.k], items[self.k :])
+
+    def whereabouts(self, item_id: str) -> Whereabouts:
+        fact = self._fact(item_id)
+        if fact is not None:
+            return Whereabouts(True, fact.text)
+        location = ".".join(facts_store().location)
+        archived = (
+            ArchivedFact.objects.filter(location=location, fact_id=item_id)
+            .order_by("-archived_at")
+            .first()
+        )
+        if archived is not None and archived.reason != ArchivedFact.VANISHED:
+            day = archived.archived_at.date().isoformat()
+            reason = f"archived by qqweb on {day} ({archived.reason})"
+            return Whereabouts(False, archived.content, reason)
+        seen = SeenFact.objects.filter(location=location, fact_id=item_id).first()
+        if seen is not None and seen.vanished_at is not None:
+            day = seen.vanished_at.date().isoformat()
+            if seen.related_id:
+                return Whereabouts(
+                    False,
+                    seen.content,
+                    f"{seen.get_cause_display()} by the agent on {day}: now {seen.related_id}",
+                    now_id=seen.related_id,
+                )
+            return Whereabouts(False, seen.content, f"deleted by the agent on {day}")
+        return Whereabouts(False, reason="deleted: it is not in the facts store")
+
+    def score(self, query: str, item_id: str) -> float | None:
+        fact = self._fact(item_id)
+        if fact is None or not isinstance(fact.content_embedding, list):
+            return None
+        return round(cosine(agent_embedding(query), fact.content_embedding), 4)
+
+    @staticmethod
+    def _fact(item_id: str) -> Fact | None:
+        try:
+            doc = facts_store().get(item_id)
+        except QQError:
+            return None
+        return doc if isinstance(doc, Fact) else None
+
+
+def facts_recall() -> FactsRecall | None:
+    """The engine, or None while the facts store is not configured."""
+    return FactsRecall() if facts_enabled() else None

@@ -1,0 +1,111 @@
+"""The notes agent's retrieval as a memory test sees it (:mod:`qqweb.recall.engines`).
+
+The agent injects its core notes on every message, then the notes that score at least
+``QQ_CITE_THRESHOLD`` for the message and whose effective importance is at least
+``QQ_MIN_RETRIEVAL_IMPORTANCE``, best first, at most ``NOTES_RECALL_K`` (the retrieval
+preview's limit). A core note's id is ``core:`` and its text; it counts at rank 1 while
+core.md holds it. A pinned note that was merged or superseded is followed to the note
+that holds its text now (the archive line's "Consolidated with <id>"), so a dedup merge
+keeps its pins while the survivor is recalled."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from django.conf import settings
+
+from memory_app.notes.lib.documents import effective_importance, utcnow_naive
+from memory_app.notes.selectors.retrieval import PREVIEW_LIMIT
+from memory_app.notes.stores import archive_manager, core_notes, notes_store
+from qqweb.lib.clients import embedder
+from qqweb.lib.errors import QQError
+from qqweb.recall.engines import Recall, RecalledItem, Whereabouts
+
+NOTES_RECALL_K = PREVIEW_LIMIT
+CORE_PREFIX = "core:"
+BEYOND = 10  # ranked past k and reported, to say what outranked a pinned note
+_MERGED_INTO = re.compile(r"^Consolidated with (\S+)")
+_FOLLOW_LIMIT = 5  # merges followed from a pinned note to the one holding its text now
+
+
+class NotesRecall:
+    source = "notes"
+    label = "Notes (qq agent)"
+    k = NOTES_RECALL_K
+
+    def recall(self, query: str, *, without: frozenset[str] = frozenset()) -> Recall:
+        core = [
+            RecalledItem(CORE_PREFIX + item, item, None, 1)
+            for items in core_notes().get_all_items().values()
+            for item in items
+            if CORE_PREFIX + item not in without
+        ]
+        try:
+            vector = embedder().embed([query])[0]
+            store = notes_store()
+            want = self.k + BEYOND + len(without)
+            hits = store.vector_index.search(
+                vector, limit=want, min_score=settings.QQ_CITE_THRESHOLD
+            ).hits
+            found = store.notes_by_ids(dict(hits))
+        except QQError as e:
+            return Recall(core, error=str(e))
+        now = utcnow_naive()
+        ranked: list[RecalledItem] = []
+        for note_id, score in hits:
+            note = found.get(note_id)
+            if note is None or note_id in without:
+                continue
+            if effective_importance(note.to_document(), now) < settings.QQ_MIN_RETRIEVAL_IMPORTANCE:
+                continue  # the agent leaves it out
+            ranked.append(RecalledItem(note_id, note.content, round(score, 4), len(ranked) + 1))
+        return Recall(core + ranked[: self.k], ranked[self.k : self.k + BEYOND])
+
+    def whereabouts(self, item_id: str) -> Whereabouts:
+        if item_id.startswith(CORE_PREFIX):
+            text = item_id[len(CORE_PREFIX) :]
+            held = any(text in items for items in core_notes().get_all_items().values())
+            return Whereabouts(held, text, "" if held else "no longer in core.md")
+        note = notes_store().note(item_id)
+        if note is not None:
+            return Whereabouts(True, note.content)
+        archived = archive_manager().find_line(item_id)
+        if archived is None:
+            return Whereabouts(False, reason="deleted: it is neither in MongoDB nor archived")
+        merged = _MERGED_INTO.match(archived.reason)
+        day = archived.archived_at[:10]
+        if merged:
+            survivor = self._survivor(merged.group(1))
+            return Whereabouts(
+                False, archived.content, f"merged into {survivor} on {day}", now_id=survivor
+            )
+        return Whereabouts(False, archived.content, f"archived on {day}: {archived.reason}")
+
+    def _survivor(self, note_id: str) -> str:
+        """The note holding a merged note's text now: merges are followed while the
+        survivor was itself merged since."""
+        for _ in range(_FOLLOW_LIMIT):
+            if notes_store().note(note_id) is not None:
+                return note_id
+            archived = archive_manager().find_line(note_id)
+            merged = _MERGED_INTO.match(archived.reason) if archived else None
+            if merged is None:
+                return note_id
+            note_id = merged.group(1)
+        return note_id
+
+    def score(self, query: str, item_id: str) -> float | None:
+        note = notes_store().note(item_id)
+        if note is None or not note.embedding:
+            return None
+        vector = np.asarray(embedder().embed([query])[0], dtype=np.float64)
+        stored = np.asarray(note.embedding, dtype=np.float64)
+        if vector.shape != stored.shape:
+            return None
+        norm = float(np.linalg.norm(vector) * np.linalg.norm(stored))
+        return round(float(vector @ stored) / norm, 4) if norm else None
+
+
+def notes_recall() -> NotesRecall:
+    return NotesRecall()
