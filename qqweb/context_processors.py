@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from memory_app.facts.stores import facts_enabled
 from qqweb.dev_startup import graph_starting
-from qqweb.health import cached_stores_health
+from qqweb.health import StoreStatus, cached_stores_health
 from qqweb.lib.auth import ADMIN, CURATOR, has_role, user_role
 
 NAV = (
@@ -47,13 +47,21 @@ def navigation(request: HttpRequest) -> dict[str, Any]:
             at,
             {"key": "facts", "label": "Facts", "url": url, "active": request.path.startswith(url)},
         )
-    statuses = cached_stores_health()
     return {
         "nav_items": items,
         "user_role": user_role(request.user),
         "is_admin": has_role(request.user, ADMIN),
         "can_curate": has_role(request.user, CURATOR),
-        "store_statuses": statuses,
-        "stores_down": [s for s in statuses if not s.up],
+        # None: not checked yet; the dots then ask at once (qqweb/_store_status.html)
+        **store_context(cached_stores_health()),
         "graph_starting": graph_starting(),
+    }
+
+
+def store_context(statuses: list[StoreStatus] | None) -> dict[str, Any]:
+    """The layout's store dots and banner for these statuses (None: not checked yet)."""
+    return {
+        "store_statuses": statuses,
+        "stores_checking": statuses is None,
+        "stores_down": [s for s in statuses or () if not s.up],
     }

@@ -1,8 +1,8 @@
 """Store health: is each store up, how fast does it answer, and what to do when it is not.
 
 Checks run concurrently, so a store that is down costs one timeout, not one per store.
-``cached_stores_health`` keeps the answer for a few seconds and checks again in the
-background: the layout shows it on every page and must not wait on a slow or dead server.
+``cached_stores_health`` keeps the answer for a few seconds and checks in the background:
+the layout shows it on every page and must not wait on a slow or dead server.
 """
 
 from __future__ import annotations
@@ -68,7 +68,8 @@ def _check_memory_dir() -> str:
 
 def _check_broker() -> str:
     with Connection(settings.CELERY_BROKER_URL, connect_timeout=2) as connection:
-        connection.ensure_connection(max_retries=1, timeout=2)
+        # One attempt: a refused connection is an answer (kombu would sleep 2 s and retry).
+        connection.ensure_connection(max_retries=0, timeout=2)
         return connection.transport_cls if isinstance(connection.transport_cls, str) else "ok"
 
 
@@ -117,6 +118,7 @@ def stores_health() -> list[StoreStatus]:
 
 _cache_lock = threading.Lock()
 _cached: tuple[float, tuple[Any, ...], list[StoreStatus]] | None = None
+_generation = 0  # bumped by forget_cached_health: a check begun before it is not kept
 
 
 def _settings_key() -> tuple[Any, ...]:
@@ -133,36 +135,55 @@ def _settings_key() -> tuple[Any, ...]:
 _refreshing: set[tuple[Any, ...]] = set()  # settings keys being checked in the background
 
 
-def _refresh(key: tuple[Any, ...]) -> list[StoreStatus]:
+def _refresh(key: tuple[Any, ...], generation: int) -> list[StoreStatus]:
     global _cached
     try:
         result = stores_health()
         with _cache_lock:
-            _cached = (time.monotonic(), key, result)
+            if generation == _generation:
+                _cached = (time.monotonic(), key, result)
         return result
     finally:
         with _cache_lock:
             _refreshing.discard(key)
 
 
-def cached_stores_health(max_age_s: float = 15.0) -> list[StoreStatus]:
-    """The stores' health for the layout's dots. Only the first page a process renders
-    waits for the checks (at most one timeout); after that a page gets the last answer at
-    once and, when it is older than ``max_age_s``, one background thread checks again:
-    a store that went slow or down never makes every page wait for its timeout."""
+def cached_stores_health(
+    max_age_s: float = 15.0, *, wait: bool = False
+) -> list[StoreStatus] | None:
+    """The stores' health for the layout's dots and banner. A page never waits for the
+    checks: it gets the last answer at once (``None`` while the process has none yet) and,
+    when that answer is missing or older than ``max_age_s``, one background thread checks
+    again; a store that is slow or down never makes a page wait for its timeout. The
+    layout shows "checking" for ``None`` and asks the dots' partial, which passes
+    ``wait=True``: it checks now when there is no answer yet (at most one timeout, off the
+    page's own request)."""
     key = _settings_key()
     with _cache_lock:
         cached = _cached if _cached and _cached[1] == key else None
-        if cached and (time.monotonic() - cached[0] < max_age_s or key in _refreshing):
-            return cached[2]
+        fresh = cached is not None and time.monotonic() - cached[0] < max_age_s
+        if fresh or (key in _refreshing and (cached is not None or not wait)):
+            return cached[2] if cached else None
         _refreshing.add(key)
-    if cached is None:
-        return _refresh(key)
-    threading.Thread(target=_refresh, args=(key,), name="qqweb-health", daemon=True).start()
-    return cached[2]
+        generation = _generation
+    if cached is None and wait:
+        return _refresh(key, generation)
+    threading.Thread(
+        target=_refresh, args=(key, generation), name="qqweb-health", daemon=True
+    ).start()
+    return cached[2] if cached else None
+
+
+def checked_stores_health() -> list[StoreStatus]:
+    """Check every store now (the Health page) and keep the answer for the layout."""
+    forget_cached_health()
+    with _cache_lock:
+        generation = _generation
+    return _refresh(_settings_key(), generation)
 
 
 def forget_cached_health() -> None:
-    global _cached
+    global _cached, _generation
     with _cache_lock:
         _cached = None
+        _generation += 1

@@ -9,8 +9,9 @@ from django.shortcuts import redirect, render
 from django.views import defaults
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from qqweb.context_processors import store_context
 from qqweb.forms import ApiTokenCreateForm
-from qqweb.health import forget_cached_health, stores_health
+from qqweb.health import cached_stores_health, checked_stores_health, stores_health
 from qqweb.lib.auth import ADMIN, VIEWER, role_required
 from qqweb.liveness import liveness
 from qqweb.models import ApiToken
@@ -43,16 +44,19 @@ def healthz(request: HttpRequest) -> JsonResponse:
 @require_GET
 @role_required(VIEWER)
 def health(request: HttpRequest) -> HttpResponse:
-    forget_cached_health()
-    context = {"statuses": stores_health(), "liveness": liveness()}
+    statuses = checked_stores_health()
+    context = {"statuses": statuses, "liveness": liveness(), **store_context(statuses)}
     return render(request, "qqweb/health.html", context)
 
 
 @require_GET
 @role_required(VIEWER)
 def store_status(request: HttpRequest) -> HttpResponse:
-    """The layout's store dots (``#store-status``), polled by htmx every 30 s."""
-    return render(request, "base.html#store-status")
+    """The layout's store dots (``#store-status``) and, out of band, its banner
+    (``#store-banner``): asked at once by a page rendered before the process had an
+    answer, then polled by htmx every 30 s."""
+    context = {**store_context(cached_stores_health(wait=True)), "oob": True}
+    return render(request, "qqweb/_store_status.html", context)
 
 
 @require_http_methods(["GET", "POST"])

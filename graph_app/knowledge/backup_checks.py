@@ -67,6 +67,8 @@ def props_problem(props: Any) -> str:
     for key, raw in props.items():
         if not isinstance(key, str) or not key or key.startswith("$") or "." in key:
             return f"the property name {key!r} is not allowed (empty, '$'-prefixed or dotted)"
+        if "\x00" in key:  # Neo4j refuses the name (TokenNameError)
+            return f"the property name {key!r} holds a null character"
         problem = _value_problem(raw)
         if problem:
             return f"its property {key!r} is {problem}"

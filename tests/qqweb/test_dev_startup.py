@@ -14,6 +14,7 @@ import pytest
 from django.urls import reverse
 
 from memory_app.notes.stores import notes_store
+from qqweb.health import cached_stores_health
 from tests.services import free_port
 
 pytestmark = pytest.mark.usefixtures("mongo", "memory_dir")
@@ -37,6 +38,7 @@ def test_the_overview_says_the_graph_is_starting_while_make_dev_starts_it(
 ) -> None:
     notes_store().upsert_note("note_aaaaaaaaaaaa", "Lumen uses MongoDB", [], "Important Facts")
     _starting(graph_down, os.getpid(), "the database is starting", ago_s=12)
+    cached_stores_health(wait=True)  # the process has checked the stores once
     response = viewer_client.get(reverse("memory_app:overview"))
     assert response.status_code == 200
     page = response.content.decode()

@@ -44,12 +44,34 @@ def test_a_missing_memory_dir_is_down_with_the_path(db, settings, tmp_path, view
 def test_the_layout_warns_on_every_page_when_a_store_is_down(settings, viewer_client):
     settings.NEO4J_URI = f"bolt://127.0.0.1:{free_port()}"
     settings.QQ_STORE_TIMEOUT_MS = 500
+    cached_stores_health(wait=True)
     page = viewer_client.get(reverse("memory_app:notes")).content.decode()
-    assert 'id="store-banner"' in page
+    assert '<div class="banner warn" role="status">' in page
     assert "neo4j is down" in page
 
 
+def test_the_first_page_does_not_wait_for_the_checks_and_its_dots_bring_the_banner(
+    settings, viewer_client
+):
+    """Before the process has an answer, a page shows the dots as "checking" and asks
+    for them at once; the answer is the dots and, out of band, the banner."""
+    settings.NEO4J_URI = f"bolt://127.0.0.1:{free_port()}"
+    settings.QQ_STORE_TIMEOUT_MS = 500
+    page = viewer_client.get(reverse("memory_app:notes")).content.decode()
+    assert 'hx-trigger="load, every 30s"' in page
+    assert 'title="checking the stores">checking</li>' in page
+    assert 'id="store-banner"' in page  # where the answer puts the banner
+    html = viewer_client.get(reverse("store_status"), HTTP_HX_REQUEST="true").content.decode()
+    assert 'class="down" title="neo4j: down' in html
+    banner = html[html.index('<div id="store-banner" hx-swap-oob="true">') :]
+    assert "<strong>neo4j is down</strong>" in banner
+    later = viewer_client.get(reverse("memory_app:notes")).content.decode()
+    assert 'hx-trigger="every 30s"' in later and "checking" not in later
+    assert "<strong>neo4j is down</strong>" in later
+
+
 def test_the_store_dots_refresh_as_an_htmx_partial(settings, viewer_client):
+    cached_stores_health(wait=True)
     page = viewer_client.get(reverse("memory_app:overview")).content.decode()
     assert 'id="store-status"' in page and 'hx-trigger="every 30s"' in page
     settings.NEO4J_URI = f"bolt://127.0.0.1:{free_port()}"
@@ -70,14 +92,15 @@ def test_the_store_dots_answer_at_once_and_see_a_store_go_down_in_the_background
     memory.mkdir()
     settings.MEMORY_DIR = memory
     forget_cached_health()
-    first = {s.name: s.up for s in cached_stores_health()}
+    assert cached_stores_health() is None  # no answer yet: the check runs meanwhile
+    first = {s.name: s.up for s in cached_stores_health(wait=True) or ()}
     assert first["memory_dir"] is True
     memory.rmdir()
-    stale = {s.name: s.up for s in cached_stores_health(max_age_s=0)}
+    stale = {s.name: s.up for s in cached_stores_health(max_age_s=0) or ()}
     assert stale["memory_dir"] is True  # the last answer, not a wait for a new check
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        now = {s.name: s.up for s in cached_stores_health()}
+        now = {s.name: s.up for s in cached_stores_health() or ()}
         if not now["memory_dir"]:
             break
         time.sleep(0.05)

@@ -154,6 +154,10 @@ GOOD_NODE = {"kind": "node", "id": "n1", "labels": ["Person"], "props": {"name":
         ([{**GOOD_NODE, "props": {"name": "Ada", "x": {"a": 1}}}], "its property 'x' is an object"),
         ([{**GOOD_NODE, "props": {"name": "Ada", "x": [1, "a"]}}], "a list of mixed types"),
         (
+            [{**GOOD_NODE, "props": {"name": "Ada", "\x00k": 1}}],
+            "the property name '\\x00k' holds a null character",
+        ),
+        (
             [
                 GOOD_NODE,
                 {"kind": "relationship", "start": "n1", "type": "KNOWS", "end": "n9", "props": {}},
