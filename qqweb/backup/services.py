@@ -27,10 +27,10 @@ from qqweb.backup.importing import (
 )
 from qqweb.jobs.models import Run
 from qqweb.jobs.registry import Job
-from qqweb.jobs.runner import job_run
-from qqweb.jobs.runs import run_create, run_failed
+from qqweb.jobs.runner import job_run_in_process
+from qqweb.jobs.runs import run_create
 from qqweb.lib.actors import Actor
-from qqweb.lib.errors import NotFound, StoreUnavailable
+from qqweb.lib.errors import NotFound
 
 EXPORT, IMPORT = "export", "import"
 _FILE_NAME = re.compile(r"(export|upload)-[0-9A-Za-z-]{1,64}\.ndjson")
@@ -174,8 +174,4 @@ def backup_run(*, run: Run, progress: Progress | None = None) -> dict[str, Any]:
     accepted, a file that does not fit the format) fails the run with the reason and
     raises. A store that is down fails it too (the worker's task would retry it; here
     the admin runs the command again)."""
-    try:
-        return job_run(run=run, on_progress=progress)
-    except StoreUnavailable as e:
-        run_failed(run, str(e))
-        raise
+    return job_run_in_process(run=run, on_progress=progress)

@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from qqweb.jobs.params import InvalidJobParams
 from qqweb.jobs.registry import JOBS
-from qqweb.jobs.runner import job_create, job_run
+from qqweb.jobs.runner import job_create, job_run_in_process
 from qqweb.lib.actors import Actor
 from qqweb.lib.errors import Refused, StoreUnavailable
 
@@ -64,7 +64,7 @@ class JobCommand(BaseCommand):
         except Refused as e:
             raise CommandError(str(e)) from e
         try:
-            stats = job_run(run=run, on_progress=self._bar)
+            stats = job_run_in_process(run=run, on_progress=self._bar)
         except (Refused, StoreUnavailable) as e:
             raise CommandError(str(e)) from e
         self.stdout.write("")

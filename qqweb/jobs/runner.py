@@ -144,7 +144,8 @@ def job_run(
     *, run: Run, on_progress: Callable[[int, int | None], None] | None = None
 ) -> dict[str, Any]:
     """Run (or resume) a job under its lock. A store that is down raises StoreUnavailable
-    for the caller to retry; anything else (a StoreError included: a bug) fails the run
+    for the caller to retry, the run left open (a caller that does not retry calls
+    :func:`job_run_in_process`); anything else (a StoreError included: a bug) fails the run
     with the reason and is not retried. A run closed before it started (cancelled while
     queued, closed by the reaper) does nothing; a run asked to stop stops at its next
     progress report (a batch boundary) and is closed as cancelled."""
@@ -189,6 +190,19 @@ def job_run(
     run_finished(run, stats)
     _unlock(run)
     return stats
+
+
+def job_run_in_process(
+    *, run: Run, on_progress: Callable[[int, int | None], None] | None = None
+) -> dict[str, Any]:
+    """:func:`job_run` where nothing retries the run (a command, the facts scan's button,
+    its beat task): a store that is down fails the run with the reason, as any other
+    error does, and raises; the run is not left running for the reaper to close."""
+    try:
+        return job_run(run=run, on_progress=on_progress)
+    except StoreUnavailable as e:
+        run_failed(run, str(e))
+        raise
 
 
 def _changes_in_batch(run: Run) -> int:

@@ -36,7 +36,7 @@ from memory_app.facts.services.steps import aware_utc, location_of
 from memory_app.facts.stores import facts_store
 from qqweb.jobs.models import Run
 from qqweb.jobs.registry import Job, Progress
-from qqweb.jobs.runner import job_run
+from qqweb.jobs.runner import job_run_in_process
 from qqweb.jobs.runs import run_create
 from qqweb.lib.actors import Actor
 
@@ -181,7 +181,7 @@ def vanished_scan_work(run: Run, progress: Progress) -> ScanReport:
 def vanished_scan_run(*, actor: Actor) -> ScanReport:
     """Scan now, in this process, as a run of the ``vanished_scan`` job (the button, the
     API and beat's task): refused while another scan runs (its lock)."""
-    stats = job_run(run=run_create(kind=VANISHED_SCAN, actor=actor))
+    stats = job_run_in_process(run=run_create(kind=VANISHED_SCAN, actor=actor))
     return ScanReport(**stats)
 
 

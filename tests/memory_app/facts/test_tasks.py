@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
@@ -14,7 +15,9 @@ from memory_app.facts.models import SeenFact
 from memory_app.facts.tasks import vanished_scan_task
 from qqweb.jobs.models import JobLock, Run
 from qqweb.lib.embeddings import Embedder
+from qqweb.lib.errors import StoreUnavailable
 from tests.memory_app.facts.conftest import agent_writes
+from tests.services import free_port
 
 
 def test_beat_runs_the_scan_every_few_minutes() -> None:
@@ -68,3 +71,16 @@ def test_a_scan_while_another_runs_is_refused_naming_that_run(
     assert page.status_code == 200
     assert f"vanished_scan is running already (run {holder.pk})" in page.content.decode()
     assert not SeenFact.objects.exists()  # nothing scanned
+
+
+def test_a_scan_that_finds_the_facts_store_down_fails_its_run_naming_the_outage(
+    db: None, settings: Any
+) -> None:
+    settings.QQ_FACTS_MONGO_URI = f"mongodb://127.0.0.1:{free_port()}/facts"
+    settings.QQ_STORE_TIMEOUT_MS = 200
+    with pytest.raises(StoreUnavailable):
+        vanished_scan_task.apply().get()
+    run = Run.objects.get(kind="vanished_scan")
+    assert run.status == Run.FAILED  # not left running until the reaper closes it
+    assert "unavailable" in run.error and run.finished_at is not None
+    assert not JobLock.objects.exists()
