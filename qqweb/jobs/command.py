@@ -16,7 +16,7 @@ from qqweb.jobs.params import InvalidJobParams
 from qqweb.jobs.registry import JOBS
 from qqweb.jobs.runner import job_create, job_run_in_process
 from qqweb.lib.actors import Actor
-from qqweb.lib.errors import Refused, StoreUnavailable
+from qqweb.lib.errors import Refused, Unavailable
 
 
 class JobCommand(BaseCommand):
@@ -65,7 +65,7 @@ class JobCommand(BaseCommand):
             raise CommandError(str(e)) from e
         try:
             stats = job_run_in_process(run=run, on_progress=self._bar)
-        except (Refused, StoreUnavailable) as e:
+        except (Refused, Unavailable) as e:
             raise CommandError(str(e)) from e
         self.stdout.write("")
         label = "Dry run" if run.dry_run else "Done"

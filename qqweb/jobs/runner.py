@@ -38,7 +38,7 @@ from qqweb.jobs.runs import (
     run_stopped,
 )
 from qqweb.lib.actors import Actor
-from qqweb.lib.errors import StoreUnavailable
+from qqweb.lib.errors import Unavailable
 
 # A run renews its lock at each progress report; a lock not renewed for this long is
 # taken as abandoned (its worker died) and another run of the kind may take it.
@@ -143,8 +143,9 @@ def _unlock(run: Run) -> None:
 def job_run(
     *, run: Run, on_progress: Callable[[int, int | None], None] | None = None
 ) -> dict[str, Any]:
-    """Run (or resume) a job under its lock. A store that is down raises StoreUnavailable
-    for the caller to retry, the run left open (a caller that does not retry calls
+    """Run (or resume) a job under its lock. A store that is down (an
+    :class:`~qqweb.lib.errors.Unavailable`: MongoDB, Neo4j, the memory directory, the
+    embedder) raises for the caller to retry, the run left open (a caller that does not retry calls
     :func:`job_run_in_process`); anything else (a StoreError included: a bug) fails the run
     with the reason and is not retried. A run closed before it started (cancelled while
     queued, closed by the reaper) does nothing; a run asked to stop stops at its next
@@ -180,7 +181,7 @@ def job_run(
         stats = {"changes_before_cancel": _changes_in_batch(run)}
         run_stopped(run, stats)
         return stats
-    except StoreUnavailable:  # an outage: the caller retries (the run stays open)
+    except Unavailable:  # an outage: the caller retries (the run stays open)
         _unlock(run)
         raise
     except Exception as e:
@@ -200,7 +201,7 @@ def job_run_in_process(
     error does, and raises; the run is not left running for the reaper to close."""
     try:
         return job_run(run=run, on_progress=on_progress)
-    except StoreUnavailable as e:
+    except Unavailable as e:
         run_failed(run, str(e))
         raise
 

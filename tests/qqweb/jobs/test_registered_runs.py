@@ -17,6 +17,7 @@ from qqweb.jobs.runs import run_cancel, runs_reap
 from qqweb.jobs.tasks import run_job_task
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note
+from tests.services import free_port
 
 ADA = Actor("user", "ada-admin")
 pytestmark = pytest.mark.django_db
@@ -78,3 +79,15 @@ def test_the_run_task_runs_an_export_to_its_end(backup_dir):
     run.refresh_from_db()
     assert run.status == Run.DONE and run.stats == stats
     assert backup_path(run.params["file"]).stat().st_size == stats["bytes"]
+
+
+def test_an_export_that_finds_the_graph_down_is_retried_as_an_outage(backup_dir, settings):
+    settings.NEO4J_URI = f"bolt://127.0.0.1:{free_port()}"
+    settings.QQ_STORE_TIMEOUT_MS = 200
+    run = export_create(actor=ADA)
+    result = run_job_task.apply(args=[run.pk])
+    assert result.failed()
+    run.refresh_from_db()
+    assert run.status == Run.FAILED
+    assert run.error.startswith("gave up after 4 tries: neo4j is unavailable"), run.error
+    assert not backup_path(run.params["file"]).exists()
