@@ -3,6 +3,7 @@ cancelling one; and the reaper that closes the runs no worker will ever finish."
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import timedelta
 from typing import Any
 
@@ -27,6 +28,25 @@ def run_create(
     return Run.objects.create(
         kind=kind, started_by=actor.label, params=params or {}, dry_run=dry_run
     )
+
+
+def run_get(*, run_id: int, plan: bool = False) -> Run:
+    """Run ``run_id`` (RunNotFound when there is none), its plan left in the database
+    unless ``plan``: a dry run's plan holds an item per note it would change, and what
+    polls a run (its status, progress and stats) does not show it."""
+    runs = Run.objects.all() if plan else Run.objects.defer("plan")
+    run = runs.filter(pk=run_id).first()
+    if run is None:
+        raise RunNotFound(run_id)
+    return run
+
+
+def runs_recent(*, kinds: Collection[str] = (), limit: int = 50) -> list[Run]:
+    """The latest runs, newest first (of ``kinds`` when given), without their plans."""
+    runs = Run.objects.defer("plan")
+    if kinds:
+        runs = runs.filter(kind__in=list(kinds))
+    return list(runs[:limit])
 
 
 def run_started(run: Run) -> bool:
