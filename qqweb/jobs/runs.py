@@ -86,13 +86,20 @@ def run_failed(run: Run, error: str) -> None:
 
 
 def run_stopped(run: Run, stats: dict[str, Any]) -> None:
-    """A running run that stopped at a batch boundary because it was cancelled."""
+    """A running run that stopped at a batch boundary because it was cancelled; its error
+    says whether what it did can be undone (``stats["changes_before_cancel"]``: the audited
+    changes of its batch)."""
     run.refresh_from_db(fields=["cancelled_by", "cancel_requested_at"])
     run.status, run.stats, run.finished_at = Run.CANCELLED, stats, timezone.now()
+    changes = int(stats.get("changes_before_cancel") or 0)
+    undo = (  # only audited changes can be undone: an import's records, a scan's rows are not
+        f"the {changes} change{'s' if changes != 1 else ''} it made before stopping can be undone"
+        if changes
+        else "it recorded no change that can be undone"
+    )
     run.error = (
         f"cancelled by {run.cancelled_by or 'someone'}: stopped after {run.processed}"
-        f"{f' of {run.total}' if run.total is not None else ''}; what it changed before "
-        "stopping can be undone"
+        f"{f' of {run.total}' if run.total is not None else ''}; {undo}"
     )
     run.save(update_fields=["status", "stats", "finished_at", "error"])
 

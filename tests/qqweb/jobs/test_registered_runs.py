@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from qqweb.backup.services import backup_path, backup_run, export_create
+from memory_app.notes.stores import notes_store
+from qqweb.backup.services import backup_path, backup_run, export_create, import_create
 from qqweb.jobs.errors import JobBusy
 from qqweb.jobs.models import JobLock, Run
 from qqweb.jobs.registry import HIDDEN_JOBS, JOBS
@@ -91,3 +92,19 @@ def test_an_export_that_finds_the_graph_down_is_retried_as_an_outage(backup_dir,
     assert run.status == Run.FAILED
     assert run.error.startswith("gave up after 4 tries: neo4j is unavailable"), run.error
     assert not backup_path(run.params["file"]).exists()
+
+
+def test_an_import_cancelled_part_way_does_not_promise_an_undo_it_has_not(backup_dir):
+    export = export_create(actor=ADA)
+    backup_run(run=export)
+    notes_store().collection.delete_many({})
+    run = import_create(actor=ADA, file=export.params["file"])
+
+    def cancel_at_the_first_batch(done: int, total: int | None) -> None:
+        run_cancel(actor=ADA, run_id=run.pk)
+
+    backup_run(run=run, progress=cancel_at_the_first_batch)
+    run.refresh_from_db()
+    assert run.status == Run.CANCELLED and "cancelled by user:ada-admin" in run.error
+    assert "it recorded no change that can be undone" in run.error
+    assert "can be undone" not in run.error.replace("no change that can be undone", "")
