@@ -150,7 +150,11 @@ def job_run(
     with the reason and is not retried. A run closed before it started (cancelled while
     queued, closed by the reaper) does nothing; a run asked to stop stops at its next
     progress report (a batch boundary) and is closed as cancelled."""
-    job = job_of(run.kind)
+    try:
+        job = job_of(run.kind)  # its app may have been uninstalled since it was queued
+    except RunRefused as e:
+        run_failed(run, str(e))
+        raise
     try:
         _lock(run)
     except JobBusy as e:

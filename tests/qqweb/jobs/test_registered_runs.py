@@ -108,3 +108,12 @@ def test_an_import_cancelled_part_way_does_not_promise_an_undo_it_has_not(backup
     assert run.status == Run.CANCELLED and "cancelled by user:ada-admin" in run.error
     assert "it recorded no change that can be undone" in run.error
     assert "can be undone" not in run.error.replace("no change that can be undone", "")
+
+
+def test_a_run_of_a_job_no_app_registers_now_fails_naming_it_when_the_task_takes_it(db):
+    run = Run.objects.create(kind="graph_gone", started_by="user:ada-admin")  # app removed
+    result = run_job_task.apply(args=[run.pk])
+    assert result.failed()
+    run.refresh_from_db()
+    assert run.status == Run.FAILED  # not queued until the reaper blames the broker
+    assert "'graph_gone' is not a registered job" in run.error
