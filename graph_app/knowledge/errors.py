@@ -58,6 +58,9 @@ class GraphUnavailable(GraphError, Unavailable):
     def __init__(self, message: str) -> None:
         super().__init__("neo4j", message)
 
+    def __reduce__(self) -> tuple[type, tuple[str]]:  # picklable for Celery results
+        return type(self), (self.message,)
+
 
 class GraphStoreError(GraphError):
     """A query failed for a reason that is not an outage: a bug (ours, or in the data we

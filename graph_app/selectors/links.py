@@ -34,13 +34,4 @@ class GraphEntitiesReader:
         )
 
     def graph_summary(self) -> GraphSummary:
-        overview = graph_overview()
-        return GraphSummary(
-            available=overview.available,
-            error=overview.error,
-            entities=overview.entities,
-            sources=overview.sources,
-            orphans=overview.orphans,
-            by_label=overview.by_label,
-            by_relationship_type=overview.by_relationship_type,
-        )
+        return graph_overview()  # a GraphOverview is the kernel's GraphSummary

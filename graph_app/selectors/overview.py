@@ -7,23 +7,17 @@ from dataclasses import dataclass, field
 from graph_app.knowledge import GraphUnavailable
 from graph_app.knowledge.domain import Entity
 from graph_app.stores import graph_store
+from qqweb.lib.links import GraphSummary
 
 
-@dataclass
-class GraphOverview:
-    available: bool = False
-    error: str = ""
-    entities: int = 0
-    sources: int = 0
-    orphans: int = 0
-    by_label: list[tuple[str, int]] = field(default_factory=list)
-    by_relationship_type: list[tuple[str, int]] = field(default_factory=list)
+@dataclass(frozen=True)
+class GraphOverview(GraphSummary):
+    """The graph at a glance as the other apps see it (the kernel's GraphSummary: counts by
+    label and type, sources, orphans) and, for the graph's own pages, the most mentioned
+    and the most recently seen entities."""
+
     top: list[Entity] = field(default_factory=list)
     recent: list[Entity] = field(default_factory=list)
-
-    @property
-    def relationships(self) -> int:
-        return sum(n for _, n in self.by_relationship_type)
 
 
 def graph_overview(*, with_entities: bool = False) -> GraphOverview:

@@ -5,21 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph_app.knowledge import GraphUnavailable
 from graph_app.stores import graph_store
 from qqweb.audit.services import audit_begin, audited
 from qqweb.jobs.models import Run
 from qqweb.jobs.registry import Job, Progress, run_actor, run_batch
 from qqweb.lib.clients import embedder
-from qqweb.lib.errors import StoreUnavailable
 
 
 def graph_orphan_scan_job(run: Run, progress: Progress) -> dict[str, Any]:
     """Entities with no relationship to another entity (provenance does not count)."""
-    try:
-        orphans = graph_store().orphans(limit=1000)
-    except GraphUnavailable as e:
-        raise StoreUnavailable("neo4j", e.message) from e
+    orphans = graph_store().orphans(limit=1000)  # Neo4j down: retried (GraphUnavailable)
     progress(len(orphans), len(orphans))
     return {"orphans": len(orphans), "sample": [f"{o['label']}:{o['name']}" for o in orphans[:10]]}
 
@@ -29,10 +24,7 @@ def graph_reembed_job(run: Run, progress: Progress) -> dict[str, Any]:
     dimension than the configured model's; the old vectors go into the audit event."""
     model = embedder()
     store = graph_store()
-    try:
-        todo = store.entities_to_embed(model.dimension)
-    except GraphUnavailable as e:
-        raise StoreUnavailable("neo4j", e.message) from e
+    todo = store.entities_to_embed(model.dimension)
     stats: dict[str, Any] = {
         "candidates": len(todo),
         "embedded": 0,

@@ -260,7 +260,7 @@ def vanished(request: HttpRequest) -> HttpResponse:
 def vanished_scan(request: HttpRequest) -> HttpResponse:
     try:
         report = services.vanished_scan_run(actor=Actor.from_request(request))
-    except JobBusy as e:  # another scan holds the job's lock
+    except (JobBusy, services.ScanCancelled) as e:  # another scan runs; this one was cancelled
         messages.error(request, str(e))
         return _done(request, reverse("facts_app:vanished"))
     messages.success(

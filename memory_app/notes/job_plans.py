@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Self
 
 from qqweb.audit import snapshots
+from qqweb.jobs.errors import RunRefused
 
 
 def _when(value: Any) -> datetime | None:
@@ -34,6 +35,8 @@ class PlanItem:
     """What the run page and the API show of a planned change."""
 
     kind: ClassVar[str]
+    # the guard's keys its apply needs (what the compare-and-set checks, the audit's before)
+    guarded: ClassVar[tuple[str, ...]] = ()
     note_id: str
     text: str  # the first characters of the note ("" where the page reads it: decay)
     before: str  # in words: "effective importance 0.041"
@@ -63,10 +66,32 @@ class PlanItem:
         guards; nothing for an archive line)."""
         return {}
 
+    @classmethod
+    def to_apply(cls, data: Mapping[str, Any]) -> Self:
+        """The item for its apply (what :class:`qqweb.jobs.registry.PlanApply` loads):
+        refused (RunRefused) when its guard lacks what the apply checks, so a plan whose
+        guards were lost fails before it changes anything instead of being applied with no
+        compare-and-set (``from_json``, for the pages, reads what is there)."""
+        guard = data.get("guard")
+        missing = [k for k in cls.guarded if not isinstance(guard, Mapping) or k not in guard]
+        if not missing:
+            missing = cls._also_missing(guard if isinstance(guard, Mapping) else {}, data)
+        if missing:
+            raise RunRefused(
+                f"the plan's item for {data.get('note_id')!r} has no {', '.join(missing)} "
+                "in its guard: it cannot be applied safely; preview the job again"
+            )
+        return cls.from_json(data)
+
+    @classmethod
+    def _also_missing(cls, guard: Mapping[str, Any], data: Mapping[str, Any]) -> list[str]:
+        return []
+
 
 @dataclass(frozen=True)
 class ArchivalItem(PlanItem):
     kind: ClassVar[str] = "archival"
+    guarded: ClassVar[tuple[str, ...]] = ("updated_at", "value")
     updated_at: datetime | None  # the note's, when planned
     value: float  # its effective importance (the archive reason says it)
 
@@ -92,6 +117,7 @@ class ArchivalItem(PlanItem):
 @dataclass(frozen=True)
 class DecayItem(PlanItem):
     kind: ClassVar[str] = "decay"
+    guarded: ClassVar[tuple[str, ...]] = ("expected", "base", "new", "prev")
     expected: float  # the stored importance read (the write's compare-and-set)
     base: float  # the undecayed importance
     new: float  # the value to write
@@ -128,6 +154,7 @@ class DecayItem(PlanItem):
 @dataclass(frozen=True)
 class PurgeItem(PlanItem):
     kind: ClassVar[str] = "archive_purge"
+    guarded: ClassVar[tuple[str, ...]] = ("entry",)
     entry: dict[
         str, Any
     ]  # the archive line as planned, kept whole: the purge drops it only if unchanged
@@ -152,6 +179,7 @@ class PairItem(PlanItem):
     """A pair auto-consolidation merges: ``note_id`` and ``other_id``."""
 
     kind: ClassVar[str] = "auto_consolidation"
+    guarded: ClassVar[tuple[str, ...]] = ("updated_at", "similarity")
     other_id: str
     other_text: str
     similarity: float
@@ -193,6 +221,15 @@ class PairItem(PlanItem):
 
     def planned_at(self) -> dict[str, datetime | None]:
         return dict(self.updated_at)
+
+    @classmethod
+    def _also_missing(cls, guard: Mapping[str, Any], data: Mapping[str, Any]) -> list[str]:
+        """Both notes' ``updated_at``: the merge guards only the notes the plan names."""
+        planned = guard["updated_at"]
+        ids = (data.get("note_id"), data.get("other_id"))
+        if not isinstance(planned, Mapping):
+            return ["updated_at"]
+        return [f"updated_at of {i!r}" for i in ids if i not in planned]
 
 
 ITEM_TYPES: dict[str, type[PlanItem]] = {

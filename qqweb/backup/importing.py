@@ -128,6 +128,19 @@ def _facts_the_agent_would_save(
     return kept
 
 
+@dataclass(frozen=True)
+class ImportStart:
+    """What an import found just before its first write, kept on its run, so that a retry
+    of the same run (Celery's, after an outage; a redelivery, after its worker died)
+    finishes what the first try began instead of judging the stores that try half filled:
+    the records the first try wrote are not conflicts (it passed the conflicts check, or
+    its conflicts were accepted), and facts imported into a facts store that was empty
+    come back as they were, pending pairs included (the agent's add test applies only
+    when the store held facts before the first try)."""
+
+    facts_checked: bool  # the facts store held facts: each fact takes the agent's add test
+
+
 class ImportConflicts(Exception):
     """The stores already hold some of what the file holds; nothing was written."""
 
@@ -278,20 +291,27 @@ def backup_import(
     accept_conflicts: bool = False,
     import_valid: bool = False,
     progress: Progress | None = None,
+    resume: ImportStart | None = None,
+    on_start: Callable[[ImportStart], None] | None = None,
 ) -> ImportSummary:
     """Preview, then write what is missing (see the module). Raises, writing nothing,
     :class:`RecordsRefused` when the checks refuse a record and ``import_valid`` is not
     set, :class:`ImportConflicts` when the stores hold some of it already and
-    ``accept_conflicts`` is not set."""
+    ``accept_conflicts`` is not set. ``on_start`` is told, before the first write, what
+    a retry must keep to; a retry passes it back as ``resume`` (see
+    :class:`ImportStart`)."""
     preview, refused = _preview(source)
     if preview.refused_count and not import_valid:
         raise RecordsRefused(preview)
-    if preview.conflicts and not accept_conflicts:
+    if resume is None and preview.conflicts and not accept_conflicts:
         raise ImportConflicts(preview)
     notes, files, graph = notes_store(), memory_files(), graph_store()
     facts = facts_store() if facts_enabled() else None
     merge_graph = graph.export_counts().nodes > 0
-    add_test = None if facts is None or facts.is_empty() else AddTest(facts.facts())
+    start = resume or ImportStart(facts_checked=facts is not None and not facts.is_empty())
+    if resume is None and on_start is not None:
+        on_start(start)
+    add_test = AddTest(facts.facts()) if facts is not None and start.facts_checked else None
     summary = ImportSummary(preview, {k: 0 for k in ("note", "node", "relationship", "fact")})
     ticker = _Ticker(progress, sum(preview.counts.values()))
     element_ids: dict[str, str] = {}  # export node id -> this graph's element id

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,18 +21,21 @@ from memory_app.notes.lib import InvalidBackupFile
 from qqweb.backup.exporting import Progress, backup_export
 from qqweb.backup.importing import (
     ImportConflicts,
+    ImportStart,
     RecordsRefused,
     backup_import,
     backup_preview,
 )
 from qqweb.jobs.models import Run
 from qqweb.jobs.registry import Job
-from qqweb.jobs.runner import job_run
-from qqweb.jobs.runs import run_create, run_failed
+from qqweb.jobs.runner import job_run_in_process
+from qqweb.jobs.runs import run_create
 from qqweb.lib.actors import Actor
-from qqweb.lib.errors import NotFound, StoreUnavailable
+from qqweb.lib.errors import NotFound
 
 EXPORT, IMPORT = "export", "import"
+# An import run's stats while it writes: what its first try found (ImportStart), for a retry
+IMPORT_STARTED = "import_started"
 _FILE_NAME = re.compile(r"(export|upload)-[0-9A-Za-z-]{1,64}\.ndjson")
 
 
@@ -130,16 +133,26 @@ def export_work(run: Run, progress: Progress) -> ExportResult:
 def import_work(run: Run, progress: Progress) -> dict[str, Any]:
     """The import job (its dry run: the preview). A refused import (records refused and
     not left out, conflicts not accepted) fails the run with the reason, its preview in
-    the stats, nothing written."""
+    the stats, nothing written. A retry of the run (after an outage, or its worker died)
+    finishes what the first try began: the first try keeps on the run what it found
+    before writing (:class:`ImportStart`) and the retry keeps to it."""
     path = backup_path(str(run.params["file"]))
     if run.dry_run:
         return {"preview": backup_preview(source=path).to_json()}
+    started = run.stats.get(IMPORT_STARTED) if isinstance(run.stats, dict) else None
+
+    def keep_start(start: ImportStart) -> None:  # on the run, for a retry to find
+        run.stats = {IMPORT_STARTED: asdict(start)}
+        run.save(update_fields=["stats"])
+
     try:
         result = backup_import(
             source=path,
             accept_conflicts=bool(run.params.get("accept_conflicts")),
             import_valid=bool(run.params.get("import_valid")),
             progress=progress,
+            resume=ImportStart(**started) if isinstance(started, dict) else None,
+            on_start=keep_start,
         )
     except (ImportConflicts, RecordsRefused) as e:
         run.stats = {"preview": e.preview.to_json()}
@@ -174,8 +187,4 @@ def backup_run(*, run: Run, progress: Progress | None = None) -> dict[str, Any]:
     accepted, a file that does not fit the format) fails the run with the reason and
     raises. A store that is down fails it too (the worker's task would retry it; here
     the admin runs the command again)."""
-    try:
-        return job_run(run=run, on_progress=progress)
-    except StoreUnavailable as e:
-        run_failed(run, str(e))
-        raise
+    return job_run_in_process(run=run, on_progress=progress)

@@ -21,18 +21,18 @@ from qqweb.backup.services import (
     upload_save,
 )
 from qqweb.jobs.models import Run
-from qqweb.jobs.starting import run_enqueue
+from qqweb.jobs.runs import runs_recent
+from qqweb.jobs.starting import run_enqueue, waits_for_worker
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import ADMIN, role_required
 from qqweb.lib.errors import Refused
 from qqweb.lib.pages import render_page
-from qqweb.liveness import jobs_wait_for_a_worker
 
 
 @require_GET
 @role_required(ADMIN)
 def backup(request: HttpRequest) -> HttpResponse:
-    runs = Run.objects.filter(kind__in=(EXPORT, IMPORT))[:20]
+    runs = runs_recent(kinds=(EXPORT, IMPORT), limit=20)
     context = {"files": backup_files(), "runs": runs, "facts_enabled": facts_enabled()}
     return render_page(request, "backup/backup.html", "backup-files", context)
 
@@ -98,6 +98,5 @@ def run(request: HttpRequest, run_id: int) -> HttpResponse:
     """A run with its progress; the ``run-status`` fragment polls itself while it runs."""
     item = get_object_or_404(Run, pk=run_id, kind__in=(EXPORT, IMPORT))
     preview = item.stats.get("preview") if isinstance(item.stats, dict) else None
-    no_worker = item.status == Run.QUEUED and jobs_wait_for_a_worker()
-    context = {"run": item, "preview": preview, "no_worker": no_worker}
+    context = {"run": item, "preview": preview, "no_worker": waits_for_worker(item)}
     return render_page(request, "backup/run.html", "run-status", context)

@@ -14,9 +14,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from qqweb.jobs.params import InvalidJobParams
 from qqweb.jobs.registry import JOBS
-from qqweb.jobs.runner import job_create, job_run
+from qqweb.jobs.runner import job_create, job_run_in_process
 from qqweb.lib.actors import Actor
-from qqweb.lib.errors import Refused, StoreUnavailable
+from qqweb.lib.errors import Refused, Unavailable
 
 
 class JobCommand(BaseCommand):
@@ -64,8 +64,8 @@ class JobCommand(BaseCommand):
         except Refused as e:
             raise CommandError(str(e)) from e
         try:
-            stats = job_run(run=run, on_progress=self._bar)
-        except (Refused, StoreUnavailable) as e:
+            stats = job_run_in_process(run=run, on_progress=self._bar)
+        except (Refused, Unavailable) as e:
             raise CommandError(str(e)) from e
         self.stdout.write("")
         label = "Dry run" if run.dry_run else "Done"

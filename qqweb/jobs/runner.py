@@ -38,7 +38,7 @@ from qqweb.jobs.runs import (
     run_stopped,
 )
 from qqweb.lib.actors import Actor
-from qqweb.lib.errors import StoreUnavailable
+from qqweb.lib.errors import Unavailable
 
 # A run renews its lock at each progress report; a lock not renewed for this long is
 # taken as abandoned (its worker died) and another run of the kind may take it.
@@ -143,12 +143,18 @@ def _unlock(run: Run) -> None:
 def job_run(
     *, run: Run, on_progress: Callable[[int, int | None], None] | None = None
 ) -> dict[str, Any]:
-    """Run (or resume) a job under its lock. A store that is down raises StoreUnavailable
-    for the caller to retry; anything else (a StoreError included: a bug) fails the run
+    """Run (or resume) a job under its lock. A store that is down (an
+    :class:`~qqweb.lib.errors.Unavailable`: MongoDB, Neo4j, the memory directory, the
+    embedder) raises for the caller to retry, the run left open (a caller that does not retry calls
+    :func:`job_run_in_process`); anything else (a StoreError included: a bug) fails the run
     with the reason and is not retried. A run closed before it started (cancelled while
     queued, closed by the reaper) does nothing; a run asked to stop stops at its next
     progress report (a batch boundary) and is closed as cancelled."""
-    job = job_of(run.kind)
+    try:
+        job = job_of(run.kind)  # its app may have been uninstalled since it was queued
+    except RunRefused as e:
+        run_failed(run, str(e))
+        raise
     try:
         _lock(run)
     except JobBusy as e:
@@ -179,7 +185,7 @@ def job_run(
         stats = {"changes_before_cancel": _changes_in_batch(run)}
         run_stopped(run, stats)
         return stats
-    except StoreUnavailable:  # an outage: the caller retries (the run stays open)
+    except Unavailable:  # an outage: the caller retries (the run stays open)
         _unlock(run)
         raise
     except Exception as e:
@@ -189,6 +195,19 @@ def job_run(
     run_finished(run, stats)
     _unlock(run)
     return stats
+
+
+def job_run_in_process(
+    *, run: Run, on_progress: Callable[[int, int | None], None] | None = None
+) -> dict[str, Any]:
+    """:func:`job_run` where nothing retries the run (a command, the facts scan's button,
+    its beat task): a store that is down fails the run with the reason, as any other
+    error does, and raises; the run is not left running for the reaper to close."""
+    try:
+        return job_run(run=run, on_progress=on_progress)
+    except Unavailable as e:
+        run_failed(run, str(e))
+        raise
 
 
 def _changes_in_batch(run: Run) -> int:

@@ -3,6 +3,7 @@ cancelling one; and the reaper that closes the runs no worker will ever finish."
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import timedelta
 from typing import Any
 
@@ -27,6 +28,25 @@ def run_create(
     return Run.objects.create(
         kind=kind, started_by=actor.label, params=params or {}, dry_run=dry_run
     )
+
+
+def run_get(*, run_id: int, plan: bool = False) -> Run:
+    """Run ``run_id`` (RunNotFound when there is none), its plan left in the database
+    unless ``plan``: a dry run's plan holds an item per note it would change, and what
+    polls a run (its status, progress and stats) does not show it."""
+    runs = Run.objects.all() if plan else Run.objects.defer("plan")
+    run = runs.filter(pk=run_id).first()
+    if run is None:
+        raise RunNotFound(run_id)
+    return run
+
+
+def runs_recent(*, kinds: Collection[str] = (), limit: int = 50) -> list[Run]:
+    """The latest runs, newest first (of ``kinds`` when given), without their plans."""
+    runs = Run.objects.defer("plan")
+    if kinds:
+        runs = runs.filter(kind__in=list(kinds))
+    return list(runs[:limit])
 
 
 def run_started(run: Run) -> bool:
@@ -66,13 +86,20 @@ def run_failed(run: Run, error: str) -> None:
 
 
 def run_stopped(run: Run, stats: dict[str, Any]) -> None:
-    """A running run that stopped at a batch boundary because it was cancelled."""
+    """A running run that stopped at a batch boundary because it was cancelled; its error
+    says whether what it did can be undone (``stats["changes_before_cancel"]``: the audited
+    changes of its batch)."""
     run.refresh_from_db(fields=["cancelled_by", "cancel_requested_at"])
     run.status, run.stats, run.finished_at = Run.CANCELLED, stats, timezone.now()
+    changes = int(stats.get("changes_before_cancel") or 0)
+    undo = (  # only audited changes can be undone: an import's records, a scan's rows are not
+        f"the {changes} change{'s' if changes != 1 else ''} it made before stopping can be undone"
+        if changes
+        else "it recorded no change that can be undone"
+    )
     run.error = (
         f"cancelled by {run.cancelled_by or 'someone'}: stopped after {run.processed}"
-        f"{f' of {run.total}' if run.total is not None else ''}; what it changed before "
-        "stopping can be undone"
+        f"{f' of {run.total}' if run.total is not None else ''}; {undo}"
     )
     run.save(update_fields=["status", "stats", "finished_at", "error"])
 

@@ -1,6 +1,7 @@
 """The Celery tasks of the jobs app: the one task that runs a run, and the reaper.
 
-A run whose store is down (``StoreUnavailable``, the transient outage) is retried by
+A run whose store is down (an ``Unavailable``: MongoDB's, Neo4j's, the memory
+directory's or the embedder's outage, the same request may well succeed later) is retried by
 Celery itself (``autoretry_for``), after ``RETRY_BACKOFF_S`` then twice as long each time
 (10, 20, 40 s, each drawn at random below that bound: ``retry_jitter``, so runs stopped by
 the same outage do not all come back at the same second), ``MAX_RETRIES`` times: a store
@@ -25,7 +26,7 @@ from celery.signals import worker_ready
 from qqweb.jobs.models import Run
 from qqweb.jobs.runner import job_run
 from qqweb.jobs.runs import run_failed, runs_reap
-from qqweb.lib.errors import StoreUnavailable
+from qqweb.lib.errors import Unavailable
 
 logger = logging.getLogger(__name__)
 RETRY_BACKOFF_S = 10
@@ -35,7 +36,7 @@ MAX_RETRIES = 3
 RUN_TASK_OPTIONS: dict[str, Any] = {
     "bind": True,
     "acks_late": True,
-    "autoretry_for": (StoreUnavailable,),
+    "autoretry_for": (Unavailable,),
     "retry_backoff": RETRY_BACKOFF_S,
     "retry_jitter": True,
     "max_retries": MAX_RETRIES,
@@ -48,7 +49,7 @@ def _run(task: Any, run_id: int) -> dict[str, Any]:
         return dict(run.stats)
     try:
         return job_run(run=run)
-    except StoreUnavailable as e:  # Celery retries it (autoretry_for); say so on the run
+    except Unavailable as e:  # Celery retries it (autoretry_for); say so on the run
         tries = task.request.retries + 1
         if task.request.retries >= task.max_retries:
             run_failed(run, f"gave up after {tries} tries: {e}")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 
 
@@ -18,9 +18,10 @@ def render_page(
 
 
 def redirect_back(request: HttpRequest, fallback: str) -> HttpResponse:
-    """Back to the page the form came from (its ``next`` field), if that is one of ours,
-    else to ``fallback``."""
+    """Back to the page the form came from (its ``next`` field), if that is a path of ours,
+    else to ``fallback`` (a path). Only a path is taken: given to ``redirect`` a bare word
+    is read as a view's name ("logout" went to the logout page, one that names no view was
+    a 500)."""
     target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(target, {request.get_host()}):
-        target = fallback
-    return redirect(target or fallback)
+    ours = target.startswith("/") and url_has_allowed_host_and_scheme(target, {request.get_host()})
+    return HttpResponseRedirect(target if ours else fallback)

@@ -147,6 +147,7 @@ def test_an_import_killed_at_any_step_is_finished_by_importing_again_with_nothin
 
     steps = crash_at_every_step(crash_server, "import", child_stores, plant, recover)
     assert steps == [
+        "Run.save",  # what it found before its first write (ImportStart), for a retry
         "MongoNotesStore.insert_exported",
         "Run.save",  # progress
         "MemoryFiles.import_file",  # archive.jsonl

@@ -70,3 +70,16 @@ def test_a_refused_action_has_no_undo_button(curator_client):
         reverse("memory_app:note_archive", args=["note_0000000000zz"]), follow=True
     )
     assert 'id="message-undo"' not in response.content.decode()
+
+
+@pytest.mark.parametrize("back", ["nan", "logout", "https://elsewhere.example/", "//elsewhere"])
+def test_an_undo_whose_form_names_no_page_of_ours_goes_back_to_the_audit_page(curator_client, back):
+    add_note("note_0000000000a1", "Lumen uses MongoDB")
+    curator_client.post(reverse("memory_app:note_archive", args=["note_0000000000a1"]))
+    event = AuditEvent.objects.get(action="note.archive")
+    undone = curator_client.post(
+        reverse("memory_app:audit_undo", args=[event.pk]), {"next": back}, follow=True
+    )
+    assert undone.redirect_chain[-1][0] == reverse("memory_app:audit")
+    assert "Undone." in undone.content.decode()
+    assert notes_store().get_full_note("note_0000000000a1") is not None

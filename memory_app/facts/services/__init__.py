@@ -20,6 +20,7 @@ from memory_app.facts.services.pairs import (
 from memory_app.facts.services.undo import undo_action
 from memory_app.facts.services.vanished import (
     VANISHED_SCAN_JOB,
+    ScanCancelled,
     ScanReport,
     facts_scan,
     vanished_scan_run,
@@ -48,6 +49,7 @@ __all__ = [
     "VANISHED_SCAN_JOB",
     "FactAction",
     "NeedsConfirmation",
+    "ScanCancelled",
     "ScanReport",
     "agent_vector",
     "contradiction_verdict",

@@ -36,11 +36,24 @@ from memory_app.facts.services.steps import aware_utc, location_of
 from memory_app.facts.stores import facts_store
 from qqweb.jobs.models import Run
 from qqweb.jobs.registry import Job, Progress
-from qqweb.jobs.runner import job_run
+from qqweb.jobs.runner import job_run_in_process
 from qqweb.jobs.runs import run_create
 from qqweb.lib.actors import Actor
+from qqweb.lib.errors import Conflict
 
 VANISHED_SCAN = "vanished_scan"
+
+
+class ScanCancelled(Conflict):
+    """The scan's run was cancelled (from the Jobs page) before it finished: it wrote
+    nothing (409)."""
+
+    def __init__(self, run: Run) -> None:
+        super().__init__(f"the scan (run {run.pk}) was cancelled before it finished: {run.error}")
+        self.run_id = run.pk
+
+    def details(self) -> dict[str, object]:
+        return {"run": self.run_id}
 
 
 @dataclass(frozen=True)
@@ -180,8 +193,12 @@ def vanished_scan_work(run: Run, progress: Progress) -> ScanReport:
 
 def vanished_scan_run(*, actor: Actor) -> ScanReport:
     """Scan now, in this process, as a run of the ``vanished_scan`` job (the button, the
-    API and beat's task): refused while another scan runs (its lock)."""
-    stats = job_run(run=run_create(kind=VANISHED_SCAN, actor=actor))
+    API and beat's task): refused while another scan runs (its lock), and ScanCancelled
+    when its run is cancelled before it finishes (it then wrote nothing)."""
+    run = run_create(kind=VANISHED_SCAN, actor=actor)
+    stats = job_run_in_process(run=run)
+    if run.status != Run.DONE:
+        raise ScanCancelled(run)
     return ScanReport(**stats)
 
 

@@ -12,10 +12,10 @@ from pydantic import Field
 from memory_app.notes.api.common import router
 from memory_app.notes.schemas import JobIn, PlanOut, RunOut, job_in
 from memory_app.notes.selectors.jobs import plan_page, plan_summary
-from qqweb.jobs.errors import RunNotFound, RunRefused, UnknownJob
+from qqweb.jobs.errors import RunRefused, UnknownJob
 from qqweb.jobs.models import Run
 from qqweb.jobs.registry import JOBS, Job
-from qqweb.jobs.runs import run_cancel
+from qqweb.jobs.runs import run_cancel, run_get, runs_recent
 from qqweb.jobs.starting import job_start, plan_apply_start, run_undo_start
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import Limit1000, Offset, ShortText, errors
@@ -27,7 +27,7 @@ from qqweb.lib.auth import ADMIN, VIEWER, require_role
 )
 def maintenance_run(request: HttpRequest, run_id: int) -> Run:
     require_role(request, VIEWER)
-    return _run(run_id)
+    return run_get(run_id=run_id)
 
 
 @router.get("/maintenance/runs", response={200: list[RunOut], **errors()}, tags=["maintenance"])
@@ -35,17 +35,7 @@ def maintenance_runs(
     request: HttpRequest, kind: ShortText = "", limit: Annotated[int, Field(ge=1, le=500)] = 50
 ) -> list[Any]:
     require_role(request, VIEWER)
-    runs = Run.objects.defer("plan")
-    if kind:
-        runs = runs.filter(kind=kind)
-    return list(runs[:limit])
-
-
-def _run(run_id: int) -> Run:
-    run = Run.objects.filter(pk=run_id).first()
-    if run is None:
-        raise RunNotFound(run_id)
-    return run
+    return runs_recent(kinds=[kind] if kind else [], limit=limit)
 
 
 @router.get(
@@ -57,7 +47,7 @@ def maintenance_run_plan(
     """The plan of a dry run of a destructive job (archival, purge, decay,
     auto-consolidation): each note it would change, before -> after, paged."""
     require_role(request, VIEWER)
-    run = _run(run_id)
+    run = run_get(run_id=run_id, plan=True)
     if run.plan is None:
         raise RunRefused(f"run {run.pk} has no plan (only dry runs of destructive jobs)")
     total, items = plan_page(run=run, offset=offset, limit=limit)
@@ -76,7 +66,6 @@ def maintenance_run_apply(request: HttpRequest, run_id: int) -> Status:
     no plan (an export, a scan), 400 when it is not a finished dry run or its plan was
     applied already."""
     require_role(request, ADMIN)
-    _run(run_id)
     return Status(202, plan_apply_start(actor=Actor.from_request(request), run_id=run_id))
 
 
@@ -89,7 +78,6 @@ def maintenance_run_cancel(request: HttpRequest, run_id: int) -> Run:
     """Cancel a queued run (closed at once) or a running one (it stops at its next batch,
     then is ``cancelled``; what it changed before can be undone); 400 when it is closed."""
     require_role(request, ADMIN)
-    _run(run_id)
     return run_cancel(actor=Actor.from_request(request), run_id=run_id)
 
 
@@ -102,7 +90,6 @@ def maintenance_run_undo(request: HttpRequest, run_id: int) -> Status:
     """Undo every change of run ``run_id`` in the worker, as a run of kind ``undo`` (poll
     it); a change whose note moved on since is refused and listed in its stats."""
     require_role(request, ADMIN)
-    _run(run_id)
     return Status(202, run_undo_start(actor=Actor.from_request(request), run_id=run_id))
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from django.conf import settings
+from django.db.models.signals import post_save
 from django.urls import reverse
 from django.utils import timezone
 
@@ -13,8 +16,12 @@ from memory_app.facts.lib import FactsStore
 from memory_app.facts.models import SeenFact
 from memory_app.facts.tasks import vanished_scan_task
 from qqweb.jobs.models import JobLock, Run
+from qqweb.jobs.runs import run_cancel
+from qqweb.lib.actors import Actor
 from qqweb.lib.embeddings import Embedder
+from qqweb.lib.errors import StoreUnavailable
 from tests.memory_app.facts.conftest import agent_writes
+from tests.services import free_port
 
 
 def test_beat_runs_the_scan_every_few_minutes() -> None:
@@ -68,3 +75,43 @@ def test_a_scan_while_another_runs_is_refused_naming_that_run(
     assert page.status_code == 200
     assert f"vanished_scan is running already (run {holder.pk})" in page.content.decode()
     assert not SeenFact.objects.exists()  # nothing scanned
+
+
+def test_a_scan_that_finds_the_facts_store_down_fails_its_run_naming_the_outage(
+    db: None, settings: Any
+) -> None:
+    settings.QQ_FACTS_MONGO_URI = f"mongodb://127.0.0.1:{free_port()}/facts"
+    settings.QQ_STORE_TIMEOUT_MS = 200
+    with pytest.raises(StoreUnavailable):
+        vanished_scan_task.apply().get()
+    run = Run.objects.get(kind="vanished_scan")
+    assert run.status == Run.FAILED  # not left running until the reaper closes it
+    assert "unavailable" in run.error and run.finished_at is not None
+    assert not JobLock.objects.exists()
+
+
+@pytest.fixture
+def cancelled_while_it_runs(db: None) -> Iterator[None]:
+    """An admin cancels each scan from the Jobs page as soon as it reports progress."""
+
+    def cancel(sender: Any, instance: Run, update_fields: Any = None, **_: Any) -> None:
+        if instance.kind == "vanished_scan" and update_fields and "processed" in update_fields:
+            run_cancel(actor=Actor("user", "ada-admin"), run_id=instance.pk)
+
+    post_save.connect(cancel, sender=Run, dispatch_uid="cancel-the-scan")
+    yield
+    post_save.disconnect(sender=Run, dispatch_uid="cancel-the-scan")
+
+
+def test_a_scan_cancelled_while_it_runs_says_so_and_writes_nothing(
+    facts_store: FactsStore, agent_model: Embedder, curator_client: Any, cancelled_while_it_runs
+) -> None:
+    agent_writes(facts_store, agent_model, "The master likes jazz.", days_ago=2)
+    response = curator_client.post("/api/facts/vanished/scan")
+    assert response.status_code == 409
+    assert "was cancelled before it finished" in response.json()["error"]["message"]
+    page = curator_client.post(reverse("facts_app:vanished_scan"), follow=True)
+    assert page.status_code == 200 and "was cancelled before it finished" in page.content.decode()
+    assert "cancelled" in vanished_scan_task.apply().get()
+    assert not SeenFact.objects.exists()  # nothing scanned
+    assert set(Run.objects.values_list("status", flat=True)) == {Run.CANCELLED}

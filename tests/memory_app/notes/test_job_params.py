@@ -19,6 +19,7 @@ from qqweb.jobs.registry import JOBS
 from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note as plant
+from tests.services import free_port
 
 pytestmark = pytest.mark.django_db
 ADA = Actor("user", "ada-admin", role="admin")
@@ -274,3 +275,13 @@ def test_a_commands_valid_option_reaches_the_job(notes, capsys):
         {"threshold": 0.2},
         {"scope": "all"},
     ]
+
+
+def test_a_command_that_finds_the_store_down_fails_its_run_naming_the_outage(stores, settings):
+    settings.MONGODB_URI = f"mongodb://127.0.0.1:{free_port()}"
+    settings.QQ_STORE_TIMEOUT_MS = 200
+    with pytest.raises(CommandError, match="mongodb is unavailable"):
+        call_command("decay_pass")
+    run = Run.objects.get(kind="decay")
+    assert run.status == Run.FAILED  # not left running until the reaper closes it
+    assert run.error.startswith("mongodb is unavailable") and run.finished_at is not None

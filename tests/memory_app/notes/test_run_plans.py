@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 
 from memory_app.notes.stores import archive_manager, notes_store
+from qqweb.jobs.errors import RunRefused
 from qqweb.jobs.models import Run
 from qqweb.jobs.runner import job_apply_plan, job_create, job_run
 from qqweb.lib.actors import Actor
@@ -156,3 +157,20 @@ def test_a_dry_run_without_a_plan_shows_its_sample_as_linked_rows(admin_client_,
     sample = page.split('id="run-sample"')[1].split("</table>")[0]
     assert reverse("memory_app:note_detail", args=["note_0000000000a2"]) in sample
     assert "0.993" in sample and "[" not in sample
+
+
+def test_a_plan_whose_guard_was_lost_is_refused_before_it_archives_anything(stores):
+    plant("note_0000000000a1", 0.01, 300)
+    plant("note_0000000000a2", 0.01, 300)
+    dry = _dry_then_apply("archival", {"threshold": 0.05})
+    plan = [dict(item) for item in dry.plan]
+    del plan[1]["guard"]["updated_at"]  # a stored plan damaged since it was made
+    Run.objects.filter(pk=dry.pk).update(plan=plan)
+    notes_store().update_importance("note_0000000000a2", 0.02)  # the agent, meanwhile
+    run = job_apply_plan(actor=ADA, run_id=dry.pk)
+    with pytest.raises(RunRefused, match="'note_0000000000a2' has no updated_at in its guard"):
+        job_run(run=run)
+    run.refresh_from_db()
+    assert run.status == "failed" and "cannot be applied safely" in run.error
+    assert notes_store().get_full_note("note_0000000000a1") is not None  # nothing archived
+    assert notes_store().get_full_note("note_0000000000a2") is not None

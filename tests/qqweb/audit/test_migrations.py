@@ -6,29 +6,17 @@ import uuid
 import pytest
 from django.contrib.auth.models import Permission
 from django.contrib.contenttypes.models import ContentType
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from qqweb.audit.models import AuditEvent
+from tests.migrations import leaf_migrations, migrate
 
 BEFORE_THE_MOVE = [("memory_app", "0004_job_batches_and_locks"), ("audit", None)]
 
 
-def _migrate(targets: list[tuple[str, str | None]]) -> MigrationExecutor:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor
-
-
-def _latest() -> list[tuple[str, str | None]]:
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
-
-
 @pytest.mark.django_db(transaction=True)
 def test_it_keeps_the_events_of_a_database_migrated_before_the_move():
-    latest = _latest()
-    old_apps = _migrate(BEFORE_THE_MOVE).loader.project_state(BEFORE_THE_MOVE[:1]).apps
+    latest = leaf_migrations()
+    old_apps = migrate(BEFORE_THE_MOVE).loader.project_state(BEFORE_THE_MOVE[:1]).apps
     OldEvent = old_apps.get_model("memory_app", "AuditEvent")
     batch = uuid.uuid4()
     done = OldEvent.objects.create(
@@ -45,7 +33,7 @@ def test_it_keeps_the_events_of_a_database_migrated_before_the_move():
         actor="cora", action="undo.note.edit", target_type="note", target_id="n1", undo_of=done
     )
 
-    _migrate(latest)
+    migrate(latest)
 
     events = list(AuditEvent.objects.order_by("id"))
     assert [e.action for e in events] == ["note.edit", "undo.note.edit"]
@@ -58,13 +46,13 @@ def test_it_keeps_the_events_of_a_database_migrated_before_the_move():
 
 @pytest.mark.django_db(transaction=True)
 def test_it_moves_the_content_type_and_its_permissions():
-    latest = _latest()
-    _migrate(BEFORE_THE_MOVE)
+    latest = leaf_migrations()
+    migrate(BEFORE_THE_MOVE)
     ContentType.objects.filter(model="auditevent").delete()
     old = ContentType.objects.create(app_label="memory_app", model="auditevent")
     Permission.objects.create(content_type=old, codename="view_auditevent", name="Can view")
 
-    _migrate(latest)
+    migrate(latest)
 
     ContentType.objects.clear_cache()
     moved = ContentType.objects.get(pk=old.pk)

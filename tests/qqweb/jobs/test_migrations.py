@@ -7,30 +7,18 @@ import uuid
 import pytest
 from django.contrib.auth.models import Permission
 from django.contrib.contenttypes.models import ContentType
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from qqweb.jobs.models import JobLock, Run
+from tests.migrations import leaf_migrations, migrate
 
 BEFORE_THE_MOVE = [("memory_app", "0007_run_plans_cancel_undo"), ("jobs", None)]
 
 
-def _migrate(targets: list[tuple[str, str | None]]) -> MigrationExecutor:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor
-
-
-def _latest() -> list[tuple[str, str | None]]:
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
-
-
 @pytest.mark.django_db(transaction=True)
 def test_it_keeps_the_runs_plans_and_locks_of_a_database_migrated_before_the_move():
-    latest = _latest()
-    old_apps = _migrate(BEFORE_THE_MOVE).loader.project_state(BEFORE_THE_MOVE[:1]).apps
+    latest = leaf_migrations()
+    old_apps = migrate(BEFORE_THE_MOVE).loader.project_state(BEFORE_THE_MOVE[:1]).apps
     OldRun = old_apps.get_model("memory_app", "MaintenanceRun")
     OldLock = old_apps.get_model("memory_app", "JobLock")
     batch = uuid.uuid4()
@@ -49,7 +37,7 @@ def test_it_keeps_the_runs_plans_and_locks_of_a_database_migrated_before_the_mov
     )
     OldLock.objects.create(kind="archival", run=applying, expires_at=timezone.now())
 
-    _migrate(latest)
+    migrate(latest)
 
     runs = list(Run.objects.order_by("id"))
     assert [(r.kind, r.status, r.dry_run) for r in runs] == [
@@ -65,13 +53,13 @@ def test_it_keeps_the_runs_plans_and_locks_of_a_database_migrated_before_the_mov
 
 @pytest.mark.django_db(transaction=True)
 def test_it_moves_the_content_type_and_its_permissions():
-    latest = _latest()
-    _migrate(BEFORE_THE_MOVE)
+    latest = leaf_migrations()
+    migrate(BEFORE_THE_MOVE)
     ContentType.objects.filter(model__in=("maintenancerun", "run")).delete()
     old = ContentType.objects.create(app_label="memory_app", model="maintenancerun")
     Permission.objects.create(content_type=old, codename="view_maintenancerun", name="Can view")
 
-    _migrate(latest)
+    migrate(latest)
 
     ContentType.objects.clear_cache()
     moved = ContentType.objects.get(pk=old.pk)

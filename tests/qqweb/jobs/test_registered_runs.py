@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from qqweb.backup.services import backup_path, backup_run, export_create
+from memory_app.notes.stores import notes_store
+from qqweb.backup.services import backup_path, backup_run, export_create, import_create
 from qqweb.jobs.errors import JobBusy
 from qqweb.jobs.models import JobLock, Run
 from qqweb.jobs.registry import HIDDEN_JOBS, JOBS
@@ -17,6 +18,7 @@ from qqweb.jobs.runs import run_cancel, runs_reap
 from qqweb.jobs.tasks import run_job_task
 from qqweb.lib.actors import Actor
 from tests.helpers import plant_note
+from tests.services import free_port
 
 ADA = Actor("user", "ada-admin")
 pytestmark = pytest.mark.django_db
@@ -78,3 +80,40 @@ def test_the_run_task_runs_an_export_to_its_end(backup_dir):
     run.refresh_from_db()
     assert run.status == Run.DONE and run.stats == stats
     assert backup_path(run.params["file"]).stat().st_size == stats["bytes"]
+
+
+def test_an_export_that_finds_the_graph_down_is_retried_as_an_outage(backup_dir, settings):
+    settings.NEO4J_URI = f"bolt://127.0.0.1:{free_port()}"
+    settings.QQ_STORE_TIMEOUT_MS = 200
+    run = export_create(actor=ADA)
+    result = run_job_task.apply(args=[run.pk])
+    assert result.failed()
+    run.refresh_from_db()
+    assert run.status == Run.FAILED
+    assert run.error.startswith("gave up after 4 tries: neo4j is unavailable"), run.error
+    assert not backup_path(run.params["file"]).exists()
+
+
+def test_an_import_cancelled_part_way_does_not_promise_an_undo_it_has_not(backup_dir):
+    export = export_create(actor=ADA)
+    backup_run(run=export)
+    notes_store().collection.delete_many({})
+    run = import_create(actor=ADA, file=export.params["file"])
+
+    def cancel_at_the_first_batch(done: int, total: int | None) -> None:
+        run_cancel(actor=ADA, run_id=run.pk)
+
+    backup_run(run=run, progress=cancel_at_the_first_batch)
+    run.refresh_from_db()
+    assert run.status == Run.CANCELLED and "cancelled by user:ada-admin" in run.error
+    assert "it recorded no change that can be undone" in run.error
+    assert "can be undone" not in run.error.replace("no change that can be undone", "")
+
+
+def test_a_run_of_a_job_no_app_registers_now_fails_naming_it_when_the_task_takes_it(db):
+    run = Run.objects.create(kind="graph_gone", started_by="user:ada-admin")  # app removed
+    result = run_job_task.apply(args=[run.pk])
+    assert result.failed()
+    run.refresh_from_db()
+    assert run.status == Run.FAILED  # not queued until the reaper blames the broker
+    assert "'graph_gone' is not a registered job" in run.error

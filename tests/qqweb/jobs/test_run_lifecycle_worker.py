@@ -136,6 +136,7 @@ def test_a_running_run_stops_at_its_next_batch_when_cancelled(worker_db, admin_c
     assert 0 < archived < 400 and archived % 50 == 0  # stopped at a batch boundary
     assert run.stats["changes_before_cancel"] == archived
     assert "cancelled by user:ada-admin" in run.error
+    assert f"the {archived} changes it made before stopping can be undone" in run.error
 
 
 def test_undoing_a_run_happens_in_the_worker_and_the_run_shows_undone(worker_db, admin_client_):

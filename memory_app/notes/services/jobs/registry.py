@@ -41,7 +41,7 @@ NOTES_JOBS: tuple[Job, ...] = (
         "the agent's own decay command (0.01 for all, compounding) would treat "
         "differently.",
         decay_job,
-        apply=PlanApply(DecayItem.from_json, decay_apply),
+        apply=PlanApply(DecayItem.to_apply, decay_apply),
         plan_changed=plan_changed_count,
     ),
     Job(
@@ -56,7 +56,7 @@ NOTES_JOBS: tuple[Job, ...] = (
         "Archival pass",
         "Archive notes whose effective importance is below QQ_ARCHIVE_THRESHOLD.",
         archival_job,
-        apply=PlanApply(ArchivalItem.from_json, archival_apply),
+        apply=PlanApply(ArchivalItem.to_apply, archival_apply),
         plan_changed=plan_changed_count,
         params=ArchivalParams,
     ),
@@ -71,7 +71,7 @@ NOTES_JOBS: tuple[Job, ...] = (
         "Archive purge",
         "Drop archive lines older than QQ_ARCHIVE_RETENTION_DAYS.",
         purge_job,
-        apply=PlanApply(PurgeItem.from_json, purge_apply),
+        apply=PlanApply(PurgeItem.to_apply, purge_apply),
         plan_changed=plan_changed_count,
         params=ArchivePurgeParams,
     ),
@@ -90,7 +90,7 @@ NOTES_JOBS: tuple[Job, ...] = (
         "contradict each other or are worded differently is left for review (off by "
         "default; runs above QQ_MAX_WORKING_NOTES).",
         auto_consolidation_job,
-        apply=PlanApply(PairItem.from_json, consolidation_apply),
+        apply=PlanApply(PairItem.to_apply, consolidation_apply),
         plan_changed=plan_changed_count,
         params=AutoConsolidationParams,
     ),
