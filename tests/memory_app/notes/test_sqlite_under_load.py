@@ -112,9 +112,12 @@ def test_a_rescan_that_finds_the_queue_as_it_is_writes_no_pair(mongo, memory_dir
 # A rescan that finds every pair it queued before writes each of them again (its
 # similarity, a skipped pair back to pending): with SCAN_PAIRS pairs, enough batches to
 # outlast SQLite's busy timeout, which is cut from 20 s to BUSY_TIMEOUT_S here so that a
-# few thousand pairs (not the 16,000 of the report) show it in seconds.
+# few thousand pairs (not the 16,000 of the report) show it in seconds. The rescan lasts
+# about 23 s, so a writer left waiting for the whole of it still fails; 2 s was too short
+# for one batch of 100 pairs at load 6 (four full test runs on the 2 cores: a promote's
+# audit write met "database is locked" once).
 SCAN_NOTES = 90  # 4,005 pairs
-BUSY_TIMEOUT_S = 2
+BUSY_TIMEOUT_S = 5
 # A reading script paced within its token's rate (QQ_API_TOKEN_RATE, 600 a minute): the
 # rescan's pauses make it last tens of seconds on a loaded machine, and a script asking
 # back to back met 429 instead.
