@@ -40,6 +40,9 @@ print(next((r["id"] for r in json.load(sys.stdin) if r["dry_run"] and r["status"
     sleep 1
   done
 fi
+# The pages are rendered from files, where their own requests carry no session: the
+# header's store dots are fetched once here, so no page shows them still "checking".
+curl -sf -b "$jar" "$base/health/status" -o /dev/null
 pages=(
   "overview|/"
   "notes|/notes/?sort=importance"
@@ -62,6 +65,9 @@ pages=(
   "graph-merge|/graph/merge/?source_label=Software&source_name=Lumen&target_label=Project&target_name=Lumen"
   "graph-delete|/graph/entities/Software/Lumen/delete/"
   "health|/health/"
+  "backup|/backup/"
+  "facts|/facts/"
+  "facts-next-start|/facts/next-start/"
 )
 for entry in "${pages[@]}"; do
   name="${entry%%|*}"; path="${entry#*|}"

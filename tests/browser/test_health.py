@@ -6,7 +6,9 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
+from qqweb.health import forget_cached_health
 from qqweb.liveness import liveness
+from tests.services import free_port
 
 
 def test_the_health_page_shows_the_running_worker(
@@ -35,3 +37,20 @@ def test_a_scan_with_no_worker_says_it_waits_and_how_to_start_one(
     expect(notice).to_contain_text("celery -A qqweb worker")
     notice.get_by_role("link", name="Health").click()
     expect(page.locator("#worker-problem")).to_contain_text("No worker is running")
+
+
+def test_the_first_page_shows_the_stores_checking_then_each_stores_dot_and_the_banner(
+    page: Page, sign_in: Any, viewer: Any, settings: Any
+) -> None:
+    """The process has not checked the stores yet: the page comes at once with the dots
+    "checking", asks for them, and a store that is down brings its banner."""
+    settings.NEO4J_URI = f"bolt://127.0.0.1:{free_port()}"
+    settings.QQ_STORE_TIMEOUT_MS = 500
+    forget_cached_health()
+    sign_in(viewer)
+    page.goto("/notes/")
+    dots = page.locator("#store-status li")
+    expect(dots.filter(has_text="mongodb")).to_have_class("up")
+    expect(dots.filter(has_text="neo4j")).to_have_class("down")
+    expect(page.locator("#store-status li.checking")).to_have_count(0)
+    expect(page.locator("#store-banner")).to_contain_text("neo4j is down")
