@@ -76,6 +76,8 @@ class Point:
     archive_lines: int = 0
     evidence_merged: int = 0  # evidence notes merged into another (followed)
     evidence_archived: int = 0  # evidence notes archived (not merged)
+    lost: int = 0  # questions recalled at 10 before curation and not here
+    gained: int = 0  # and the other way round
     seconds: float = 0.0
     load: float = 0.0
     curation: dict[str, int] = field(default_factory=dict)
@@ -319,6 +321,11 @@ def conversation_points(
             points["after archival"] = measured_unless_unchanged(
                 pins, archival(), points["before curation"]
             )
+    before = [r is not None and r <= 10 for r in points["before curation"].ranks]
+    for point in points.values():
+        now = [r is not None and r <= 10 for r in point.ranks]
+        point.lost = sum(1 for b, a in zip(before, now, strict=True) if b and not a)
+        point.gained = sum(1 for b, a in zip(before, now, strict=True) if a and not b)
     return points
 
 
@@ -342,6 +349,8 @@ def summary(points: list[Point]) -> dict[str, Any]:
         "archive_lines": sum(p.archive_lines for p in points),
         "evidence_merged": sum(p.evidence_merged for p in points),
         "evidence_archived": sum(p.evidence_archived for p in points),
+        "lost": sum(p.lost for p in points),
+        "gained": sum(p.gained for p in points),
         "seconds": round(sum(p.seconds for p in points), 1),
         "load": max(p.load for p in points),
         "curation": curation,
@@ -355,8 +364,9 @@ def cell(value: float, figure_load: float, *, digits: int = 3) -> str:
 def table(results: dict[str, dict[str, dict[str, Any]]], split: str) -> list[str]:
     lines = [
         "| point | recall@5 | recall@10 | MRR | notes in MongoDB | archive lines "
-        "| evidence merged / archived | recall@10, window over every note |",
-        "|---|---|---|---|---|---|---|---|",
+        "| questions lost / gained at 10 | evidence merged / archived "
+        "| recall@10, window over every note |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name in POINTS:
         s = results[name][split]
@@ -364,6 +374,7 @@ def table(results: dict[str, dict[str, dict[str, Any]]], split: str) -> list[str
             f"| {name} | {cell(s['recall_at_5'], s['load'])} "
             f"| {cell(s['recall_at_10'], s['load'])} | {cell(s['mrr'], s['load'])} "
             f"| {s['notes']:,} | {s['archive_lines']:,} "
+            f"| {s['lost']} / {s['gained']} "
             f"| {s['evidence_merged']} / {s['evidence_archived']} "
             f"| {cell(s['wide_recall_at_10'], s['load'])} |"
         )
@@ -391,7 +402,13 @@ def report(
         f"at QQ_DEDUP_THRESHOLD {settings.QQ_DEDUP_THRESHOLD}, archival at "
         f"QQ_ARCHIVE_THRESHOLD {settings.QQ_ARCHIVE_THRESHOLD}. Recalled: any evidence note "
         "(or the note it was merged into) within the first k. Load: the highest 1-minute "
-        "load average while a point's figures were measured.",
+        "load average while a point's figures were measured. Lost / gained: questions "
+        "recalled at 10 before curation and not at this point, and the other way round. "
+        "Window over every note: the same engine asked with its search window widened to "
+        "every note (padding ``without`` with ids that name no note), i.e. every note that "
+        "scores at least QQ_CITE_THRESHOLD and keeps QQ_MIN_RETRIEVAL_IMPORTANCE, best "
+        "first, as the engine's docstring and the agent define it; the engine itself "
+        "searches the nearest k + 10 notes and then leaves out the decayed ones.",
         "",
         f"Whole run {head['seconds'] / 60:.1f} min [load {head['load']:.1f}], of which "
         f"embedding the turns {head['embed_s']:.0f} s "

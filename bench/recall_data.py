@@ -76,10 +76,6 @@ class Turn:
     text: str
     at: datetime  # when it was said (its session's date, plus ``index`` seconds)
 
-    @property
-    def content(self) -> str:
-        return self.text
-
 
 @dataclass(frozen=True)
 class Question:
