@@ -122,7 +122,7 @@ bench-judgment: install
 # turn a note with all-MiniLM-L6-v2 in an in-process SecantusDB, every question asked of the
 # memory tests' notes engine before and after the dedup scan + merges and the archival job.
 # RECALL_CONVERSATIONS picks a subset (0-4 dev, 5-9 test). The turns' vectors are cached in
-# var/recall/. Writes bench/results/recall.{md,json}.
+# var/recall/. About 10 minutes on 2 cores. Writes bench/results/recall.{md,json}.
 RECALL_MIRROR ?= /work/.mirror
 RECALL_CONVERSATIONS ?= 0-9
 bench-recall: install
