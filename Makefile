@@ -3,7 +3,7 @@ SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 PY := .venv/bin/python
 
-.PHONY: install dev test test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-reliability bench-graph bench-judgment bench-judgment-train bench-search-libs neo4j clean
+.PHONY: install dev test test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-reliability bench-graph bench-judgment bench-judgment-train bench-recall bench-search-libs neo4j clean
 
 install: $(PY)
 $(PY): pyproject.toml uv.lock
@@ -116,6 +116,18 @@ JUDGMENT_MIRROR ?= /work/.mirror
 bench-judgment: install
 	$(PY) bench/judgment_data.py --mirror $(JUDGMENT_MIRROR)
 	$(PY) bench/judgment.py --markdown
+
+# Issue 27's recall benchmark: LoCoMo (snap-research/LoCoMo, CC BY-NC 4.0), fetched beforehand
+# into RECALL_MIRROR (bench/recall_data.py checks its sha256; nothing of it is committed), a
+# turn a note with all-MiniLM-L6-v2 in an in-process SecantusDB, every question asked of the
+# memory tests' notes engine before and after the dedup scan + merges and the archival job.
+# RECALL_CONVERSATIONS picks a subset (0-4 dev, 5-9 test). The turns' vectors are cached in
+# var/recall/. About 10 minutes on 2 cores. Writes bench/results/recall.{md,json}.
+RECALL_MIRROR ?= /work/.mirror
+RECALL_CONVERSATIONS ?= 0-9
+bench-recall: install
+	OMP_NUM_THREADS=1 $(PY) bench/recall.py --mirror $(RECALL_MIRROR) \
+		--conversations $(RECALL_CONVERSATIONS)
 
 # The learned pair model (memory_app/notes/lib/pair_model.py): fitted on the train split of the
 # pairs above (their vectors cached by bench-judgment), model and threshold chosen by
