@@ -25,6 +25,7 @@ from qqweb.recall.engines import Recall, RecalledItem, Whereabouts
 NOTES_RECALL_K = PREVIEW_LIMIT
 CORE_PREFIX = "core:"
 BEYOND = 10  # ranked past k and reported, to say what outranked a pinned note
+MAX_READ = 5000  # notes read for one query at most, when the nearest are mostly decayed
 _MERGED_INTO = re.compile(r"^Consolidated with (\S+)")
 _FOLLOW_LIMIT = 5  # merges followed from a pinned note to the one holding its text now
 
@@ -42,25 +43,40 @@ class NotesRecall:
             if CORE_PREFIX + item not in without
         ]
         try:
-            vector = embedder().embed([query])[0]
-            store = notes_store()
-            want = self.k + BEYOND + len(without)
-            hits = store.vector_index.search(
-                vector, limit=want, min_score=settings.QQ_CITE_THRESHOLD
-            ).hits
-            found = store.notes_by_ids(dict(hits))
+            ranked = self._ranked(query, without)
         except QQError as e:
             return Recall(core, error=str(e))
-        now = utcnow_naive()
-        ranked: list[RecalledItem] = []
-        for note_id, score in hits:
-            note = found.get(note_id)
-            if note is None or note_id in without:
-                continue
-            if effective_importance(note.to_document(), now) < settings.QQ_MIN_RETRIEVAL_IMPORTANCE:
-                continue  # the agent leaves it out
-            ranked.append(RecalledItem(note_id, note.content, round(score, 4), len(ranked) + 1))
         return Recall(core + ranked[: self.k], ranked[self.k : self.k + BEYOND])
+
+    def _ranked(self, query: str, without: frozenset[str]) -> list[RecalledItem]:
+        """The notes the agent would cite, best first, until ``k + BEYOND`` of them: the
+        nearest notes above the citation threshold are read in widening windows (20, 80,
+        320, ... notes), since decayed notes among the nearest do not count; at most
+        ``MAX_READ`` notes are read for one query."""
+        vector = embedder().embed([query])[0]
+        store = notes_store()
+        want = self.k + BEYOND
+        limit = want + len(without)
+        now = utcnow_naive()
+        while True:
+            hits = store.vector_index.search(
+                vector, limit=limit, min_score=settings.QQ_CITE_THRESHOLD
+            ).hits
+            found = store.notes_by_ids(dict(hits))
+            ranked: list[RecalledItem] = []
+            for note_id, score in hits:
+                note = found.get(note_id)
+                if note is None or note_id in without:
+                    continue
+                if (
+                    effective_importance(note.to_document(), now)
+                    < settings.QQ_MIN_RETRIEVAL_IMPORTANCE
+                ):
+                    continue  # the agent leaves it out
+                ranked.append(RecalledItem(note_id, note.content, round(score, 4), len(ranked) + 1))
+            if len(ranked) >= want or len(hits) < limit or limit >= MAX_READ:
+                return ranked
+            limit = min(limit * 4, MAX_READ)
 
     def whereabouts(self, item_id: str) -> Whereabouts:
         if item_id.startswith(CORE_PREFIX):

@@ -77,3 +77,15 @@ def test_the_score_of_a_note_says_how_close_it_came():
     plant_note("note_lumen00001", content=LUMEN)
     assert notes_recall().score(LUMEN, "note_lumen00001") == pytest.approx(1.0, abs=1e-3)
     assert notes_recall().score(LUMEN, "note_gone0000001") is None
+
+
+def test_decayed_notes_nearer_the_message_do_not_push_a_cited_note_out():
+    """The agent cites the best notes it does not leave out: twenty-five decayed notes
+    nearer the message than the one it cites do not hide it (the engine reads on past
+    them)."""
+    for i in range(25):
+        plant_note(f"note_faded{i:06d}", content=LUMEN, importance=0.05)
+    plant_note("note_lumen00001", content=LUMEN + " and a vector index", importance=0.6)
+    recall = notes_recall().recall(LUMEN)
+    assert recall.rank_of("note_lumen00001") == 1
+    assert [i.id for i in recall.items] == ["note_lumen00001"]
