@@ -4,9 +4,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.urls import NoReverseMatch, reverse
+
+from qqweb.recall.charts import HistoryChart, RunPoint, history_chart
+from qqweb.recall.engines import recall_engine, recall_sources
 from qqweb.recall.models import Pin, PinResult, TestRun
 
 HISTORY_RUNS = 60  # the chart's points
+CORE_PREFIX = "core:"  # a core note's id: "core:" and its text (the notes engine's)
+# Where each memory shows one item: the URL name and what the item's id is there.
+ITEM_PAGES = {"notes": "memory_app:note_detail", "facts": "facts_app:fact_detail"}
+
+
+def item_url(source: str, item_id: str) -> str:
+    """The page of a pinned item ("" for a core note, or a memory without item pages)."""
+    name = ITEM_PAGES.get(source)
+    if name is None or item_id.startswith(CORE_PREFIX):
+        return reverse("memory_app:core") if item_id.startswith(CORE_PREFIX) else ""
+    try:
+        return reverse(name, args=[item_id])
+    except NoReverseMatch:  # an id the URL cannot carry
+        return ""
 
 
 @dataclass(frozen=True)
@@ -15,6 +33,16 @@ class PinRow:
 
     pin: Pin
     result: PinResult | None
+
+    @property
+    def item_url(self) -> str:
+        return item_url(self.pin.source, self.pin.item_id)
+
+    @property
+    def recalled_url(self) -> str:
+        if self.result is None or not self.result.recalled_as:
+            return ""
+        return item_url(self.pin.source, self.result.recalled_as)
 
     @property
     def status(self) -> str:
@@ -52,3 +80,56 @@ def run_results(run: TestRun) -> list[PinResult]:
 def runs_history(limit: int = HISTORY_RUNS) -> list[TestRun]:
     """The last ``limit`` finished runs, oldest first (the chart's points)."""
     return list(reversed(runs_list(limit)))
+
+
+@dataclass(frozen=True)
+class SourceStats:
+    source: str
+    label: str
+    k: int
+    pins: int
+    passed: int
+    recall_at_k: float
+    mrr: float
+
+
+@dataclass(frozen=True)
+class MemoryTestsPage:
+    rows: list[PinRow]
+    run: TestRun | None
+    sources: list[SourceStats]
+    chart: HistoryChart | None  # None before a second run: one point is no history
+    memories: list[str]  # the sources a pin may name here
+
+    @property
+    def failing(self) -> list[PinRow]:
+        return [row for row in self.rows if row.status == "fail"]
+
+
+def run_sources(run: TestRun) -> list[SourceStats]:
+    return [
+        SourceStats(
+            source,
+            str(s.get("label", source)),
+            int(s.get("k", 0)),
+            int(s.get("pins", 0)),
+            int(s.get("passed", 0)),
+            float(s.get("recall_at_k", 0.0)),
+            float(s.get("mrr", 0.0)),
+        )
+        for source, s in sorted(run.per_source.items())
+    ]
+
+
+def memory_tests_page() -> MemoryTestsPage:
+    """What the memory tests page shows: the pins with their latest result, the latest
+    run's measures per source, and the history of every stored run (the last 60)."""
+    run = latest_run()
+    history = runs_history()
+    points = [
+        RunPoint(r.pk, r.started_at, r.recall_at_k, r.mrr, r.passed, r.total) for r in history
+    ]
+    chart = history_chart(points) if len(points) > 1 else None
+    sources = run_sources(run) if run is not None else []
+    memories = [s for s in recall_sources() if recall_engine(s) is not None]
+    return MemoryTestsPage(pins_with_results(run), run, sources, chart, memories)

@@ -33,9 +33,11 @@ UNPIN = "recall.unpin"
 TARGET = "pin"
 DEFAULT_SOURCE = "notes"
 MAX_IMPORT_LINES = 1000
+MAX_IMPORT_BYTES = 2_000_000
 IMPORT_FIELDS = ("query", "item_id", "source", "comment")
 
 __all__ = [
+    "MAX_IMPORT_BYTES",
     "PIN",
     "UNDO_HANDLERS",
     "UNDO_ROLES",
