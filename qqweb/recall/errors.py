@@ -60,3 +60,14 @@ class AlreadyPinned(Conflict):
 
     def details(self) -> dict[str, object]:
         return {"item_id": self.item_id}
+
+
+class RunNotFound(NotFound):
+    code = "run_not_found"
+
+    def __init__(self, run_id: int) -> None:
+        super().__init__(f"there is no memory tests run {run_id}")
+        self.run_id = run_id
+
+    def details(self) -> dict[str, object]:
+        return {"run_id": self.run_id}

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.urls import NoReverseMatch, reverse
 
 from qqweb.recall.charts import HistoryChart, RunPoint, history_chart
 from qqweb.recall.engines import recall_engine, recall_sources
+from qqweb.recall.errors import RunNotFound
 from qqweb.recall.models import Pin, PinResult, TestRun
 
 HISTORY_RUNS = 60  # the chart's points
@@ -133,3 +135,45 @@ def memory_tests_page() -> MemoryTestsPage:
     sources = run_sources(run) if run is not None else []
     memories = [s for s in recall_sources() if recall_engine(s) is not None]
     return MemoryTestsPage(pins_with_results(run), run, sources, chart, memories)
+
+
+def run_report(run: TestRun, *, with_pins: bool = True) -> dict[str, Any]:
+    """A run as plain data: the command's ``--json`` and the API's answer."""
+    report: dict[str, Any] = {
+        "id": run.pk,
+        "trigger": run.trigger,
+        "actor": run.actor,
+        "started_at": run.started_at.isoformat(),
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+        "total": run.total,
+        "passed": run.passed,
+        "failed": run.failed,
+        "recall_at_k": run.recall_at_k,
+        "mrr": run.mrr,
+        "sources": run.per_source,
+    }
+    if with_pins:
+        report["pins"] = [
+            {
+                "pin_id": r.pin_id,
+                "source": r.source,
+                "query": r.query,
+                "item_id": r.item_id,
+                "item_text": r.item_text,
+                "passed": r.passed,
+                "rank": r.rank,
+                "score": r.score,
+                "reason": r.reason,
+                "recalled_as": r.recalled_as,
+                "outranked_by": r.outranked_by,
+            }
+            for r in run_results(run)
+        ]
+    return report
+
+
+def stored_run(run_id: int) -> TestRun:
+    run = TestRun.objects.filter(pk=run_id, finished_at__isnull=False).first()
+    if run is None:
+        raise RunNotFound(run_id)
+    return run
