@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-WIDTH, HEIGHT, PAD, LEFT = 600, 180, 22, 34
+WIDTH, HEIGHT, PAD, LEFT = 600, 150, 20, 34
 COLOURS = {"recall@k": "#2b8a3e", "MRR": "#3b5bdb"}
+DASHES = {"recall@k": "", "MRR": "6 4"}  # MRR dashed: both show where they are equal
 MAX_X_LABELS = 6
 
 
@@ -38,6 +39,7 @@ class Series:
     colour: str
     points: str  # a polyline's points
     dots: list[Dot]
+    dash: str  # the line's stroke-dasharray ("" solid)
 
 
 @dataclass(frozen=True)
@@ -45,13 +47,19 @@ class HistoryChart:
     width: int
     height: int
     series: list[Series]
-    x_labels: list[tuple[float, str]]
+    x_labels: list[tuple[float, str, str]]  # x, text, text-anchor (kept inside the chart)
     y_labels: list[tuple[float, str]]  # 0, 0.5, 1 with their y
 
 
 def _y(value: float) -> float:
     value = min(max(value, 0.0), 1.0)
     return round(HEIGHT - PAD - value * (HEIGHT - 2 * PAD), 1)
+
+
+def _anchor(x: float) -> str:
+    if x < LEFT + 40:
+        return "start"
+    return "end" if x > WIDTH - PAD - 40 else "middle"
 
 
 def history_chart(runs: Sequence[RunPoint]) -> HistoryChart:
@@ -75,8 +83,9 @@ def history_chart(runs: Sequence[RunPoint]) -> HistoryChart:
             )
             for i, (r, v) in enumerate(zip(runs, values, strict=True))
         ]
-        series.append(Series(name, colour, " ".join(f"{d.x},{d.y}" for d in dots), dots))
+        points = " ".join(f"{d.x},{d.y}" for d in dots)
+        series.append(Series(name, colour, points, dots, DASHES[name]))
     step = max(1, -(-n // MAX_X_LABELS))
-    x_labels = [(x(i), f"{runs[i].at:%m-%d %H:%M}") for i in range(0, n, step)]
+    x_labels = [(x(i), f"{runs[i].at:%m-%d %H:%M}", _anchor(x(i))) for i in range(0, n, step)]
     y_labels = [(_y(v), f"{v:g}") for v in (0.0, 0.5, 1.0)]
     return HistoryChart(WIDTH, HEIGHT, series, x_labels, y_labels)

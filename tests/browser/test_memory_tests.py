@@ -28,6 +28,8 @@ def test_pin_from_the_retrieval_preview_then_see_the_memory_tests_pass(
     page.get_by_role("button", name="Preview").click()
     cited = page.locator("#retrieval-preview li", has_text=LUMEN)
     expect(cited).to_be_visible()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "retrieval-pin-this.png"), full_page=True)
     cited.get_by_role("button", name="Pin this").click()
     expect(page.locator("#messages")).to_contain_text(f"-> {NOTE}")
     expect(page.locator("#message-undo")).to_be_visible()
@@ -42,7 +44,6 @@ def test_pin_from_the_retrieval_preview_then_see_the_memory_tests_pass(
     expect(page.locator("#memory-tests-sources tr[data-source='notes']")).to_contain_text("1.00")
     page.locator("#memory-tests-run").click()  # a second run: the history has two points
     expect(page.locator(".history-chart circle")).to_have_count(4)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "memory-tests-pass.png"), full_page=True)
 
     page.goto(f"/notes/{NOTE}/")

@@ -24,6 +24,8 @@ def test_a_run_losing_a_recall_is_drawn_lower_and_hollow():
     assert (first.failed, second.failed) == (False, True)
     assert second.title == "run 2, 2026-11-20 09:00: recall@k 0.50 (1 of 2 pins pass)"
     assert first.x < second.x
+    # the first and the last time stay inside the chart
+    assert [anchor for _, _, anchor in chart.x_labels] == ["start", "end"]
 
 
 def test_every_run_is_a_point_of_both_series_and_labels_stay_few():
