@@ -10,6 +10,7 @@ reason. Every run is stored, with each pin's result."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ from qqweb.recall.maths import mean_reciprocal_rank, recall_at_k
 from qqweb.recall.models import Pin, PinResult, TestRun
 
 OUTRANKED_NAMED = 3  # named in the reason; outranked_by keeps every one
+TAKEN_OUT = "taken out by this plan"
 
 
 @dataclass
@@ -118,34 +120,65 @@ def _result(run: TestRun, pin: Pin, outcome: Outcome) -> PinResult:
     )
 
 
-def _recall(engine: RecallEngine, query: str) -> Recall:
+def _recall(engine: RecallEngine, query: str, without: frozenset[str]) -> Recall:
     try:
-        return engine.recall(query)
+        return engine.recall(query, without=without)
     except QQError as e:
         return Recall([], error=str(e))
+
+
+@dataclass(frozen=True)
+class PinOutcome:
+    pin: Pin
+    outcome: Outcome
+
+
+@dataclass
+class Evaluation:
+    """Every pin's outcome, and the engines that answered (by source)."""
+
+    outcomes: list[PinOutcome]
+    engines: dict[str, RecallEngine | None]
+
+
+def pins_evaluate(*, without: Mapping[str, frozenset[str]] | None = None) -> Evaluation:
+    """Every pin's outcome now, writing nothing. ``without`` (per source, item ids) asks
+    what the agent would recall once those items are gone (a curation plan before it
+    applies): a pin of such an item fails as "taken out by this plan" unless the agent
+    recalls it otherwise."""
+    without = without or {}
+    engines: dict[str, RecallEngine | None] = {}
+    recalls: dict[tuple[str, str], Recall | None] = {}
+    outcomes: list[PinOutcome] = []
+    for pin in Pin.objects.order_by("source", "query", "id"):
+        if pin.source not in engines:
+            engines[pin.source] = recall_engine(pin.source)
+        engine = engines[pin.source]
+        gone = without.get(pin.source, frozenset())
+        key = (pin.source, pin.query)
+        if key not in recalls:
+            recalls[key] = _recall(engine, pin.query, gone) if engine is not None else None
+        recall = recalls[key]
+        if pin.item_id in gone and recall is not None and not recall.error:
+            outcome = Outcome(reason=TAKEN_OUT)
+        else:
+            outcome = pin_evaluate(engine, recall, pin)
+        outcomes.append(PinOutcome(pin, outcome))
+    return Evaluation(outcomes, engines)
 
 
 def memory_tests_run(*, actor: Actor, trigger: str) -> TestRun:
     """Run every pin now with its agent's retrieval; store the run and its results."""
     run = TestRun.objects.create(trigger=trigger, actor=actor.label)
-    engines: dict[str, RecallEngine | None] = {}
-    recalls: dict[tuple[str, str], Recall | None] = {}
-    results: list[PinResult] = []
-    ranks: dict[str, list[int | None]] = defaultdict(list)
-    for pin in Pin.objects.order_by("source", "query", "id"):
-        if pin.source not in engines:
-            engines[pin.source] = recall_engine(pin.source)
-        engine = engines[pin.source]
-        key = (pin.source, pin.query)
-        if key not in recalls:
-            recalls[key] = _recall(engine, pin.query) if engine is not None else None
-        outcome = pin_evaluate(engine, recalls[key], pin)
-        results.append(_result(run, pin, outcome))
-        ranks[pin.source].append(outcome.rank)
+    evaluation = pins_evaluate()
+    results = [_result(run, o.pin, o.outcome) for o in evaluation.outcomes]
     PinResult.objects.bulk_create(results)
+    ranks: dict[str, list[int | None]] = defaultdict(list)
+    for o in evaluation.outcomes:
+        ranks[o.pin.source].append(o.outcome.rank)
     per_source: dict[str, dict[str, Any]] = {}
     for source, source_ranks in sorted(ranks.items()):
-        engine = engines[source]
+        engine = evaluation.engines[source]
         k = engine.k if engine is not None else 0
         per_source[source] = {
             "label": engine.label if engine is not None else source,
