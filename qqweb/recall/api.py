@@ -160,7 +160,7 @@ def pin_add(request: HttpRequest, body: PinIn) -> Status:
     ``recall.pin``, undoable). 400 naming the item when the memory does not hold it, 409
     when the same recall is pinned already."""
     require_role(request, CURATOR)
-    pin = pin_create(actor=Actor.from_request(request), **body.dict())
+    pin = pin_create(actor=Actor.from_request(request), **body.model_dump())
     return Status(201, _pin_out(pin))
 
 

@@ -31,6 +31,7 @@ from qqweb.recall.running import memory_tests_run
 PIN = "recall.pin"
 UNPIN = "recall.unpin"
 TARGET = "pin"
+TARGET_ID_MAX = 300  # the audit event's target_id (a core note's id is its whole text)
 DEFAULT_SOURCE = "notes"
 MAX_IMPORT_LINES = 1000
 MAX_IMPORT_BYTES = 2_000_000
@@ -110,7 +111,7 @@ def _checked(source: Any, query: Any, item_id: Any, comment: Any) -> PinSpec:
 
 
 def _write(actor: Actor, spec: PinSpec, batch_id: uuid.UUID | None) -> Pin:
-    event = audit_begin(actor, PIN, TARGET, spec.item_id, None, batch_id)
+    event = audit_begin(actor, PIN, TARGET, spec.item_id[:TARGET_ID_MAX], None, batch_id)
 
     def work() -> dict[str, Any]:
         try:
@@ -148,7 +149,7 @@ def pin_delete(*, actor: Actor, pin_id: int) -> None:
     pin = Pin.objects.filter(pk=pin_id).first()
     if pin is None:
         raise PinNotFound(pin_id)
-    event = audit_begin(actor, UNPIN, TARGET, pin.item_id, pin_snapshot(pin), None)
+    event = audit_begin(actor, UNPIN, TARGET, pin.item_id[:TARGET_ID_MAX], pin_snapshot(pin), None)
 
     def work() -> None:
         Pin.objects.filter(pk=pin_id).delete()

@@ -147,3 +147,11 @@ def test_a_bad_line_refuses_the_whole_import_naming_the_line_and_field(line, fie
 def test_an_empty_import_is_refused():
     with pytest.raises(InvalidInput, match="no line"):
         pins_import(actor=CURATOR, text="\n  \n")
+
+
+def test_a_long_core_note_is_pinned_and_its_audit_event_names_it_within_its_limit():
+    text = "The user is called Ada and " + "likes long sentences " * 30
+    core_notes().add_core(text.strip(), "Identity")
+    pin = pin_create(actor=CURATOR, query="Who am I?", item_id=CORE_PREFIX + text.strip())
+    event = AuditEvent.objects.get(action="recall.pin")
+    assert len(event.target_id) == 300 and pin.item_id.startswith(event.target_id)
