@@ -111,24 +111,27 @@ def _checked(source: Any, query: Any, item_id: Any, comment: Any) -> PinSpec:
 
 
 def _write(actor: Actor, spec: PinSpec, batch_id: uuid.UUID | None) -> Pin:
-    event = audit_begin(actor, PIN, TARGET, spec.item_id[:TARGET_ID_MAX], None, batch_id)
+    """The pin and its audit event in one transaction: a crash leaves both or neither
+    (no event pending for a pin that is there)."""
+    with transaction.atomic():
+        event = audit_begin(actor, PIN, TARGET, spec.item_id[:TARGET_ID_MAX], None, batch_id)
 
-    def work() -> dict[str, Any]:
-        try:
-            with transaction.atomic():
-                pin = Pin.objects.create(
-                    source=spec.source,
-                    query=spec.query,
-                    item_id=spec.item_id,
-                    item_text=spec.item_text,
-                    comment=spec.comment,
-                    created_by=actor.label,
-                )
-        except IntegrityError as e:
-            raise AlreadyPinned(spec.query, spec.item_id) from e
-        return pin_snapshot(pin)
+        def work() -> dict[str, Any]:
+            try:
+                with transaction.atomic():
+                    pin = Pin.objects.create(
+                        source=spec.source,
+                        query=spec.query,
+                        item_id=spec.item_id,
+                        item_text=spec.item_text,
+                        comment=spec.comment,
+                        created_by=actor.label,
+                    )
+            except IntegrityError as e:
+                raise AlreadyPinned(spec.query, spec.item_id) from e
+            return pin_snapshot(pin)
 
-    return Pin.objects.get(pk=audited(event, work)["id"])
+        return Pin.objects.get(pk=audited(event, work)["id"])
 
 
 def pin_create(
@@ -149,12 +152,15 @@ def pin_delete(*, actor: Actor, pin_id: int) -> None:
     pin = Pin.objects.filter(pk=pin_id).first()
     if pin is None:
         raise PinNotFound(pin_id)
-    event = audit_begin(actor, UNPIN, TARGET, pin.item_id[:TARGET_ID_MAX], pin_snapshot(pin), None)
+    with transaction.atomic():  # the unpin and its event: both or neither
+        event = audit_begin(
+            actor, UNPIN, TARGET, pin.item_id[:TARGET_ID_MAX], pin_snapshot(pin), None
+        )
 
-    def work() -> None:
-        Pin.objects.filter(pk=pin_id).delete()
+        def work() -> None:
+            Pin.objects.filter(pk=pin_id).delete()
 
-    audited(event, work)
+        audited(event, work)
 
 
 @dataclass
