@@ -71,6 +71,12 @@ def pins_of_item(source: str, item_id: str) -> list[Pin]:
     return list(Pin.objects.filter(source=source, item_id=item_id))
 
 
+def pinned_for(source: str, query: str) -> set[str]:
+    """The items pinned for this question (the retrieval preview marks them)."""
+    query = query.strip()
+    return set(Pin.objects.filter(source=source, query=query).values_list("item_id", flat=True))
+
+
 def runs_list(limit: int = 50) -> list[TestRun]:
     return list(TestRun.objects.filter(finished_at__isnull=False)[:limit])
 

@@ -184,3 +184,14 @@ def test_a_run_page_keeps_each_result_as_it_was(viewer_client):
     Pin.objects.all().delete()
     page = viewer_client.get(reverse("recall:run_detail", args=[run.pk])).content.decode()
     assert 'data-status="pass"' in page and "(unpinned since)" in page
+
+
+def test_a_note_pinned_for_the_message_is_marked_pinned_on_the_preview(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    core_notes().add_core("The user is called Ada", "Identity")
+    pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen00001")
+    url = reverse("memory_app:retrieval") + "?message=" + LUMEN.replace(" ", "+")
+    page = curator_client.get(url).content.decode()
+    assert page.count(">Pin this</button>") == 1  # the core note's
+    assert '<a class="pill up" href="/memory-tests/"' in page
+    assert 'name="item_id" value="note_lumen00001"' not in page
