@@ -43,6 +43,7 @@ from qqweb.lib.errors import QQError
 from qqweb.lib.security import client_key
 from qqweb.lib.sources import memory_sources
 from qqweb.models import TOKEN_PREFIX, ApiToken
+from qqweb.recall.api import router as recall_router
 from qqweb.services import api_token_authenticate
 
 logger = logging.getLogger(__name__)
@@ -331,4 +332,5 @@ api.add_router("/graph", graph_router)
 api.add_router("/", facts_curation_router)  # before: /facts/archive is not a fact id
 api.add_router("/", facts_router)
 api.add_router("/backup", backup_router)
+api.add_router("/memory-tests", recall_router)
 api.add_router("/", health_router)

@@ -17,6 +17,7 @@ NAV = (
     ("notes", "Notes", "memory_app:notes"),
     ("search", "Search", "memory_app:search"),
     ("retrieval", "Retrieval", "memory_app:retrieval"),
+    ("memory-tests", "Memory tests", "recall:memory_tests"),
     ("review", "Review", "memory_app:review"),
     ("archive", "Archive", "memory_app:archive"),
     ("core", "Core", "memory_app:core"),

@@ -13,6 +13,7 @@ urlpatterns = [
     path("graph/", include("graph_app.urls")),
     path("facts/", include("memory_app.facts.urls")),
     path("backup/", include("qqweb.backup.urls")),
+    path("memory-tests/", include("qqweb.recall.urls")),
     path("health/", views.health, name="health"),
     path("healthz", views.healthz, name="healthz"),
     path("health/status", views.store_status, name="store_status"),

@@ -63,6 +63,14 @@ class FactsRecall:
             return Whereabouts(False, seen.content, f"deleted by the agent on {day}")
         return Whereabouts(False, reason="deleted: it is not in the facts store")
 
+    def left_out(self, query: str, item_id: str) -> str:
+        """The facts agent has no minimum score: a present fact is only outranked, unless
+        its vector is not one the agent can compare."""
+        fact = self._fact(item_id)
+        if fact is not None and not isinstance(fact.content_embedding, list):
+            return "it has no embedding the agent can search"
+        return ""
+
     def score(self, query: str, item_id: str) -> float | None:
         fact = self._fact(item_id)
         if fact is None or not isinstance(fact.content_embedding, list):

@@ -36,6 +36,7 @@ from qqweb.lib.links import entities_reader
 from qqweb.lib.pages import render_page
 from qqweb.lib.positions import list_position, page_offset
 from qqweb.lib.sources import memory_sources
+from qqweb.recall.selectors import pinned_for, pins_of_item
 
 
 @require_GET
@@ -190,6 +191,7 @@ def note_detail(request: HttpRequest, note_id: str) -> HttpResponse:
                 }
             ),
             "promote_form": PromoteForm(initial={"category": detail.suggested_category}),
+            "pins": pins_of_item("notes", note_id),
         },
     )
 
@@ -343,6 +345,7 @@ def retrieval(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"message": message, "preview": None, "error": ""}
     if message.strip():
         context["preview"] = selectors.retrieval_preview(message=message)
+        context["pinned"] = pinned_for("notes", message)
     elif "message" in request.GET:
         context["error"] = "message: type the message the agent would receive"
     return render_page(

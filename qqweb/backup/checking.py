@@ -26,6 +26,7 @@ from memory_app.notes.lib.backup_files import checked_file_name
 from memory_app.notes.lib.documents import note_document_problem
 from qqweb.backup import ndjson
 from qqweb.backup.ndjson import ExportFormatError, Line
+from qqweb.recall.backup import pin_record_problem
 
 LISTED = 1000  # refused records listed by a preview (all are counted, and left out)
 
@@ -97,6 +98,10 @@ class RecordChecker:
             self._node(line.number, record)
         elif kind == "relationship":
             self._relationship(line.number, record)
+        elif kind == "pin":
+            problem = pin_record_problem(record)
+            if problem:
+                self._refuse(line.number, "pin", _what(record.get("query")), problem)
         elif kind == "file_line":
             self._file_line(line.number, record)
         elif kind == "file_end":

@@ -19,6 +19,7 @@ from graph_app.stores import graph_store
 from memory_app.facts.stores import facts_enabled, facts_store
 from memory_app.notes.stores import memory_files, notes_store
 from qqweb.backup import ndjson
+from qqweb.recall.backup import pin_count, pin_records
 
 # Called with (records written so far, records expected or None).
 Progress = Callable[[int, int | None], None]
@@ -56,6 +57,7 @@ def backup_export(*, destination: Path, progress: Progress | None = None) -> Exp
     facts = facts_store() if facts_enabled() else None
     counts = graph.export_counts()
     total = notes.count() + counts.nodes + counts.relationships + (facts.count() if facts else 0)
+    total += pin_count()
     file_names = files.names()
     header = {
         "kind": "header",
@@ -67,6 +69,7 @@ def backup_export(*, destination: Path, progress: Progress | None = None) -> Exp
             "memory_files": file_names,
             "graph": True,
             "facts": list(facts.location) if facts else None,
+            "pins": True,
         },
     }
     destination.parent.mkdir(parents=True, exist_ok=True)
@@ -107,6 +110,8 @@ def backup_export(*, destination: Path, progress: Progress | None = None) -> Exp
         if facts is not None:
             for document in facts.export_documents():
                 out.write(ndjson.document_record("fact", document))
+        for record in pin_records():
+            out.write(record)
         counts_out = {kind: out.counts[kind] for kind in ndjson.COUNTED}
         out.write({"kind": "end", "counts": counts_out})
         handle.flush()

@@ -46,6 +46,7 @@ from qqweb.backup import ndjson
 from qqweb.backup.checking import RecordChecker
 from qqweb.backup.ndjson import ExportFormatError
 from qqweb.lib.clients import embedder
+from qqweb.recall.backup import pins_present, pins_restore
 
 Progress = Callable[[int, int | None], None]
 BATCH = 500
@@ -63,6 +64,7 @@ class ImportPreview:
     nodes_sample: list[str] = field(default_factory=list)
     facts_present: int = 0
     facts_off: bool = False  # the file holds facts but no facts store is configured
+    pins_present: int = 0  # memory tests' pins pinned here already (left as they are)
     files: list[dict[str, Any]] = field(default_factory=list)
     # records the stores would not take, with the reason (the first checking.LISTED)
     refused: list[dict[str, Any]] = field(default_factory=list)
@@ -74,7 +76,13 @@ class ImportPreview:
 
     @property
     def conflicts(self) -> int:
-        return self.notes_present + self.nodes_present + self.facts_present + len(self.files_kept)
+        return (
+            self.notes_present
+            + self.nodes_present
+            + self.facts_present
+            + self.pins_present
+            + len(self.files_kept)
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "conflicts": self.conflicts, "files_kept": self.files_kept}
@@ -87,11 +95,13 @@ class ImportSummary:
     files: list[dict[str, Any]] = field(default_factory=list)
     # facts the second agent would not have saved (>= 0.95 to one already there): left out
     facts_skipped: list[dict[str, Any]] = field(default_factory=list)
+    pins_inserted: int = 0  # the memory tests' pins put back
 
     def to_json(self) -> dict[str, Any]:
         return {
             "preview": self.preview.to_json(),
             "inserted": self.inserted,
+            "pins_inserted": self.pins_inserted,
             "files": self.files,
             "facts_skipped": self.facts_skipped,
         }
@@ -211,7 +221,7 @@ def _grouped(records: Iterator[dict[str, Any]]) -> Iterator[tuple[str, Any]]:
         if batch and kind != batch_kind:
             yield batch_kind, batch
             batch = []
-        if kind in ("note", "fact", "node", "relationship"):
+        if kind in ("note", "fact", "node", "relationship", "pin"):
             batch_kind = kind
             batch.append(record)
             if len(batch) >= BATCH:
@@ -272,6 +282,8 @@ def _preview(source: Path) -> tuple[ImportPreview, set[int]]:
             )
         elif kind == "fact":
             preview.facts_off = True
+        elif kind == "pin":
+            preview.pins_present += pins_present(batch)
         elif kind == "node":
             nodes = [_node(r) for r in batch]
             present = set(graph.nodes_present(nodes))
@@ -332,6 +344,8 @@ def backup_import(
             element_ids.update(found)
             element_ids.update(created)
             summary.inserted["node"] += len(created)
+        elif kind == "pin":
+            summary.pins_inserted += pins_restore(batch)
         elif kind == "relationship":
             rels = [_relationship(r, element_ids) for r in batch]
             summary.inserted["relationship"] += graph.create_relationships(

@@ -17,6 +17,8 @@ file back as records, checking the header's format and version. docs/backup-and-
   values are ``{"$neo4j": "DateTime", "iso": "...123456789+00:00"}`` (nanoseconds kept),
   points and byte arrays are tagged the same way;
 - ``fact``: ``document``, a facts document, encoded like a note;
+- ``pin``: a memory test's pinned recall: ``source``, ``query``, ``item_id``,
+  ``item_text``, ``comment``, ``created_by``, ``created_at`` (ISO 8601);
 - ``end`` last: ``counts`` of every kind. A file without it was cut short and is refused.
 
 Reading (:func:`read_lines`) tells two kinds of trouble apart. A file that is not an export
@@ -47,9 +49,19 @@ from qqweb.lib.mongo.safe_values import MAX_DEPTH
 
 FORMAT = "qqweb-export"
 VERSION = 1
-KINDS = ("header", "note", "file_line", "file_end", "node", "relationship", "fact", "end")
+KINDS = (
+    "header",
+    "note",
+    "file_line",
+    "file_end",
+    "node",
+    "relationship",
+    "fact",
+    "pin",
+    "end",
+)
 DOCUMENT_KINDS = ("note", "fact")
-COUNTED = ("note", "file_line", "node", "relationship", "fact")
+COUNTED = ("note", "file_line", "node", "relationship", "fact", "pin")
 
 _BSON_OPTIONS = JSONOptions(json_mode=JSONMode.CANONICAL, tz_aware=False)
 

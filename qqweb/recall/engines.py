@@ -69,6 +69,12 @@ class RecallEngine(Protocol):
 
     def whereabouts(self, item_id: str) -> Whereabouts: ...
 
+    def left_out(self, query: str, item_id: str) -> str:
+        """Why the agent's rules leave a present item out for the query ("scores 0.21,
+        below the citation threshold 0.3", "its effective importance 0.12 is below 0.2",
+        "it has no embedding"), or "" when they let it in (then it was outranked)."""
+        ...
+
     def score(self, query: str, item_id: str) -> float | None:
         """The agent's score of the item for the query (None: it has no embedding or
         is gone), to say by how much it missed."""

@@ -89,6 +89,12 @@ PAGES: dict[str, tuple[tuple[str, ...], str]] = {
     "facts/contradictions/verdict/": (("POST",), CURATOR),
     "facts/vanished/": (("GET",), VIEWER),
     "facts/vanished/scan/": (("POST",), CURATOR),
+    "memory-tests/": (("GET",), VIEWER),
+    "memory-tests/run/": (("POST",), CURATOR),
+    "memory-tests/pin/": (("POST",), CURATOR),
+    "memory-tests/import/": (("POST",), CURATOR),
+    "memory-tests/pins/<int:pin_id>/unpin/": (("POST",), CURATOR),
+    "memory-tests/runs/<int:run_id>/": (("GET",), VIEWER),
     "backup/": (("GET",), ADMIN),
     "backup/export/": (("POST",), ADMIN),
     "backup/upload/": (("POST",), ADMIN),
@@ -200,6 +206,13 @@ OPERATIONS: dict[str, str] = {
     "POST /api/backup/exports": ADMIN,
     "POST /api/backup/uploads": ADMIN,
     "POST /api/backup/imports": ADMIN,
+    "GET /api/memory-tests/pins": VIEWER,
+    "POST /api/memory-tests/pins": CURATOR,
+    "DELETE /api/memory-tests/pins/{pin_id}": CURATOR,
+    "POST /api/memory-tests/imports": CURATOR,
+    "GET /api/memory-tests/runs": VIEWER,
+    "POST /api/memory-tests/runs": CURATOR,
+    "GET /api/memory-tests/runs/{run_id}": VIEWER,
 }
 
 # Values for path parameters and required fields: ids that exist nowhere.
@@ -217,6 +230,7 @@ SAMPLES: dict[str, Any] = {
     "fact_id": "64b0000000000000000000de",
     "batch_id": str(uuid.uuid4()),
     "archive_id": 999999,
+    "pin_id": 999999,
 }
 
 

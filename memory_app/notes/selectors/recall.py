@@ -111,6 +111,26 @@ class NotesRecall:
             note_id = merged.group(1)
         return note_id
 
+    def left_out(self, query: str, item_id: str) -> str:
+        if item_id.startswith(CORE_PREFIX):
+            return ""  # injected on every message while core.md holds it
+        note = notes_store().note(item_id)
+        if note is None:
+            return ""
+        score = self.score(query, item_id)
+        if score is None:
+            return "it has no embedding the agent can search"
+        threshold = settings.QQ_CITE_THRESHOLD
+        if score < threshold:
+            return f"scores {score:.2f}, below the citation threshold {threshold}"
+        importance = effective_importance(note.to_document(), utcnow_naive())
+        if importance < settings.QQ_MIN_RETRIEVAL_IMPORTANCE:
+            return (
+                f"its effective importance {importance:.2f} is below "
+                f"{settings.QQ_MIN_RETRIEVAL_IMPORTANCE}"
+            )
+        return ""
+
     def score(self, query: str, item_id: str) -> float | None:
         note = notes_store().note(item_id)
         if note is None or not note.embedding:

@@ -75,3 +75,11 @@ def empty_stores(demo_stores: dict[str, Any], settings: Any, tmp_path: Path) -> 
     for database, facts_db in cleanups:
         mongo_client().drop_database(database)
         facts_mongo_client().drop_database(facts_db)
+
+
+@pytest.fixture(autouse=True)
+def pins_database(request: pytest.FixtureRequest) -> None:
+    """An export writes the memory tests' pins and an import puts them back: both read
+    qqweb's database (a test that has it as ``transactional_db`` keeps that)."""
+    if "transactional_db" not in request.fixturenames:
+        request.getfixturevalue("db")

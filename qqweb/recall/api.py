@@ -1,0 +1,209 @@
+"""Memory tests over the API: the pins with their latest result, pin, unpin, import a
+labelled set, run them, and the stored runs. Viewers read; curators write and run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Field, Router, Schema, Status
+
+from qqweb.lib.actors import Actor
+from qqweb.lib.api_types import Limit200, UtcDateTime, errors
+from qqweb.lib.auth import CURATOR, VIEWER, require_role
+from qqweb.recall.models import MAX_COMMENT, MAX_ITEM_ID, MAX_QUERY, Pin, TestRun
+from qqweb.recall.selectors import PinRow, pins_with_results, run_report, runs_list, stored_run
+from qqweb.recall.services import (
+    MAX_IMPORT_BYTES,
+    memory_tests_run,
+    pin_create,
+    pin_delete,
+    pins_import,
+)
+
+router = Router(tags=["memory tests"])
+
+
+class PinLatestOut(Schema):
+    run_id: int
+    passed: bool
+    rank: int | None
+    score: float | None
+    reason: str
+    recalled_as: str  # the item that holds its text now (a merge's survivor), if recalled so
+
+
+class PinOut(Schema):
+    id: int
+    source: str
+    query: str
+    item_id: str
+    item_text: str  # the item's text when it was pinned
+    comment: str
+    created_by: str
+    created_at: UtcDateTime
+    latest: PinLatestOut | None  # its result in the latest run; null: not run since
+
+
+class PinIn(Schema):
+    query: str = Field(max_length=MAX_QUERY, description="the message the agent is asked")
+    item_id: str = Field(
+        max_length=MAX_ITEM_ID,
+        description="what it must recall: a note id, ``core:`` and a core note's text, "
+        "or a fact id",
+    )
+    source: str = Field("notes", max_length=20, description="notes or facts")
+    comment: str = Field("", max_length=MAX_COMMENT)
+
+
+class PinsImportIn(Schema):
+    jsonl: str = Field(
+        max_length=MAX_IMPORT_BYTES,
+        description='one JSON object a line: {"query", "item_id", "source", "comment"}',
+    )
+
+
+class PinsImportOut(Schema):
+    batch_id: str  # POST /api/audit/batches/{batch_id}/undo undoes the import
+    created: list[PinOut]
+    already: int  # lines pinned already, left as they were
+
+
+class RecallSourceOut(Schema):
+    label: str
+    k: int
+    pins: int
+    passed: int
+    recall_at_k: float
+    mrr: float
+
+
+class TestRunSummaryOut(Schema):
+    id: int
+    trigger: str
+    actor: str
+    started_at: UtcDateTime
+    finished_at: UtcDateTime | None
+    total: int
+    passed: int
+    failed: int
+    recall_at_k: float
+    mrr: float
+    sources: dict[str, RecallSourceOut]
+
+
+class OutrankedOut(Schema):
+    id: str
+    text: str
+    score: float | None
+
+
+class TestRunPinOut(Schema):
+    pin_id: int | None  # null once unpinned
+    source: str
+    query: str
+    item_id: str
+    item_text: str
+    passed: bool
+    rank: int | None
+    score: float | None
+    reason: str
+    recalled_as: str
+    outranked_by: list[OutrankedOut]
+
+
+class TestRunOut(TestRunSummaryOut):
+    pins: list[TestRunPinOut]
+
+
+def _pin_out(pin: Pin, row: PinRow | None = None) -> dict[str, Any]:
+    result = row.result if row is not None else None
+    latest = None
+    if result is not None:
+        latest = {
+            "run_id": result.run_id,
+            "passed": result.passed,
+            "rank": result.rank,
+            "score": result.score,
+            "reason": result.reason,
+            "recalled_as": result.recalled_as,
+        }
+    return {
+        "id": pin.pk,
+        "source": pin.source,
+        "query": pin.query,
+        "item_id": pin.item_id,
+        "item_text": pin.item_text,
+        "comment": pin.comment,
+        "created_by": pin.created_by,
+        "created_at": pin.created_at,
+        "latest": latest,
+    }
+
+
+def _summary(run: TestRun) -> dict[str, Any]:
+    report = run_report(run, with_pins=False)
+    report["started_at"], report["finished_at"] = run.started_at, run.finished_at
+    return report
+
+
+@router.get("/pins", response={200: list[PinOut], **errors()})
+def pins_list(request: HttpRequest) -> list[dict[str, Any]]:
+    """Every pin with its result in the latest run, failing ones first."""
+    require_role(request, VIEWER)
+    return [_pin_out(row.pin, row) for row in pins_with_results()]
+
+
+@router.post("/pins", response={201: PinOut, **errors(409, 503)})
+def pin_add(request: HttpRequest, body: PinIn) -> Status:
+    """Pin "when the agent is asked ``query``, it must recall ``item_id``" (audited
+    ``recall.pin``, undoable). 400 naming the item when the memory does not hold it, 409
+    when the same recall is pinned already."""
+    require_role(request, CURATOR)
+    pin = pin_create(actor=Actor.from_request(request), **body.model_dump())
+    return Status(201, _pin_out(pin))
+
+
+@router.delete("/pins/{pin_id}", response={204: None, **errors(404)})
+def pin_remove(request: HttpRequest, pin_id: int) -> Status:
+    """Unpin (audited ``recall.unpin``; its undo brings the pin back with its id). Its
+    past results stay in the runs."""
+    require_role(request, CURATOR)
+    pin_delete(actor=Actor.from_request(request), pin_id=pin_id)
+    return Status(204, None)
+
+
+@router.post("/imports", response={201: PinsImportOut, **errors(503)})
+def pins_import_api(request: HttpRequest, body: PinsImportIn) -> Status:
+    """Pin every line of a labelled set, checked whole first: a bad line answers 400
+    naming it (``line``) and its field, and nothing is written. One audit batch."""
+    require_role(request, CURATOR)
+    result = pins_import(actor=Actor.from_request(request), text=body.jsonl)
+    created = [_pin_out(pin) for pin in result.created]
+    return Status(
+        201, {"batch_id": str(result.batch_id), "created": created, "already": result.already}
+    )
+
+
+@router.post("/runs", response={201: TestRunOut, **errors()})
+def run_start(request: HttpRequest) -> Status:
+    """Run every pin now with its agent's retrieval; the run is stored. A memory that
+    cannot answer fails its pins with the reason (the run itself succeeds)."""
+    require_role(request, CURATOR)
+    run = memory_tests_run(actor=Actor.from_request(request), trigger=TestRun.API)
+    return Status(201, {**run_report(run), **_summary(run)})
+
+
+@router.get("/runs", response={200: list[TestRunSummaryOut], **errors()})
+def runs(request: HttpRequest, limit: Limit200 = 50) -> list[dict[str, Any]]:
+    """The stored runs, newest first (the history)."""
+    require_role(request, VIEWER)
+    return [_summary(run) for run in runs_list(limit)]
+
+
+@router.get("/runs/{run_id}", response={200: TestRunOut, **errors(404)})
+def run_get(request: HttpRequest, run_id: int) -> dict[str, Any]:
+    """One stored run with every pin's result as it was."""
+    require_role(request, VIEWER)
+    run = stored_run(run_id)
+    return {**run_report(run), **_summary(run)}

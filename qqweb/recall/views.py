@@ -1,0 +1,102 @@
+"""The Memory tests page: the pins with their latest result, recall@k and MRR per memory,
+the history of the runs; curators run them, pin, import a labelled set and unpin, each
+with the Undo the dashboard offers everywhere."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from qqweb.audit.messages import done_with_undo
+from qqweb.audit.services import events_recorded
+from qqweb.lib.actors import Actor
+from qqweb.lib.auth import CURATOR, VIEWER, role_required
+from qqweb.lib.errors import InvalidInput
+from qqweb.lib.pages import redirect_back, render_page
+from qqweb.recall.models import TestRun
+from qqweb.recall.selectors import memory_tests_page, run_results, run_sources
+from qqweb.recall.services import (
+    MAX_IMPORT_BYTES,
+    memory_tests_run,
+    pin_create,
+    pin_delete,
+    pins_import,
+)
+
+PAGE = "recall/memory_tests.html"
+RESULTS = "memory-tests-results"
+
+
+@require_GET
+@role_required(VIEWER)
+def memory_tests(request: HttpRequest) -> HttpResponse:
+    return render_page(request, PAGE, RESULTS, {"page": memory_tests_page()})
+
+
+@require_POST
+@role_required(CURATOR)
+def run_now(request: HttpRequest) -> HttpResponse:
+    """Run every pin now; htmx gets the results fragment back, a plain form the page."""
+    run = memory_tests_run(actor=Actor.from_request(request), trigger=TestRun.PAGE)
+    if getattr(request, "htmx", False):
+        return render_page(request, PAGE, RESULTS, {"page": memory_tests_page()})
+    verdict = "every pin passes" if not run.failed else f"{run.failed} of {run.total} pins fail"
+    done_with_undo(request, f"Memory tests run: {verdict}.")
+    return redirect("recall:memory_tests")
+
+
+@require_POST
+@role_required(CURATOR)
+def pin(request: HttpRequest) -> HttpResponse:
+    with events_recorded() as events:
+        made = pin_create(
+            actor=Actor.from_request(request),
+            query=request.POST.get("query", ""),
+            item_id=request.POST.get("item_id", ""),
+            source=request.POST.get("source", "notes"),
+            comment=request.POST.get("comment", ""),
+        )
+    done_with_undo(request, f"Pinned: {made.query!r} -> {made.item_id}.", events=events)
+    return redirect_back(request, reverse("recall:memory_tests"))
+
+
+@require_POST
+@role_required(CURATOR)
+def pins_import_view(request: HttpRequest) -> HttpResponse:
+    """A JSONL file (or pasted lines): every line checked, then pinned as one batch."""
+    uploaded = request.FILES.get("file")
+    if uploaded is not None and uploaded.size and uploaded.size > MAX_IMPORT_BYTES:
+        raise InvalidInput("file", f"is larger than {MAX_IMPORT_BYTES:,} bytes")
+    raw = uploaded.read() if uploaded is not None else request.POST.get("lines", "").encode()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InvalidInput("file", "is not UTF-8 text") from e
+    result = pins_import(actor=Actor.from_request(request), text=text)
+    already = f"; {result.already} pinned already" if result.already else ""
+    done_with_undo(
+        request,
+        f"Imported {len(result.created)} pins{already}.",
+        batch_id=result.batch_id if result.created else None,
+    )
+    return redirect("recall:memory_tests")
+
+
+@require_POST
+@role_required(CURATOR)
+def unpin(request: HttpRequest, pin_id: int) -> HttpResponse:
+    with events_recorded() as events:
+        pin_delete(actor=Actor.from_request(request), pin_id=pin_id)
+    done_with_undo(request, "Unpinned.", events=events)
+    return redirect_back(request, reverse("recall:memory_tests"))
+
+
+@require_GET
+@role_required(VIEWER)
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    """One stored run with every pin's result as it was."""
+    run = get_object_or_404(TestRun, pk=run_id, finished_at__isnull=False)
+    context = {"run": run, "results": run_results(run), "sources": run_sources(run)}
+    return render_page(request, "recall/run.html", "run-results", context)

@@ -1,0 +1,51 @@
+"""The facts agent's retrieval as the memory tests ask it (memory_app/facts/recall.py):
+a pinned fact passes at the agent's own rank, and one outranked past its three fails
+naming what outranked it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from qqweb.lib.actors import Actor
+from qqweb.recall.models import TestRun
+from qqweb.recall.services import memory_tests_run, pin_create
+from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
+
+pytestmark = pytest.mark.django_db
+
+CURATOR = Actor("user", "curator", role="curator")
+
+
+def test_a_pinned_fact_passes_at_the_rank_the_agent_retrieves_it(agent: SimulatedAgent) -> None:
+    tea = agent.add("Ada drinks green tea every morning")
+    agent.add("The office is in Oslo")
+    question = "What does Ada drink in the morning?"
+    expected = [str(r["_id"]) for r in agent.retrieve(question)].index(str(tea)) + 1
+    pin_create(actor=CURATOR, query=question, item_id=str(tea), source="facts")
+    run = memory_tests_run(actor=CURATOR, trigger=TestRun.PAGE)
+    result = run.results.get()
+    assert result.passed and result.rank == expected
+    assert run.per_source["facts"]["k"] == 3
+
+
+def test_a_fact_outranked_by_three_closer_ones_fails_naming_them(agent: SimulatedAgent) -> None:
+    ids: list[Any] = [
+        agent.add(text)
+        for text in (
+            "Ada drinks green tea every morning",
+            "Ada drinks black coffee every morning",
+            "Ada drinks orange juice every morning",
+            "Ada drinks hot chocolate every morning",
+        )
+    ]
+    question = "What does Ada drink every morning?"
+    order = [str(r["_id"]) for r in agent.retrieve(question, k=4)]
+    last = order[3]
+    assert last in {str(i) for i in ids}
+    pin_create(actor=CURATOR, query=question, item_id=last, source="facts")
+    result = memory_tests_run(actor=CURATOR, trigger=TestRun.PAGE).results.get()
+    assert not result.passed
+    assert "ranked 4th, past the agent's 3; outranked by " in result.reason
+    assert [o["id"] for o in result.outranked_by] == order[:3]

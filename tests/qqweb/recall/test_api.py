@@ -1,0 +1,118 @@
+"""The memory tests over the API (qqweb/recall/api.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memory_app.notes.services.notes import note_archive
+from qqweb.audit.models import AuditEvent
+from qqweb.lib.actors import Actor
+from qqweb.recall.models import Pin, TestRun
+from qqweb.recall.services import pin_create
+from tests.helpers import plant_note
+
+pytestmark = pytest.mark.usefixtures("stores")
+
+LUMEN = "Lumen stores its notes in MongoDB with embeddings"
+CURATOR = Actor("user", "curator", role="curator")
+BASE = "/api/memory-tests"
+
+
+def _post(client, url: str, body: object):
+    return client.post(url, json.dumps(body), content_type="application/json")
+
+
+def test_a_curator_pins_and_the_pin_is_listed_not_run_yet(curator_client, viewer_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    created = _post(curator_client, f"{BASE}/pins", {"query": LUMEN, "item_id": "note_lumen00001"})
+    assert created.status_code == 201
+    body = created.json()
+    assert body["item_text"] == LUMEN and body["source"] == "notes" and body["latest"] is None
+    listed = viewer_client.get(f"{BASE}/pins").json()
+    assert [p["id"] for p in listed] == [body["id"]]
+
+
+def test_pinning_an_item_the_memory_does_not_hold_is_a_400_naming_it(curator_client):
+    response = _post(curator_client, f"{BASE}/pins", {"query": "q", "item_id": "note_gone0000001"})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "item_id" and error["item_id"] == "note_gone0000001"
+    assert "note_gone0000001" in error["message"]
+
+
+def test_pinning_the_same_recall_twice_is_a_409(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    body = {"query": LUMEN, "item_id": "note_lumen00001"}
+    assert _post(curator_client, f"{BASE}/pins", body).status_code == 201
+    again = _post(curator_client, f"{BASE}/pins", body)
+    assert again.status_code == 409 and again.json()["error"]["code"] == "already_pinned"
+
+
+def test_a_viewer_may_list_but_not_pin_or_run(viewer_client):
+    assert viewer_client.get(f"{BASE}/runs").status_code == 200
+    assert _post(viewer_client, f"{BASE}/pins", {"query": "q", "item_id": "x"}).status_code == 403
+    assert viewer_client.post(f"{BASE}/runs").status_code == 403
+
+
+def test_a_run_answers_every_pin_with_its_reason_and_is_listed(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    plant_note("note_tea0000001", content="Ada prefers tea in the morning")
+    pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen00001")
+    pin_create(actor=CURATOR, query="What does Ada drink?", item_id="note_tea0000001")
+    note_archive(actor=CURATOR, note_id="note_tea0000001", reason="outdated")
+    response = curator_client.post(f"{BASE}/runs")
+    assert response.status_code == 201
+    run = response.json()
+    assert (run["total"], run["passed"], run["failed"], run["trigger"]) == (2, 1, 1, "api")
+    assert run["sources"]["notes"]["recall_at_k"] == 0.5
+    failed = next(p for p in run["pins"] if not p["passed"])
+    assert failed["item_id"] == "note_tea0000001" and failed["reason"].endswith(": outdated")
+    listed = curator_client.get(f"{BASE}/runs").json()
+    assert [r["id"] for r in listed] == [run["id"]] and "pins" not in listed[0]
+    one = curator_client.get(f"{BASE}/runs/{run['id']}").json()
+    assert len(one["pins"]) == 2 and one["started_at"].endswith(("Z", "+00:00"))
+    pins = curator_client.get(f"{BASE}/pins").json()
+    assert pins[0]["latest"]["passed"] is False  # failing first
+    assert pins[1]["latest"] == {
+        "run_id": run["id"],
+        "passed": True,
+        "rank": 1,
+        "score": pytest.approx(1.0, abs=1e-3),
+        "reason": "",
+        "recalled_as": "",
+    }
+
+
+def test_a_run_that_does_not_exist_is_a_404(viewer_client):
+    response = viewer_client.get(f"{BASE}/runs/987654")
+    assert response.status_code == 404 and response.json()["error"]["run_id"] == 987654
+
+
+def test_unpinning_answers_204_and_is_undoable(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    pin = pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen00001")
+    assert curator_client.delete(f"{BASE}/pins/{pin.pk}").status_code == 204
+    assert not Pin.objects.exists()
+    assert curator_client.delete(f"{BASE}/pins/{pin.pk}").status_code == 404
+    event = AuditEvent.objects.get(action="recall.unpin")
+    assert curator_client.post(f"/api/audit/{event.pk}/undo").status_code == 200
+    assert Pin.objects.get().pk == pin.pk
+
+
+def test_an_import_answers_the_pins_and_the_batch_and_a_bad_line_is_a_400(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    good = json.dumps({"query": LUMEN, "item_id": "note_lumen00001"})
+    bad = _post(curator_client, f"{BASE}/imports", {"jsonl": good + "\n{oops\n"})
+    assert bad.status_code == 400
+    assert bad.json()["error"]["line"] == 2 and bad.json()["error"]["field"] == "line"
+    assert not Pin.objects.exists()
+    response = _post(curator_client, f"{BASE}/imports", {"jsonl": good + "\n"})
+    assert response.status_code == 201
+    body = response.json()
+    assert len(body["created"]) == 1 and body["already"] == 0
+    assert AuditEvent.objects.get(action="recall.pin").batch_id.hex == body["batch_id"].replace(
+        "-", ""
+    )
+    assert not TestRun.objects.exists()

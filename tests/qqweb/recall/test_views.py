@@ -1,0 +1,197 @@
+"""The Memory tests page (qqweb/recall/views.py), "Pin this" on the retrieval preview and
+"Pin a question" on a note's page."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from memory_app.notes.services.notes import note_archive
+from memory_app.notes.stores import core_notes
+from qqweb.audit.models import AuditEvent
+from qqweb.lib.actors import Actor
+from qqweb.recall.models import Pin, TestRun
+from qqweb.recall.services import memory_tests_run, pin_create
+from tests.helpers import plant_note
+
+pytestmark = pytest.mark.usefixtures("stores")
+
+LUMEN = "Lumen stores its notes in MongoDB with embeddings"
+CURATOR = Actor("user", "curator", role="curator")
+PAGE = reverse("recall:memory_tests")
+
+
+def _page(client, **kwargs) -> str:
+    response = client.get(PAGE, **kwargs)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_empty_page_says_what_a_pin_is_and_how_to_add_one(viewer_client):
+    page = _page(viewer_client)
+    assert 'id="memory-tests-empty"' in page
+    assert "A pin is a question with the note the agent must recall" in page
+    assert "Pin this" in page and "Pinning needs the curator role" in page
+    assert 'id="pin-form"' not in page  # a viewer sees, does not pin
+
+
+def test_the_nav_lists_memory_tests_after_retrieval(viewer_client):
+    page = _page(viewer_client)
+    assert (
+        page.index(">Retrieval</a>") < page.index(">Memory tests</a>") < page.index(">Review</a>")
+    )
+
+
+def test_the_retrieval_preview_offers_pin_this_per_cited_and_core_note_to_curators(
+    curator_client, viewer_client
+):
+    plant_note("note_lumen00001", content=LUMEN)
+    core_notes().add_core("The user is called Ada", "Identity")
+    url = reverse("memory_app:retrieval") + "?message=" + LUMEN.replace(" ", "+")
+    page = curator_client.get(url).content.decode()
+    assert page.count(">Pin this</button>") == 2
+    assert 'name="item_id" value="note_lumen00001"' in page
+    assert 'name="item_id" value="core:The user is called Ada"' in page
+    assert ">Pin this</button>" not in viewer_client.get(url).content.decode()
+
+
+def test_pin_this_pins_the_message_to_the_note_and_offers_undo(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    back = reverse("memory_app:retrieval") + "?message=Lumen"
+    response = curator_client.post(
+        reverse("recall:pin"),
+        {"query": LUMEN, "item_id": "note_lumen00001", "source": "notes", "next": back},
+        follow=True,
+    )
+    assert response.redirect_chain[-1][0] == back
+    page = response.content.decode()
+    assert "Pinned: " in page and 'id="message-undo"' in page
+    pin = Pin.objects.get()
+    assert (pin.query, pin.item_id, pin.created_by) == (
+        LUMEN,
+        "note_lumen00001",
+        "user:cora-curator",
+    )
+    event = AuditEvent.objects.get(action="recall.pin")
+    assert f'data-undo-event="{event.pk}"' in page
+
+
+def test_a_viewer_cannot_pin_run_import_or_unpin(viewer_client):
+    assert viewer_client.post(reverse("recall:pin"), {"query": "q"}).status_code == 403
+    assert viewer_client.post(reverse("recall:run")).status_code == 403
+    assert viewer_client.post(reverse("recall:import"), {"lines": "{}"}).status_code == 403
+    assert viewer_client.post(reverse("recall:unpin", args=[1])).status_code == 403
+    assert not TestRun.objects.exists()
+
+
+def test_pinning_a_note_that_does_not_exist_is_refused_naming_it(curator_client):
+    response = curator_client.post(
+        reverse("recall:pin"), {"query": "q", "item_id": "note_gone0000001"}
+    )
+    assert response.status_code == 400
+    assert "note_gone0000001" in response.content.decode()
+    assert not Pin.objects.exists()
+
+
+def test_run_now_answers_the_results_fragment_with_every_pin_passing(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen00001")
+    response = curator_client.post(reverse("recall:run"), HTTP_HX_REQUEST="true")
+    fragment = response.content.decode()
+    assert response.status_code == 200
+    assert fragment.lstrip().startswith('<div id="memory-tests-results">')
+    assert "<h1>" not in fragment
+    assert "all 1 pass" in fragment and 'data-status="pass"' in fragment
+    assert TestRun.objects.get().trigger == "page"
+
+
+def test_the_page_shows_a_failing_pin_with_the_reason_and_the_measures(viewer_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen00001")
+    memory_tests_run(actor=CURATOR, trigger=TestRun.PAGE)
+    note_archive(actor=CURATOR, note_id="note_lumen00001", reason="outdated")
+    memory_tests_run(actor=CURATOR, trigger=TestRun.COMMAND)
+    page = _page(viewer_client)
+    assert "1 of 1 fail" in page and 'data-status="fail"' in page
+    assert ": outdated" in page and "archived on " in page
+    assert '<tr data-source="notes"><td>Notes (qq agent)</td><td class="num">10</td>' in page
+    assert 'class="chart history-chart"' in page  # two runs: a history
+    assert page.count("<circle ") == 4  # recall@k and MRR, one dot a run
+
+
+def test_a_plain_run_now_redirects_with_the_verdict(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen00001")
+    response = curator_client.post(reverse("recall:run"), follow=True)
+    assert "Memory tests run: every pin passes." in response.content.decode()
+
+
+def test_unpin_offers_undo_and_undo_brings_the_pin_back(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    pin = pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen00001")
+    response = curator_client.post(reverse("recall:unpin", args=[pin.pk]), follow=True)
+    page = response.content.decode()
+    assert "Unpinned." in page and not Pin.objects.exists()
+    event = AuditEvent.objects.get(action="recall.unpin")
+    assert f'data-undo-event="{event.pk}"' in page
+    curator_client.post(reverse("memory_app:audit_undo", args=[event.pk]))
+    assert Pin.objects.get().pk == pin.pk
+
+
+def test_an_import_pins_every_line_and_offers_one_undo(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    plant_note("note_tea0000001", content="Ada prefers tea in the morning")
+    lines = (
+        '{"query": "Where are the notes?", "item_id": "note_lumen00001"}\n'
+        '{"query": "What does Ada drink?", "item_id": "note_tea0000001", "comment": "c"}\n'
+    )
+    response = curator_client.post(reverse("recall:import"), {"lines": lines}, follow=True)
+    page = response.content.decode()
+    assert "Imported 2 pins." in page and "data-undo-batch=" in page
+    assert Pin.objects.count() == 2
+
+
+def test_an_imported_file_with_a_bad_line_is_refused_naming_the_line_and_field(curator_client):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    plant_note("note_lumen00001", content=LUMEN)
+    text = b'{"query": "q", "item_id": "note_lumen00001"}\n{"query": 3, "item_id": "x"}\n'
+    upload = SimpleUploadedFile("pins.jsonl", text, content_type="application/x-ndjson")
+    response = curator_client.post(reverse("recall:import"), {"file": upload})
+    assert response.status_code == 400
+    assert "line 2: query: must be a text" in response.content.decode()
+    assert not Pin.objects.exists()
+
+
+def test_a_notes_page_lists_its_pinned_questions_and_pins_one_more(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    pin_create(actor=CURATOR, query="Where are the notes?", item_id="note_lumen00001")
+    url = reverse("memory_app:note_detail", args=["note_lumen00001"])
+    page = curator_client.get(url).content.decode()
+    assert "“Where are the notes?”" in page and 'id="note-pin-form"' in page
+    response = curator_client.post(
+        reverse("recall:pin"),
+        {"query": "How is Lumen stored?", "item_id": "note_lumen00001", "next": url},
+    )
+    assert response["Location"] == url
+    assert Pin.objects.filter(query="How is Lumen stored?").exists()
+
+
+def test_a_run_page_keeps_each_result_as_it_was(viewer_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen00001")
+    run = memory_tests_run(actor=CURATOR, trigger=TestRun.PAGE)
+    Pin.objects.all().delete()
+    page = viewer_client.get(reverse("recall:run_detail", args=[run.pk])).content.decode()
+    assert 'data-status="pass"' in page and "(unpinned since)" in page
+
+
+def test_a_note_pinned_for_the_message_is_marked_pinned_on_the_preview(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    core_notes().add_core("The user is called Ada", "Identity")
+    pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen00001")
+    url = reverse("memory_app:retrieval") + "?message=" + LUMEN.replace(" ", "+")
+    page = curator_client.get(url).content.decode()
+    assert page.count(">Pin this</button>") == 1  # the core note's
+    assert '<a class="pill up" href="/memory-tests/"' in page
+    assert 'name="item_id" value="note_lumen00001"' not in page
