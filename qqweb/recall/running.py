@@ -149,6 +149,7 @@ def pins_evaluate(*, without: Mapping[str, frozenset[str]] | None = None) -> Eva
     without = without or {}
     engines: dict[str, RecallEngine | None] = {}
     recalls: dict[tuple[str, str], Recall | None] = {}
+    down: dict[str, Recall] = {}  # a source whose retrieval failed: asked no more this run
     outcomes: list[PinOutcome] = []
     for pin in Pin.objects.order_by("source", "query", "id"):
         if pin.source not in engines:
@@ -157,7 +158,12 @@ def pins_evaluate(*, without: Mapping[str, frozenset[str]] | None = None) -> Eva
         gone = without.get(pin.source, frozenset())
         key = (pin.source, pin.query)
         if key not in recalls:
-            recalls[key] = _recall(engine, pin.query, gone) if engine is not None else None
+            answered = down.get(pin.source) or (
+                _recall(engine, pin.query, gone) if engine is not None else None
+            )
+            if answered is not None and answered.error:
+                down[pin.source] = answered
+            recalls[key] = answered
         recall = recalls[key]
         if pin.item_id in gone and recall is not None and not recall.error:
             outcome = Outcome(reason=TAKEN_OUT)

@@ -13,7 +13,7 @@ from qqweb.lib.actors import Actor
 from qqweb.recall.models import Pin, TestRun
 from qqweb.recall.running import pins_evaluate
 from qqweb.recall.services import memory_tests_run, pin_create, pin_delete
-from tests.helpers import plant_note
+from tests.helpers import json_server, plant_note
 from tests.services import free_port
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("mongo", "memory_dir")]
@@ -126,6 +126,27 @@ def test_an_embedding_service_that_is_down_fails_the_pin_with_the_reason(setting
     assert result.reason.startswith("the agent's retrieval failed: ")
     assert "unavailable" in result.reason
     assert run.failed == 1
+
+
+def test_a_retrieval_that_fails_is_asked_once_a_run_and_fails_every_pin_of_its_memory(settings):
+    """A store or model that is down is not asked again for every pin (each ask would wait
+    its timeout): the first failure fails the memory's other pins with the same reason."""
+    seen: list[dict[str, object]] = []
+
+    def refuse(path: str, body: dict[str, object]) -> dict[str, object]:
+        raise ConnectionAbortedError("the embedding service is down")
+
+    with json_server(refuse, seen) as url:
+        settings.QQ_EMBEDDING_BACKEND = "openai"
+        settings.TEI_URL = url
+        for i in range(3):
+            Pin.objects.create(query=f"question {i}", item_id=f"note_{i:012d}", created_by="t")
+        run = _run()
+    reasons = {r.reason for r in run.results.all()}
+    assert run.failed == 3 and len(reasons) == 1
+    assert reasons.pop().startswith("the agent's retrieval failed: ")
+    asked = {str(r["body"]) for r in seen}
+    assert asked == {str(seen[0]["body"])}  # only the first question was sent
 
 
 def test_an_unpinned_pin_keeps_its_past_results():
