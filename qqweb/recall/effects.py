@@ -1,0 +1,162 @@
+"""What a curation plan would do to the pinned recalls, computed on the plan (no write).
+
+A plan removes items from the agent's memory: an archival or a bulk archive takes notes
+out, a merge keeps one note of a pair (the survivor holds the other's text), the facts
+agent's next start deletes facts. :func:`plan_effect` is given that as ``removed`` (an
+item's id -> the item that holds its text after the plan, or None when it is gone) and
+answers which pins pass now and would fail once the plan is applied, each with why.
+
+Removing items only moves the others up in the agent's order, so a pin can be lost only
+when the item it is recalled through (its own, or a merge's survivor it follows) is in
+the plan. Those pins (the *touched* ones) are asked of the engine twice: now, and after
+the plan (``without=`` the removed ids, on the survivor where there is one); a pin that
+fails already is not lost by the plan. Every other pin costs one read of where its item
+is (``whereabouts``: one lookup by id), no vector search.
+
+Cost: one lookup per pin of the source, plus at most two vector searches (with their
+query's embedding) per distinct query of a touched pin; nothing when the plan touches no
+pinned item."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from qqweb.lib.errors import QQError
+from qqweb.recall.engines import Recall, RecallEngine, Whereabouts, recall_engine
+from qqweb.recall.models import Pin
+from qqweb.recall.running import pin_evaluate
+
+
+@dataclass(frozen=True)
+class LostRecall:
+    """A pin that passes now and would fail after the plan: ``why`` in the user's terms
+    ("archived by this plan", "merged into note_b by this plan, and note_b is not
+    recalled: ...")."""
+
+    pin_id: int
+    query: str
+    item_id: str
+    item_text: str
+    why: str
+
+
+@dataclass(frozen=True)
+class PlanEffect:
+    """The effect of a plan on the pins of one source: ``pins`` of them in all, the ones
+    it ``lost``, and ``highlight``: the plan's items that pinned recalls go through (the
+    rows the plan's table marks), lost or not. ``error``: the pins could not be checked
+    (the store is down), so nothing is known of the effect."""
+
+    source: str
+    pins: int
+    lost: list[LostRecall]
+    highlight: frozenset[str]
+    error: str = ""
+
+    @property
+    def loses(self) -> bool:
+        return bool(self.lost)
+
+    @property
+    def summary(self) -> str:
+        """ "This plan loses 2 of 40 pinned recalls" ("" when it loses none)."""
+        if self.error:
+            return f"The effect of this plan on the pinned recalls is unknown: {self.error}"
+        if not self.lost:
+            return ""
+        s = "" if self.pins == 1 else "s"
+        return f"This plan loses {len(self.lost)} of {self.pins} pinned recall{s}"
+
+
+class _Planned:
+    """The engine as it would answer once the plan is applied: the removed items are not
+    retrieved, and a removed item's whereabouts says the plan removed it (and follows it
+    to its survivor)."""
+
+    def __init__(self, engine: RecallEngine, removed: Mapping[str, str | None], action: str):
+        self.engine, self.removed, self.action = engine, removed, action
+        self.source, self.label, self.k = engine.source, engine.label, engine.k
+
+    def recall(self, query: str, *, without: frozenset[str] = frozenset()) -> Recall:
+        return self.engine.recall(query, without=without | frozenset(self.removed))
+
+    def whereabouts(self, item_id: str) -> Whereabouts:
+        if item_id in self.removed:
+            return self._by_plan(item_id)
+        where = self.engine.whereabouts(item_id)
+        if where.now_id and where.now_id in self.removed:
+            later = self._by_plan(where.now_id)
+            reason = f"{where.reason}, and {where.now_id} is {later.reason}"
+            return Whereabouts(False, where.text, reason, later.now_id)
+        return where
+
+    def _by_plan(self, item_id: str) -> Whereabouts:
+        survivor = self.removed[item_id]
+        if survivor:
+            return Whereabouts(
+                False, reason=f"merged into {survivor} by this plan", now_id=survivor
+            )
+        return Whereabouts(False, reason=f"{self.action} by this plan")
+
+    def left_out(self, query: str, item_id: str) -> str:
+        return self.engine.left_out(query, item_id)
+
+    def score(self, query: str, item_id: str) -> float | None:
+        return self.engine.score(query, item_id)
+
+
+def _holder(engine: RecallEngine, pin: Pin) -> str:
+    """The item a pin is recalled through now: its own, or the note holding its text."""
+    where = engine.whereabouts(pin.item_id)
+    return pin.item_id if where.present else where.now_id
+
+
+def _answered(recall: Recall) -> Recall:
+    """The recall, or its failure raised: a pin the agent cannot be asked is not lost by
+    the plan, its effect is unknown."""
+    if recall.error:
+        raise _Unanswered(recall.error)
+    return recall
+
+
+class _Unanswered(QQError):
+    pass
+
+
+def plan_effect(
+    source: str, removed: Mapping[str, str | None], *, action: str = "removed"
+) -> PlanEffect:
+    """The pins of ``source`` a plan removing ``removed`` would lose (module docstring:
+    what it costs). ``action`` says what the plan does to a removed item with no
+    survivor, in the reason ("archived" by this plan)."""
+    pins = list(Pin.objects.filter(source=source))
+    engine = recall_engine(source) if pins and removed else None
+    if engine is None:
+        return PlanEffect(source, len(pins), [], frozenset())
+    try:
+        touched = [
+            (pin, holder)
+            for pin in pins
+            if (holder := pin.item_id if pin.item_id in removed else _holder(engine, pin))
+            in removed
+        ]
+        planned = _Planned(engine, removed, action)
+        now: dict[str, Recall] = {}
+        after: dict[str, Recall] = {}
+        lost = []
+        for pin, _ in touched:
+            if pin.query not in now:
+                now[pin.query] = _answered(engine.recall(pin.query))
+            if not pin_evaluate(engine, now[pin.query], pin).passed:
+                continue  # failing already: the plan does not lose it
+            if pin.query not in after:
+                after[pin.query] = _answered(planned.recall(pin.query))
+            outcome = pin_evaluate(planned, after[pin.query], pin)
+            if not outcome.passed:
+                lost.append(
+                    LostRecall(pin.pk, pin.query, pin.item_id, pin.item_text, outcome.reason)
+                )
+    except QQError as e:
+        return PlanEffect(source, len(pins), [], frozenset(), error=str(e))
+    return PlanEffect(source, len(pins), lost, frozenset(h for _, h in touched))
