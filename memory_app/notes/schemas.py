@@ -321,11 +321,40 @@ class PlanItemOut(Schema):
     after: str
 
 
+class LostRecallOut(Schema):
+    pin_id: int
+    query: str
+    item_id: str
+    item_text: str
+    why: str = Field(description="Why the agent would no longer recall it once the plan applies")
+
+
+class PinsEffectOut(Schema):
+    pins: int = Field(description="The pinned recalls of the notes")
+    lost: list[LostRecallOut] = Field(
+        description="The pins that pass now and would fail once the plan applies"
+    )
+    pinned_items: list[str] = Field(
+        description="The plan's notes that pinned recalls go through, lost or not"
+    )
+    error: str = Field(description="Why the effect is unknown (the store is down); else empty")
+
+    @staticmethod
+    def resolve_pinned_items(obj: Any) -> list[str]:
+        return sorted(obj.highlight)
+
+
 class PlanOut(Schema):
     run: int
     summary: str
     total: int
     items: list[PlanItemOut]
+    pins: PinsEffectOut | None = Field(
+        None,
+        description="What the plan would do to the pinned recalls (memory tests), "
+        "computed on the plan with the agent's retrieval; null for a plan that cannot "
+        "lose one (a purge, a decay, an auto-consolidation)",
+    )
 
 
 class ReviewVerdictIn(Schema):

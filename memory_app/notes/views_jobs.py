@@ -17,6 +17,7 @@ from memory_app.notes.selectors.jobs import (
     jobs_overview,
     run_detail,
 )
+from memory_app.notes.selectors.plan_effects import run_plan_effect
 from memory_app.notes.selectors.plans import plan_expired, plans_waiting
 from memory_app.notes.services.jobs import schedule_update
 from qqweb.jobs.models import Run
@@ -89,9 +90,12 @@ def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
     """A run: its progress (polled while it is open), its plan, what became of it."""
     run = get_object_or_404(Run, pk=run_id)
     detail = run_detail(run=run, has_plan_job=plan_job(run.kind) is not None)
+    expired = plan_expired(run=run) if detail.can_apply else 0
     context = {
         "d": detail,
-        "expired": plan_expired(run=run) if detail.can_apply else 0,
+        "expired": expired,
+        # what the plan would do to the pinned recalls, while it can still be applied
+        "pins": run_plan_effect(run) if detail.can_apply and not expired else None,
         "decay_comparison": decay_agent_comparison(run=run) if run.kind == "decay" else None,
         "is_admin": has_role(request.user, ADMIN),
         "no_worker": waits_for_worker(run),

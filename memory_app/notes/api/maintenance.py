@@ -12,6 +12,7 @@ from pydantic import Field
 from memory_app.notes.api.common import router
 from memory_app.notes.schemas import JobIn, PlanOut, RunOut, job_in
 from memory_app.notes.selectors.jobs import plan_page, plan_summary
+from memory_app.notes.selectors.plan_effects import run_plan_effect
 from qqweb.jobs.errors import RunRefused, UnknownJob
 from qqweb.jobs.models import Run
 from qqweb.jobs.registry import JOBS, Job
@@ -45,13 +46,20 @@ def maintenance_run_plan(
     request: HttpRequest, run_id: int, offset: Offset = 0, limit: Limit1000 = 200
 ) -> dict[str, Any]:
     """The plan of a dry run of a destructive job (archival, purge, decay,
-    auto-consolidation): each note it would change, before -> after, paged."""
+    auto-consolidation): each note it would change, before -> after, paged, and
+    what it would do to the pinned recalls (``pins``)."""
     require_role(request, VIEWER)
     run = run_get(run_id=run_id, plan=True)
     if run.plan is None:
         raise RunRefused(f"run {run.pk} has no plan (only dry runs of destructive jobs)")
     total, items = plan_page(run=run, offset=offset, limit=limit)
-    return {"run": run.pk, "summary": plan_summary(run), "total": total, "items": items}
+    return {
+        "run": run.pk,
+        "summary": plan_summary(run),
+        "total": total,
+        "items": items,
+        "pins": run_plan_effect(run),
+    }
 
 
 @router.post(

@@ -1,0 +1,96 @@
+"""An archival plan's preview says which pinned recalls it would lose before it applies:
+the run page names each pin and marks its note's row, the API's plan carries the same."""
+
+import pytest
+from django.urls import reverse
+
+from memory_app.notes.stores import notes_store
+from qqweb.jobs.runner import job_create, job_run
+from qqweb.lib.actors import Actor
+from qqweb.recall.services import pin_create
+from tests.helpers import plant_note as plant
+
+ADA = Actor("user", "ada-admin", role="admin")
+LUMEN = "Lumen stores its notes in MongoDB with embeddings"
+TEA = "Ada prefers green tea in the morning"
+pytestmark = pytest.mark.django_db
+
+
+def _preview(kind="archival", params=None):
+    dry = job_create(kind=kind, actor=ADA, dry_run=True, params=params or {})
+    job_run(run=dry)
+    dry.refresh_from_db()
+    return dry
+
+
+@pytest.fixture
+def pinned(stores):
+    """Two pinned notes the agent recalls (effective importance 0.3 and 0.9, above
+    QQ_MIN_RETRIEVAL_IMPORTANCE 0.2) and one it does not: an archival at threshold 0.5
+    plans the first and the third."""
+    plant("note_lumen000001", 0.3, 0, content=LUMEN)
+    plant("note_tea00000001", 0.9, 0, content=TEA)
+    plant("note_0000000000a3", 0.01, 300)
+    pin_create(actor=ADA, query=LUMEN, item_id="note_lumen000001")
+    pin_create(actor=ADA, query=TEA, item_id="note_tea00000001")
+
+
+def _page(client, run):
+    return client.get(reverse("memory_app:maintenance_run", args=[run.pk])).content.decode()
+
+
+@pytest.mark.usefixtures("pinned")
+def test_the_archival_preview_names_the_pin_it_would_lose_before_its_apply_button(
+    admin_client_,
+):
+    dry = _preview(params={"threshold": 0.5})
+    page = _page(admin_client_, dry)
+    warning = page.split('id="plan-pins-lost"')[1].split("</div>")[0]
+    assert "This plan loses 1 of 2 pinned recalls:" in warning
+    assert f"“{LUMEN}” →" in warning and "archived by this plan" in warning
+    assert reverse("memory_app:note_detail", args=["note_lumen000001"]) in warning
+    assert page.index('id="plan-pins-lost"') < page.index('id="plan-apply-button"')
+    assert '<tr data-note-id="note_lumen000001" class="pinned"' in page
+    assert '<tr data-note-id="note_0000000000a3">' in page  # not pinned: not marked
+    assert notes_store().count() == 3  # the preview wrote nothing
+
+
+@pytest.mark.usefixtures("pinned")
+def test_an_archival_of_notes_the_agent_leaves_out_already_warns_of_nothing(admin_client_):
+    """At the default threshold (0.05) the plan only holds notes below
+    QQ_MIN_RETRIEVAL_IMPORTANCE (0.2): the agent recalls none of them already."""
+    pin_create(actor=ADA, query="anything", item_id="note_0000000000a3")
+    dry = _preview()
+    page = _page(admin_client_, dry)
+    assert [item["note_id"] for item in dry.plan] == ["note_0000000000a3"]
+    assert 'id="plan-pins-lost"' not in page and "This plan loses" not in page
+    assert '<tr data-note-id="note_0000000000a3" class="pinned"' in page  # failing, marked
+
+
+@pytest.mark.usefixtures("pinned")
+def test_the_api_plan_carries_the_lost_pins(admin_client_):
+    dry = _preview(params={"threshold": 0.5})
+    body = admin_client_.get(f"/api/maintenance/runs/{dry.pk}/plan").json()
+    assert body["pins"]["pins"] == 2 and body["pins"]["error"] == ""
+    assert body["pins"]["pinned_items"] == ["note_lumen000001"]
+    [lost] = body["pins"]["lost"]
+    assert (lost["query"], lost["item_id"], lost["why"]) == (
+        LUMEN,
+        "note_lumen000001",
+        "archived by this plan",
+    )
+
+
+@pytest.mark.usefixtures("pinned")
+def test_a_decay_plan_has_no_pin_effect_in_the_api(admin_client_):
+    dry = _preview(kind="decay")
+    body = admin_client_.get(f"/api/maintenance/runs/{dry.pk}/plan").json()
+    assert body["total"] >= 1 and body["pins"] is None
+
+
+@pytest.mark.usefixtures("pinned")
+def test_once_the_plan_is_applied_its_page_no_longer_warns(admin_client_):
+    dry = _preview(params={"threshold": 0.5})
+    response = admin_client_.post(reverse("memory_app:maintenance_run_apply", args=[dry.pk]))
+    assert response.status_code == 302
+    assert 'id="plan-pins-lost"' not in _page(admin_client_, dry)
