@@ -13,13 +13,19 @@ from django.urls import reverse
 from django_celery_beat.models import PeriodicTask
 
 from memory_app.notes.selectors.jobs import plan_summary
-from memory_app.notes.services.jobs import scheduled_run_create, schedules_ensure
+from memory_app.notes.services.jobs import (
+    scheduled_plan_settle,
+    scheduled_run_create,
+    schedules_ensure,
+)
 from memory_app.notes.stores import notes_store
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
 from qqweb.jobs.models import Run
 from qqweb.jobs.runner import job_apply_plan, job_run
 from qqweb.lib.actors import Actor
+from qqweb.recall.services import pin_create
+from tests.helpers import note_content
 from tests.helpers import plant_note as plant
 
 ADA = Actor("user", "ada-admin", role="admin")
@@ -175,3 +181,38 @@ def test_a_schedule_edit_is_audited_and_undone(admin_client_, admin_user, stores
         follow=True,
     )
     assert "dedup_scan has no plan to apply" in refused.content.decode()
+
+
+def plant_pinned_archival(pinned_in_plan):
+    """20 notes the archival keeps and one it plans at threshold 0.5 (1 of 21: within the
+    5% cap), which the agent recalls (effective importance 0.3, above 0.2); the pin is on
+    that note, or on a kept one."""
+    plant_notes(low=0, total=20)
+    lumen = "Lumen stores its notes in MongoDB with embeddings"
+    plant("note_lumen000001", 0.3, 0, content=lumen)
+    item = "note_lumen000001" if pinned_in_plan else "note_0000000000000000"
+    query = lumen if pinned_in_plan else note_content("note_0000000000000000")
+    pin_create(actor=ADA, query=query, item_id=item)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("pinned_in_plan", [True, False])
+def test_an_opted_in_archival_that_would_lose_a_pinned_recall_waits_with_the_reason(
+    stores, admin_client_, settings, pinned_in_plan
+):
+    settings.QQ_ARCHIVE_THRESHOLD = 0.5  # the schedule's archival plans note_lumen000001
+    plant_pinned_archival(pinned_in_plan)
+    run = scheduled_run_create(kind="archival")
+    job_run(run=run)
+    applying = scheduled_plan_settle(run_id=run.pk, apply=True)
+    run.refresh_from_db()
+    assert [item["note_id"] for item in run.plan] == ["note_lumen000001"]
+    if not pinned_in_plan:  # the control: the same plan, losing no pin, applies
+        assert applying is not None and "waits" not in run.stats
+        return
+    assert applying is None and Run.objects.filter(kind="archival").count() == 1
+    assert run.stats["waits"] == "it would lose 1 pinned recall: it waits for review"
+    assert notes_store().count() == 21
+    html = admin_client_.get(reverse("memory_app:overview")).content.decode()
+    waits = html.split('id="plans-waiting"')[1].split("</section>")[0]
+    assert "not applied on its own because it would lose 1 pinned recall" in waits

@@ -6,7 +6,9 @@ purge or auto-consolidation is a dry run that keeps its plan and waits for a cur
 apply it (the Overview and the Jobs page say so). An admin may opt a schedule into
 applying its plan on its own (``apply`` in the beat entry's kwargs; the edit is audited
 and undoable); even then a plan that would change more than QQ_SCHEDULE_MAX_SHARE of the
-notes (or of the archive's lines, for a purge) stops and waits for review."""
+notes (or of the archive's lines, for a purge) stops and waits for review, and so does a
+plan that would lose a pinned recall (a memory test that passes now), whatever the
+schedule's setting."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from django_celery_beat.models import CrontabSchedule, PeriodicTask
 from django_celery_beat.validators import crontab_validator
 
 from memory_app.notes.errors import InvalidSchedule, ScheduleNotFound
+from memory_app.notes.selectors.plan_effects import run_plan_effect
 from qqweb.audit.errors import UndoRefused
 from qqweb.audit.services import audit_begin, audited
 from qqweb.jobs.errors import UnknownJob
@@ -159,8 +162,9 @@ def plan_changes(run: Run) -> tuple[int, int]:
 
 def scheduled_plan_settle(*, run_id: int, apply: bool) -> Run | None:
     """After a scheduled dry run: the run that applies its plan when the schedule is opted
-    in and the plan changes at most QQ_SCHEDULE_MAX_SHARE of the whole; else None, and
-    the plan waits for a curator (the run's ``waits`` says why, when it was opted in)."""
+    in, the plan changes at most QQ_SCHEDULE_MAX_SHARE of the whole and loses no pinned
+    recall; else None, and the plan waits for a curator (the run's ``waits`` says why,
+    when it was opted in)."""
     run = Run.objects.filter(pk=run_id).first()
     if run is None or not apply or run.status != Run.DONE or run.plan is None:
         return None
@@ -171,14 +175,35 @@ def scheduled_plan_settle(*, run_id: int, apply: bool) -> Run | None:
     if changes > cap * whole:
         what = "archive lines" if run.kind == "archive_purge" else "notes"
         share = f"{100 * changes / whole:.1f}%" if whole else "all"
-        run.stats = {
-            **run.stats,
-            "waits": f"it would change {changes} of {whole} {what} ({share}), more than "
+        _waits(
+            run,
+            f"it would change {changes} of {whole} {what} ({share}), more than "
             f"QQ_SCHEDULE_MAX_SHARE ({100 * cap:g}%) allows on a schedule: it waits for review",
-        }
-        run.save(update_fields=["stats"])
+        )
+        return None
+    pins = _pins_lost(run)
+    if pins:
+        _waits(run, pins)
         return None
     return job_apply_plan(actor=SCHEDULER, run_id=run.pk)
+
+
+def _pins_lost(run: Run) -> str:
+    """Why the plan must wait for its effect on the pinned recalls, or ""."""
+    effect = run_plan_effect(run)
+    if effect is None:
+        return ""
+    if effect.error:
+        return f"its effect on the pinned recalls could not be checked ({effect.error})"
+    if not effect.lost:
+        return ""
+    lost = len(effect.lost)
+    return f"it would lose {lost} pinned recall{'' if lost == 1 else 's'}: it waits for review"
+
+
+def _waits(run: Run, reason: str) -> None:
+    run.stats = {**run.stats, "waits": reason}
+    run.save(update_fields=["stats"])
 
 
 UNDO_HANDLERS = {"schedule.update": _undo_schedule_update}
