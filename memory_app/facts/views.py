@@ -16,6 +16,7 @@ from memory_app.facts import selectors
 from memory_app.facts.lib import FactNotFound, FactsConfigError
 from memory_app.facts.lib.errors import InvalidFact
 from memory_app.facts.lib.lint import agent_broken
+from memory_app.facts.plan_effects import next_start_effect
 from memory_app.facts.stores import facts_enabled
 from qqweb.lib.auth import VIEWER, role_required
 from qqweb.lib.errors import StoreUnavailable
@@ -94,7 +95,10 @@ def next_start(request: HttpRequest) -> HttpResponse:
         context = {"row": row, "row_id": f"pair-{anchor_id}-{deleted_id}"}
         return render(request, "facts_app/next_start.html#pair", context)
     review = selectors.next_start_review()
-    return render(request, "facts_app/next_start.html", {"plan": review.plan, "review": review})
+    pins = next_start_effect(review.plan)  # the pinned facts it would delete, and lose
+    return render(
+        request, "facts_app/next_start.html", {"plan": review.plan, "review": review, "pins": pins}
+    )
 
 
 @require_GET

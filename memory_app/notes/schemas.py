@@ -10,6 +10,7 @@ from memory_app.notes.job_params import MAX_DAYS, ArchivePurgeParams
 from memory_app.notes.lib.listing import NoteFilter
 from qqweb.jobs.params import JobParams, NoParams
 from qqweb.lib.api_types import CountOut, Cursor, Fraction, SearchText, ShortText, UtcDateTime
+from qqweb.recall.effect_schemas import PinsEffectOut
 
 
 class MemoryOverviewOut(Schema):
@@ -319,29 +320,6 @@ class PlanItemOut(Schema):
     other_text: str | None = None
     before: str
     after: str
-
-
-class LostRecallOut(Schema):
-    pin_id: int
-    query: str
-    item_id: str
-    item_text: str
-    why: str = Field(description="Why the agent would no longer recall it once the plan applies")
-
-
-class PinsEffectOut(Schema):
-    pins: int = Field(description="The pinned recalls of the notes")
-    lost: list[LostRecallOut] = Field(
-        description="The pins that pass now and would fail once the plan applies"
-    )
-    pinned_items: list[str] = Field(
-        description="The plan's notes that pinned recalls go through, lost or not"
-    )
-    error: str = Field(description="Why the effect is unknown (the store is down); else empty")
-
-    @staticmethod
-    def resolve_pinned_items(obj: Any) -> list[str]:
-        return sorted(obj.highlight)
 
 
 class PlanOut(Schema):

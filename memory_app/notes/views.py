@@ -127,7 +127,7 @@ def notes_bulk(request: HttpRequest) -> HttpResponse:
     ids = data["note_ids"] if data["scope"] == "selected" else None
     flt = filter_form.note_filter() if data["scope"] == "matching" else None
     if not data["confirmed"]:
-        preview = services.notes_bulk_preview(note_ids=ids, flt=flt)
+        preview = services.notes_bulk_preview(note_ids=ids, flt=flt, action=data["action"])
         return render(
             request,
             "memory_app/_bulk_confirm.html",

@@ -53,6 +53,7 @@ class PlanEffect:
     lost: list[LostRecall]
     highlight: frozenset[str]
     error: str = ""
+    subject: str = "This plan"  # what the summary says loses them ("The next start")
 
     @property
     def loses(self) -> bool:
@@ -62,11 +63,12 @@ class PlanEffect:
     def summary(self) -> str:
         """ "This plan loses 2 of 40 pinned recalls" ("" when it loses none)."""
         if self.error:
-            return f"The effect of this plan on the pinned recalls is unknown: {self.error}"
+            what = self.subject[:1].lower() + self.subject[1:]
+            return f"The effect of {what} on the pinned recalls is unknown: {self.error}"
         if not self.lost:
             return ""
         s = "" if self.pins == 1 else "s"
-        return f"This plan loses {len(self.lost)} of {self.pins} pinned recall{s}"
+        return f"{self.subject} loses {len(self.lost)} of {self.pins} pinned recall{s}"
 
 
 class _Planned:
@@ -74,8 +76,10 @@ class _Planned:
     retrieved, and a removed item's whereabouts says the plan removed it (and follows it
     to its survivor)."""
 
-    def __init__(self, engine: RecallEngine, removed: Mapping[str, str | None], action: str):
-        self.engine, self.removed, self.action = engine, removed, action
+    def __init__(
+        self, engine: RecallEngine, removed: Mapping[str, str | None], gone: str, kept: str
+    ):
+        self.engine, self.removed, self.gone, self.kept = engine, removed, gone, kept
         self.source, self.label, self.k = engine.source, engine.label, engine.k
 
     def recall(self, query: str, *, without: frozenset[str] = frozenset()) -> Recall:
@@ -94,10 +98,8 @@ class _Planned:
     def _by_plan(self, item_id: str) -> Whereabouts:
         survivor = self.removed[item_id]
         if survivor:
-            return Whereabouts(
-                False, reason=f"merged into {survivor} by this plan", now_id=survivor
-            )
-        return Whereabouts(False, reason=f"{self.action} by this plan")
+            return Whereabouts(False, reason=self.kept.format(survivor), now_id=survivor)
+        return Whereabouts(False, reason=self.gone)
 
     def left_out(self, query: str, item_id: str) -> str:
         return self.engine.left_out(query, item_id)
@@ -125,15 +127,21 @@ class _Unanswered(QQError):
 
 
 def plan_effect(
-    source: str, removed: Mapping[str, str | None], *, action: str = "removed"
+    source: str,
+    removed: Mapping[str, str | None],
+    *,
+    gone: str = "removed by this plan",
+    kept: str = "merged into {} by this plan",
+    subject: str = "This plan",
 ) -> PlanEffect:
     """The pins of ``source`` a plan removing ``removed`` would lose (module docstring:
-    what it costs). ``action`` says what the plan does to a removed item with no
-    survivor, in the reason ("archived" by this plan)."""
+    what it costs). The reasons say what the plan does to a removed item: ``gone`` when
+    it has no survivor ("archived by this plan"), ``kept`` with its survivor's id
+    ("merged into {} by this plan"); ``subject`` names the plan in the summary."""
     pins = list(Pin.objects.filter(source=source))
     engine = recall_engine(source) if pins and removed else None
     if engine is None:
-        return PlanEffect(source, len(pins), [], frozenset())
+        return PlanEffect(source, len(pins), [], frozenset(), subject=subject)
     try:
         touched = [
             (pin, holder)
@@ -141,7 +149,7 @@ def plan_effect(
             if (holder := pin.item_id if pin.item_id in removed else _holder(engine, pin))
             in removed
         ]
-        planned = _Planned(engine, removed, action)
+        planned = _Planned(engine, removed, gone, kept)
         now: dict[str, Recall] = {}
         after: dict[str, Recall] = {}
         lost = []
@@ -158,5 +166,5 @@ def plan_effect(
                     LostRecall(pin.pk, pin.query, pin.item_id, pin.item_text, outcome.reason)
                 )
     except QQError as e:
-        return PlanEffect(source, len(pins), [], frozenset(), error=str(e))
-    return PlanEffect(source, len(pins), lost, frozenset(h for _, h in touched))
+        return PlanEffect(source, len(pins), [], frozenset(), str(e), subject)
+    return PlanEffect(source, len(pins), lost, frozenset(h for _, h in touched), "", subject)

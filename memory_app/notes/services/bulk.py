@@ -14,11 +14,13 @@ from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.listing import NoteFilter
 from memory_app.notes.lib.mongo_store import validate_importance
 from memory_app.notes.lib.replica import lists as read_list
+from memory_app.notes.selectors.plan_effects import notes_removal_effect
 from memory_app.notes.services.notes import note_archive, note_edit
 from memory_app.notes.stores import notes_store
 from qqweb.audit.services import BulkResult
 from qqweb.lib.actors import Actor
 from qqweb.lib.errors import InvalidInput
+from qqweb.recall.effects import PlanEffect
 
 BULK_ACTIONS = ("archive", "set_importance", "move_section")
 
@@ -102,10 +104,12 @@ def bulk_matching_ids(flt: NoteFilter) -> list[str]:
 
 @dataclass(frozen=True)
 class BulkPreview:
-    """What a bulk action would touch: how many notes, and the first few to show."""
+    """What a bulk action would touch: how many notes, the first few to show (the pinned
+    ones first), and for an archive what it would do to the pinned recalls."""
 
     count: int
     shown: list[Note]
+    pins: PlanEffect | None = None
 
     @property
     def more(self) -> int:
@@ -113,15 +117,19 @@ class BulkPreview:
 
 
 def notes_bulk_preview(
-    *, note_ids: list[str] | None, flt: NoteFilter | None, show: int = 10
+    *, note_ids: list[str] | None, flt: NoteFilter | None, action: str = "", show: int = 10
 ) -> BulkPreview:
     """The notes ``notes_bulk`` would act on (the listed ones, or every note matching
-    ``flt``), for its confirmation: the count and the first ``show`` notes."""
+    ``flt``), for its confirmation: the count and the first ``show`` notes; an archive's
+    effect on the pinned recalls (computed without a write), its pinned notes shown first."""
     ids = (
         list(dict.fromkeys(note_ids))
         if note_ids is not None
         else bulk_matching_ids(flt or NoteFilter())
     )
+    pins = notes_removal_effect(ids, gone="archived by this plan") if action == "archive" else None
+    if pins is not None and pins.highlight:
+        ids = sorted(ids, key=lambda i: i not in pins.highlight)  # stable: pinned first
     found = notes_store().notes_by_ids(ids[:show])
     shown = [found[i] for i in ids[:show] if i in found]
-    return BulkPreview(count=len(ids), shown=shown)
+    return BulkPreview(count=len(ids), shown=shown, pins=pins)

@@ -94,3 +94,32 @@ def test_once_the_plan_is_applied_its_page_no_longer_warns(admin_client_):
     response = admin_client_.post(reverse("memory_app:maintenance_run_apply", args=[dry.pk]))
     assert response.status_code == 302
     assert 'id="plan-pins-lost"' not in _page(admin_client_, dry)
+
+
+@pytest.mark.usefixtures("pinned")
+def test_the_bulk_archive_confirm_names_the_pin_it_would_lose_and_lists_its_note_first(
+    curator_client,
+):
+    ids = ["note_0000000000a3", "note_lumen000001"]
+    ask = {"action": "archive", "scope": "selected", "note_ids": ids, "section": "Key Topics"}
+    html = curator_client.post(reverse("memory_app:notes_bulk"), ask).content.decode()
+    warning = html.split('id="plan-pins-lost"')[1].split("</div>")[0]
+    assert "This plan loses 1 of 2 pinned recalls:" in warning
+    assert f"“{LUMEN}” →" in warning and "archived by this plan" in warning
+    listed = html.split('<ul class="items">')[2]
+    assert listed.index("note_lumen000001") < listed.index("note_0000000000a3")
+    assert '<li class="pinned"><span class="pill pin-marker">pinned</span> ' + LUMEN in listed
+    assert notes_store().count() == 3  # asked, not applied
+
+
+@pytest.mark.usefixtures("pinned")
+def test_a_bulk_importance_change_shows_no_pin_warning(curator_client):
+    ask = {
+        "action": "set_importance",
+        "importance": "0.5",
+        "scope": "selected",
+        "note_ids": ["note_lumen000001"],
+        "section": "Key Topics",
+    }
+    html = curator_client.post(reverse("memory_app:notes_bulk"), ask).content.decode()
+    assert "<strong>1</strong> note" in html and "This plan loses" not in html

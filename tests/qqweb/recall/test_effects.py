@@ -34,7 +34,7 @@ def two_pins(mongo, memory_dir):
 
 @pytest.mark.usefixtures("two_pins")
 def test_archiving_a_recalled_pinned_note_loses_its_pin_and_writes_nothing():
-    effect = plan_effect("notes", {"note_lumen00001": None}, action="archived")
+    effect = plan_effect("notes", {"note_lumen00001": None}, gone="archived by this plan")
     [lost] = effect.lost
     assert (lost.query, lost.item_id, lost.item_text) == (LUMEN, "note_lumen00001", LUMEN)
     assert lost.why == "archived by this plan"
@@ -47,7 +47,7 @@ def test_archiving_a_recalled_pinned_note_loses_its_pin_and_writes_nothing():
 @pytest.mark.usefixtures("two_pins")
 def test_a_plan_that_touches_no_pinned_note_loses_nothing():
     plant_note("note_other00001", content="The build runs on two cores")
-    effect = plan_effect("notes", {"note_other00001": None}, action="archived")
+    effect = plan_effect("notes", {"note_other00001": None}, gone="archived by this plan")
     assert effect.lost == [] and effect.highlight == frozenset()
     assert effect.summary == "" and effect.pins == 2
 
@@ -55,7 +55,7 @@ def test_a_plan_that_touches_no_pinned_note_loses_nothing():
 def test_a_pin_that_fails_already_is_not_lost_by_the_plan_but_its_row_is_marked():
     plant_note("note_tea0000001", content=TEA)
     _pin("note_tea0000001", LUMEN)  # scores below the citation threshold: fails now
-    effect = plan_effect("notes", {"note_tea0000001": None}, action="archived")
+    effect = plan_effect("notes", {"note_tea0000001": None}, gone="archived by this plan")
     assert effect.lost == [] and effect.highlight == {"note_tea0000001"}
 
 
@@ -88,7 +88,7 @@ def test_archiving_the_survivor_of_an_earlier_merge_loses_the_pin_of_the_merged_
         note_b_id="note_lumen00002",
         primary_id="note_lumen00001",
     )
-    effect = plan_effect("notes", {"note_lumen00001": None}, action="archived")
+    effect = plan_effect("notes", {"note_lumen00001": None}, gone="archived by this plan")
     [lost] = effect.lost
     assert lost.item_id == "note_lumen00002" and effect.highlight == {"note_lumen00001"}
     assert lost.why.startswith("merged into note_lumen00001 on ")
@@ -100,7 +100,7 @@ def test_archiving_one_of_two_pinned_notes_for_a_question_loses_only_that_one():
     plant_note("note_lumen00002", content=LUMEN + " too")
     _pin("note_lumen00001", LUMEN)
     _pin("note_lumen00002", LUMEN)
-    effect = plan_effect("notes", {"note_lumen00001": None}, action="archived")
+    effect = plan_effect("notes", {"note_lumen00001": None}, gone="archived by this plan")
     assert [lost.item_id for lost in effect.lost] == ["note_lumen00001"]
     assert effect.summary == "This plan loses 1 of 2 pinned recalls"
 
@@ -109,7 +109,7 @@ def test_archiving_one_of_two_pinned_notes_for_a_question_loses_only_that_one():
 def test_an_embedding_service_that_is_down_leaves_the_effect_unknown_not_empty(settings):
     settings.QQ_EMBEDDING_BACKEND = "openai"
     settings.TEI_URL = f"http://127.0.0.1:{free_port()}/v1"
-    effect = plan_effect("notes", {"note_lumen00001": None}, action="archived")
+    effect = plan_effect("notes", {"note_lumen00001": None}, gone="archived by this plan")
     assert effect.lost == [] and effect.error
     assert effect.summary.startswith("The effect of this plan on the pinned recalls is unknown")
 
@@ -118,3 +118,15 @@ def test_a_source_with_no_pins_costs_nothing_and_loses_nothing():
     plant_note("note_lumen00001", content=LUMEN)
     effect = plan_effect("notes", {"note_lumen00001": None})
     assert (effect.pins, effect.lost, effect.summary) == (0, [], "")
+
+
+@pytest.mark.usefixtures("two_pins")
+def test_the_summary_names_what_loses_the_pins():
+    effect = plan_effect(
+        "notes",
+        {"note_tea0000001": None},
+        gone="deleted at the next start",
+        subject="The next start",
+    )
+    assert effect.summary == "The next start loses 1 of 2 pinned recalls"
+    assert effect.lost[0].why == "deleted at the next start"

@@ -1,0 +1,70 @@
+"""The next-start deletions page marks the pinned facts the agent would delete, and says
+which pinned recalls the next start would lose (qqweb follows a deleted duplicate's pin
+to the fact the agent keeps, so a pin is lost only when that one is not recalled)."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from memory_app.facts.lib import FactsStore
+from memory_app.facts.plan_effects import next_start_effect
+from memory_app.facts.selectors import next_start_plan
+from qqweb.lib.actors import Actor
+from qqweb.lib.embeddings import Embedder
+from qqweb.recall.effects import plan_effect
+from qqweb.recall.models import TestRun
+from qqweb.recall.services import memory_tests_run, pin_create
+from tests.memory_app.facts.conftest import agent_writes
+
+CURATOR = Actor("user", "curator", role="curator")
+OLDER = "The TTS server listens on port 9000."
+NEWER = "The TTS server listens on port 9000"
+QUESTION = "Which port does the TTS server listen on?"
+
+
+@pytest.fixture
+def pinned_duplicate(facts_store: FactsStore, agent_model: Embedder) -> dict[str, str]:
+    older = str(agent_writes(facts_store, agent_model, OLDER, days_ago=2))
+    newer = str(agent_writes(facts_store, agent_model, NEWER, days_ago=1))
+    agent_writes(facts_store, agent_model, "The user likes green tea.", days_ago=3)
+    pin_create(actor=CURATOR, query=QUESTION, item_id=newer, source="facts")
+    return {"older": older, "newer": newer}
+
+
+@pytest.mark.django_db
+def test_a_pinned_duplicate_the_next_start_deletes_is_recalled_through_the_kept_fact(
+    pinned_duplicate: dict[str, str],
+) -> None:
+    now = memory_tests_run(actor=CURATOR, trigger=TestRun.PAGE).results.get()
+    assert now.passed  # the agent recalls the pinned fact today
+    plan = next_start_plan()
+    assert [(d.anchor.hex_id, d.deleted.hex_id) for d in plan.deletions] == [
+        (pinned_duplicate["older"], pinned_duplicate["newer"])
+    ]
+    effect = next_start_effect(plan)
+    assert effect.pins == 1 and effect.error == ""
+    assert effect.lost == [] and effect.highlight == {pinned_duplicate["newer"]}
+
+
+@pytest.mark.django_db
+def test_the_next_start_page_marks_the_pinned_fact_and_warns_of_no_loss(
+    pinned_duplicate: dict[str, str], viewer_client: Client
+) -> None:
+    page = viewer_client.get("/facts/next-start/").content.decode()
+    deleted_cell = page.split('data-role="deleted"')[1].split("</td>")[0]
+    assert '<span class="pill pin-marker" data-pinned>pinned</span>' in deleted_cell
+    assert 'id="plan-pins-lost"' not in page
+
+
+@pytest.mark.django_db
+def test_a_next_start_that_would_delete_a_pinned_fact_with_no_survivor_names_it(
+    facts_store: FactsStore, agent_model: Embedder
+) -> None:
+    """The reason a lost fact's pin gives (a removal with no kept fact), through the
+    facts agent's own retrieval."""
+    fact = str(agent_writes(facts_store, agent_model, OLDER, days_ago=2))
+    pin_create(actor=CURATOR, query=QUESTION, item_id=fact, source="facts")
+    effect = plan_effect("facts", {fact: None}, gone="deleted at the next start")
+    [lost] = effect.lost
+    assert (lost.item_id, lost.why) == (fact, "deleted at the next start")
