@@ -77,7 +77,11 @@ class _Planned:
     to its survivor)."""
 
     def __init__(
-        self, engine: RecallEngine, removed: Mapping[str, str | None], gone: str, kept: str
+        self,
+        engine: RecallEngine,
+        removed: Mapping[str, str | None],
+        gone: str | Mapping[str, str],
+        kept: str,
     ):
         self.engine, self.removed, self.gone, self.kept = engine, removed, gone, kept
         self.source, self.label, self.k = engine.source, engine.label, engine.k
@@ -99,7 +103,9 @@ class _Planned:
         survivor = self.removed[item_id]
         if survivor:
             return Whereabouts(False, reason=self.kept.format(survivor), now_id=survivor)
-        return Whereabouts(False, reason=self.gone)
+        if isinstance(self.gone, str):
+            return Whereabouts(False, reason=self.gone)
+        return Whereabouts(False, reason=self.gone.get(item_id, "removed by this plan"))
 
     def left_out(self, query: str, item_id: str) -> str:
         return self.engine.left_out(query, item_id)
@@ -112,6 +118,17 @@ def _holder(engine: RecallEngine, pin: Pin) -> str:
     """The item a pin is recalled through now: its own, or the note holding its text."""
     where = engine.whereabouts(pin.item_id)
     return pin.item_id if where.present else where.now_id
+
+
+def pinned_holders(source: str) -> set[str]:
+    """The items the pins of ``source`` are recalled through now (one lookup per pin): a
+    plan that does not touch one of them cannot lose a pin by removing items. Raises the
+    engine's QQError when its store is down."""
+    pins = list(Pin.objects.filter(source=source))
+    engine = recall_engine(source) if pins else None
+    if engine is None:
+        return set()
+    return {h for pin in pins if (h := _holder(engine, pin))}
 
 
 def _answered(recall: Recall) -> Recall:
@@ -130,13 +147,14 @@ def plan_effect(
     source: str,
     removed: Mapping[str, str | None],
     *,
-    gone: str = "removed by this plan",
+    gone: str | Mapping[str, str] = "removed by this plan",
     kept: str = "merged into {} by this plan",
     subject: str = "This plan",
 ) -> PlanEffect:
     """The pins of ``source`` a plan removing ``removed`` would lose (module docstring:
     what it costs). The reasons say what the plan does to a removed item: ``gone`` when
-    it has no survivor ("archived by this plan"), ``kept`` with its survivor's id
+    it has no survivor ("archived by this plan", or one per item id), ``kept`` with its
+    survivor's id
     ("merged into {} by this plan"); ``subject`` names the plan in the summary."""
     pins = list(Pin.objects.filter(source=source))
     engine = recall_engine(source) if pins and removed else None

@@ -2,34 +2,75 @@
 (:func:`qqweb.recall.effects.plan_effect`, computed on the plan, no write).
 
 An archival plan, and a bulk archive (its confirmation), take their notes out of the
-agent's retrieval: each is removed with no survivor. The other plans say nothing here:
-a purge drops archive lines (an archived note is not retrieved already); an
-auto-consolidation merges pairs whose survivor the merge picks when it applies (the
-Review page's merge and supersede keep a survivor too, which holds the merged note's
-text, so a pin follows it); a decay lowers importances, which the notes engine cannot
-evaluate before the write."""
+agent's retrieval: each is removed with no survivor. A decay plan lowers stored
+importances, and the agent leaves out a note whose effective importance (computed from
+the stored one) is below ``QQ_MIN_RETRIEVAL_IMPORTANCE``: a pinned note the decay takes
+below it is removed, with that reason. (A decay also raises some importances; a note it
+raises back above the minimum may outrank a pin, which this does not count.)
+
+The other plans say nothing here: a purge drops archive lines (an archived note is not
+retrieved already); an auto-consolidation merges pairs whose survivor the merge picks
+when it applies (the Review page's merge and supersede keep a survivor too, which holds
+the merged note's text, so a pin follows it)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from qqweb.jobs.models import Run
-from qqweb.recall.effects import PlanEffect, plan_effect
+from django.conf import settings
 
-EFFECT_KINDS = {"archival": "archived by this plan"}  # kind: what its plan does to a note
+from memory_app.notes.job_plans import DecayItem, plan_from_json
+from memory_app.notes.lib.documents import effective_importance, utcnow_naive
+from memory_app.notes.stores import notes_store
+from qqweb.jobs.models import Run
+from qqweb.lib.errors import QQError
+from qqweb.recall.effects import PlanEffect, pinned_holders, plan_effect
+from qqweb.recall.models import Pin
+
+ARCHIVED = "archived by this plan"
 
 
 def run_plan_effect(run: Run) -> PlanEffect | None:
     """The effect on the pins of a dry run's plan, or None for a plan that cannot lose
     a pin (module docstring)."""
-    if run.kind not in EFFECT_KINDS or not run.plan:
+    if not run.plan:
         return None
-    return notes_removal_effect(
-        (str(item["note_id"]) for item in run.plan), gone=EFFECT_KINDS[run.kind]
-    )
+    if run.kind == "archival":
+        return notes_removal_effect((str(item["note_id"]) for item in run.plan), gone=ARCHIVED)
+    if run.kind == "decay":
+        return decay_effect(
+            [i for i in plan_from_json(run.kind, run.plan) if isinstance(i, DecayItem)]
+        )
+    return None
 
 
 def notes_removal_effect(note_ids: Iterable[str], *, gone: str) -> PlanEffect:
     """The effect on the pins of taking ``note_ids`` out of the agent's memory at once (a
     bulk archive): each is ``gone`` ("archived by this plan"), with no survivor."""
     return plan_effect("notes", dict.fromkeys(note_ids), gone=gone)
+
+
+def decay_effect(plan: list[DecayItem]) -> PlanEffect:
+    """The pins a decay plan loses by taking their note's effective importance below
+    ``QQ_MIN_RETRIEVAL_IMPORTANCE``: its new stored importance, decayed as the agent's
+    retrieval decays it. Only the pinned notes of the plan are read."""
+    minimum = float(settings.QQ_MIN_RETRIEVAL_IMPORTANCE)
+    try:
+        holders = pinned_holders("notes")
+    except QQError as e:
+        return PlanEffect(
+            "notes", Pin.objects.filter(source="notes").count(), [], frozenset(), str(e)
+        )
+    pinned = {item.note_id: item for item in plan if item.note_id in holders}
+    docs = notes_store().notes_by_ids(list(pinned)) if pinned else {}
+    now = utcnow_naive()
+    reasons = {}
+    for note_id, item in pinned.items():
+        if note_id not in docs:
+            continue
+        after = effective_importance({**docs[note_id].to_document(), "importance": item.new}, now)
+        if after < minimum:
+            reasons[note_id] = (
+                f"this decay takes its effective importance to {after:.2f}, below {minimum:g}"
+            )
+    return plan_effect("notes", dict.fromkeys(reasons), gone=reasons)

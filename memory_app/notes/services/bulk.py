@@ -14,7 +14,7 @@ from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.listing import NoteFilter
 from memory_app.notes.lib.mongo_store import validate_importance
 from memory_app.notes.lib.replica import lists as read_list
-from memory_app.notes.selectors.plan_effects import notes_removal_effect
+from memory_app.notes.selectors.plan_effects import ARCHIVED, notes_removal_effect
 from memory_app.notes.services.notes import note_archive, note_edit
 from memory_app.notes.stores import notes_store
 from qqweb.audit.services import BulkResult
@@ -127,7 +127,7 @@ def notes_bulk_preview(
         if note_ids is not None
         else bulk_matching_ids(flt or NoteFilter())
     )
-    pins = notes_removal_effect(ids, gone="archived by this plan") if action == "archive" else None
+    pins = notes_removal_effect(ids, gone=ARCHIVED) if action == "archive" else None
     if pins is not None and pins.highlight:
         ids = sorted(ids, key=lambda i: i not in pins.highlight)  # stable: pinned first
     found = notes_store().notes_by_ids(ids[:show])

@@ -1,5 +1,6 @@
-"""An archival plan's preview says which pinned recalls it would lose before it applies:
-the run page names each pin and marks its note's row, the API's plan carries the same."""
+"""A plan's preview says which pinned recalls it would lose before it applies (an
+archival, a decay, a bulk archive): the run page names each pin and marks its note's row,
+the API's plan carries the same."""
 
 import pytest
 from django.urls import reverse
@@ -81,11 +82,25 @@ def test_the_api_plan_carries_the_lost_pins(admin_client_):
     )
 
 
-@pytest.mark.usefixtures("pinned")
-def test_a_decay_plan_has_no_pin_effect_in_the_api(admin_client_):
+def test_a_decay_that_takes_a_pinned_note_below_the_retrieval_minimum_loses_its_pin(
+    stores, admin_client_
+):
+    """0.35 ten days old is 0.227 today (recalled: at least 0.2); the decay writes 0.227,
+    which the agent's retrieval decays again to 0.115: left out. A pinned note the decay
+    keeps above 0.2 is not lost."""
+    plant("note_lumen000001", 0.35, 10, content=LUMEN)
+    plant("note_tea00000001", 0.9, 10, content=TEA)
+    pin_create(actor=ADA, query=LUMEN, item_id="note_lumen000001")
+    pin_create(actor=ADA, query=TEA, item_id="note_tea00000001")
     dry = _preview(kind="decay")
     body = admin_client_.get(f"/api/maintenance/runs/{dry.pk}/plan").json()
-    assert body["total"] >= 1 and body["pins"] is None
+    [lost] = body["pins"]["lost"]
+    assert lost["item_id"] == "note_lumen000001"
+    assert lost["why"] == "this decay takes its effective importance to 0.12, below 0.2"
+    page = _page(admin_client_, dry)
+    assert "This plan loses 1 of 2 pinned recalls:" in page
+    assert "undoing the run puts the importances back" in page
+    assert notes_store().get_full_note("note_lumen000001")["importance"] == 0.35
 
 
 @pytest.mark.usefixtures("pinned")
