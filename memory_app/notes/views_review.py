@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memory_app.notes import selectors, services
+from memory_app.notes.selectors.plan_effects import review_pin_effects
 from qqweb.audit.messages import done_with_undo
 from qqweb.jobs.models import Run
 from qqweb.jobs.params import InvalidJobParams
@@ -50,6 +51,15 @@ def review(request: HttpRequest) -> HttpResponse:
         "can_curate": can_curate,
         "can_scan": has_role(request.user, ADMIN),
         "llm_configured": bool(settings.QQ_LLM_URL),
+        # what the merge shown, and the supersede, would do to the pinned recalls
+        "pins": review_pin_effects(
+            primary_id=item.plan.primary_id,
+            secondary_id=item.plan.secondary_id,
+            newer_id=item.newer_id,
+            text_changed=item.plan.content_changed,
+        )
+        if item is not None
+        else None,
     }
     fragment = "merge-preview" if request.GET.get("preview") else "review-pair"
     return render_page(request, "memory_app/review.html", fragment, context)

@@ -16,6 +16,7 @@ the merged note's text, so a pin follows it)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.conf import settings
 
@@ -74,3 +75,40 @@ def decay_effect(plan: list[DecayItem]) -> PlanEffect:
                 f"this decay takes its effective importance to {after:.2f}, below {minimum:g}"
             )
     return plan_effect("notes", dict.fromkeys(reasons), gone=reasons)
+
+
+@dataclass(frozen=True)
+class ReviewPinEffects:
+    """A review pair's verdicts and the pins: ``merge`` as the preview shows it (into the
+    chosen note, with the curator's text), ``supersede`` (keep the newer note and its
+    text) when it is another plan than that merge."""
+
+    merge: PlanEffect
+    supersede: PlanEffect | None
+    text_changed: bool  # the merge writes the curator's text: evaluated on the kept text now
+
+
+def review_pin_effects(
+    *, primary_id: str, secondary_id: str, newer_id: str | None, text_changed: bool
+) -> ReviewPinEffects:
+    """What the pair's merge and supersede would do to the pins. Both keep a survivor
+    that holds the archived note's text (``Consolidated with ...``), so a pin on the
+    archived note follows it and is lost only when the survivor is not recalled for its
+    question: usually no loss. The survivor is evaluated on its text now: exact for a
+    supersede and a merge keeping the primary's text, not for the curator's own text."""
+    merge = plan_effect(
+        "notes",
+        {secondary_id: primary_id},
+        kept="merged into {} by this merge",
+        subject="This merge",
+    )
+    supersede = None
+    if newer_id and (newer_id != primary_id or text_changed):
+        older = secondary_id if newer_id == primary_id else primary_id
+        supersede = plan_effect(
+            "notes",
+            {older: newer_id},
+            kept="superseded by {}, whose text is kept",
+            subject="Keeping the newer text",
+        )
+    return ReviewPinEffects(merge, supersede, text_changed)

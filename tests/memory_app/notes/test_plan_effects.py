@@ -5,6 +5,7 @@ the API's plan carries the same."""
 import pytest
 from django.urls import reverse
 
+from memory_app.notes.models import ReviewPair
 from memory_app.notes.stores import notes_store
 from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
@@ -138,3 +139,42 @@ def test_a_bulk_importance_change_shows_no_pin_warning(curator_client):
     }
     html = curator_client.post(reverse("memory_app:notes_bulk"), ask).content.decode()
     assert "<strong>1</strong> note" in html and "This plan loses" not in html
+
+
+def _pair(a, b):
+    return ReviewPair.objects.create(note_a=a, note_b=b, hash_a="a", hash_b="b", similarity=0.9)
+
+
+def test_the_review_merge_says_a_pinned_note_follows_it_to_the_note_kept(stores, curator_client):
+    plant("note_lumen000001", 0.7, 2, content=LUMEN)
+    plant("note_lumen000002", 0.4, 1, content=LUMEN + " today")
+    pin_create(actor=ADA, query=LUMEN + " today", item_id="note_lumen000002")
+    _pair("note_lumen000001", "note_lumen000002")
+    html = curator_client.get(reverse("memory_app:review")).content.decode()
+    assert "kept: <code>note_lumen000001</code>" in html
+    kept = html.split('id="merge-pins-kept"')[1].split("</p>")[0]
+    assert "it follows the merge to <code>note_lumen000001</code>, which the agent still" in kept
+    assert "This merge loses" not in html and "Keeping the newer text loses" not in html
+
+
+def test_keeping_the_newer_text_warns_when_it_no_longer_answers_the_pinned_question(
+    stores, curator_client
+):
+    """Supersede keeps the newer note's text: a pin on the older one follows it, and is
+    lost when that text does not answer its question."""
+    plant("note_lumen000001", 0.7, 2, content=LUMEN)  # older
+    plant("note_tea00000001", 0.4, 1, content=TEA)  # newer
+    pin_create(actor=ADA, query=LUMEN, item_id="note_lumen000001")
+    _pair("note_lumen000001", "note_tea00000001")
+    html = curator_client.get(reverse("memory_app:review")).content.decode()
+    assert "kept: <code>note_tea00000001</code>" in html  # the merge keeps the newer too
+    warning = html.split('id="plan-pins-lost"')[1].split("</div>")[0]
+    assert "This merge loses 1 of 1 pinned recall:" in warning
+    assert "merged into note_tea00000001 by this merge, and note_tea00000001 is not" in warning
+    html = curator_client.get(
+        reverse("memory_app:review") + "?primary=note_lumen000001"
+    ).content.decode()
+    assert "This merge loses" not in html  # merged into the pinned note: it stays
+    supersede = html.split('id="supersede-pins-lost"')[1].split("</div>")[0]
+    assert "Keeping the newer text loses 1 of 1 pinned recall:" in supersede
+    assert "superseded by note_tea00000001, whose text is kept, and" in supersede
