@@ -331,7 +331,7 @@ class PlanOut(Schema):
         None,
         description="What the plan would do to the pinned recalls (memory tests), "
         "computed on the plan with the agent's retrieval; null for a plan that cannot "
-        "lose one (a purge, an auto-consolidation)",
+        "lose one (an auto-consolidation)",
     )
 
 

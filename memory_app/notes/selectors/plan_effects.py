@@ -8,10 +8,14 @@ the stored one) is below ``QQ_MIN_RETRIEVAL_IMPORTANCE``: a pinned note the deca
 below it is removed, with that reason. (A decay also raises some importances; a note it
 raises back above the minimum may outrank a pin, which this does not count.)
 
-The other plans say nothing here: a purge drops archive lines (an archived note is not
-retrieved already); an auto-consolidation merges pairs whose survivor the merge picks
-when it applies (the Review page's merge and supersede keep a survivor too, which holds
-the merged note's text, so a pin follows it)."""
+A purge drops archive lines. An archived note is not retrieved already, but a merged
+one is followed to the note that kept its text through its archive line ("Consolidated
+with <id>"): a pin on a merged note whose line the purge drops loses that way, and the
+pin fails. The purged ids are given as removed, with no survivor.
+
+The other plans say nothing here: an auto-consolidation merges pairs whose survivor the
+merge picks when it applies (the Review page's merge and supersede keep a survivor too,
+which holds the merged note's text, so a pin follows it)."""
 
 from __future__ import annotations
 
@@ -29,6 +33,9 @@ from qqweb.recall.effects import PlanEffect, pinned_holders, plan_effect
 from qqweb.recall.models import Pin
 
 ARCHIVED = "archived by this plan"
+PURGED = (
+    "its archive line is dropped by this plan, and with it the way to the note that kept its text"
+)
 
 
 def run_plan_effect(run: Run) -> PlanEffect | None:
@@ -38,6 +45,8 @@ def run_plan_effect(run: Run) -> PlanEffect | None:
         return None
     if run.kind == "archival":
         return notes_removal_effect((str(item["note_id"]) for item in run.plan), gone=ARCHIVED)
+    if run.kind == "archive_purge":
+        return purge_effect([str(item["note_id"]) for item in run.plan])
     if run.kind == "decay":
         return decay_effect(
             [i for i in plan_from_json(run.kind, run.plan) if isinstance(i, DecayItem)]
@@ -49,6 +58,17 @@ def notes_removal_effect(note_ids: Iterable[str], *, gone: str) -> PlanEffect:
     """The effect on the pins of taking ``note_ids`` out of the agent's memory at once (a
     bulk archive): each is ``gone`` ("archived by this plan"), with no survivor."""
     return plan_effect("notes", dict.fromkeys(note_ids), gone=gone)
+
+
+def purge_effect(line_ids: list[str]) -> PlanEffect:
+    """The pins a purge loses: a pinned note merged away whose archive line the purge
+    drops (only the pinned ids of the plan are read; a note restored since, live again,
+    keeps its pins). Not counted: a line further down a chain of merges (a pinned note
+    merged into one that was merged again) whose drop breaks the chain."""
+    pinned = set(Pin.objects.filter(source="notes").values_list("item_id", flat=True))
+    ids = [i for i in line_ids if i in pinned]
+    live = notes_store().notes_by_ids(ids) if ids else {}
+    return notes_removal_effect((i for i in ids if i not in live), gone=PURGED)
 
 
 def decay_effect(plan: list[DecayItem]) -> PlanEffect:

@@ -6,10 +6,12 @@ import pytest
 from django.urls import reverse
 
 from memory_app.notes.models import ReviewPair
-from memory_app.notes.stores import notes_store
+from memory_app.notes.stores import archive_manager, notes_store
 from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
-from qqweb.recall.services import pin_create
+from qqweb.recall.models import TestRun
+from qqweb.recall.services import memory_tests_run, pin_create
+from tests.helpers import agent_archive_line
 from tests.helpers import plant_note as plant
 
 ADA = Actor("user", "ada-admin", role="admin")
@@ -178,3 +180,28 @@ def test_keeping_the_newer_text_warns_when_it_no_longer_answers_the_pinned_quest
     supersede = html.split('id="supersede-pins-lost"')[1].split("</div>")[0]
     assert "Keeping the newer text loses 1 of 1 pinned recall:" in supersede
     assert "superseded by note_tea00000001, whose text is kept, and" in supersede
+
+
+def test_a_purge_that_drops_a_merged_pinned_notes_archive_line_loses_its_pin(stores, admin_client_):
+    """A pinned note merged away 200 days ago is recalled through the note that kept its
+    text, found by its archive line; the purge (90 days) drops that line."""
+    plant("note_lumen000001", 0.7, 1, content=LUMEN)
+    plant("note_lumen000002", 0.4, 1, content=LUMEN + " too")
+    pin_create(actor=ADA, query=LUMEN, item_id="note_lumen000002")
+    notes_store().collection.delete_one({"note_id": "note_lumen000002"})
+    reason = "Consolidated with note_lumen000001 (similarity: 0.95)"
+    archive_manager().append_entries(
+        [
+            agent_archive_line("note_lumen000002", 200, reason=reason),
+            agent_archive_line("note_0000000000b1", 200),
+        ]
+    )
+    result = memory_tests_run(actor=ADA, trigger=TestRun.PAGE).results.get()
+    assert result.passed and result.recalled_as == "note_lumen000001"
+    dry = _preview(kind="archive_purge", params={"days": 90})
+    assert {i["note_id"] for i in dry.plan} == {"note_lumen000002", "note_0000000000b1"}
+    body = admin_client_.get(f"/api/maintenance/runs/{dry.pk}/plan").json()
+    [lost] = body["pins"]["lost"]
+    assert lost["item_id"] == "note_lumen000002"
+    assert lost["why"].startswith("its archive line is dropped by this plan")
+    assert "undoing the run writes them back" in _page(admin_client_, dry)
