@@ -9,8 +9,17 @@ include the anchor."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from memory_app.facts.lib.rules import CleanupPlan
 from qqweb.recall.effects import PlanEffect, plan_effect
+
+# what a next-start pair's resolution archives: its anchor (the older fact), its newer one
+RESOLVE_ARCHIVES = {
+    "keep-older": ("deleted",),
+    "keep-newer-text": ("deleted",),
+    "delete-both": ("anchor", "deleted"),
+}
 
 
 def next_start_effect(plan: CleanupPlan) -> PlanEffect:
@@ -21,4 +30,19 @@ def next_start_effect(plan: CleanupPlan) -> PlanEffect:
         gone="deleted at the next start",
         kept="deleted at the next start as a duplicate of {}",
         subject="The next start",
+    )
+
+
+def resolve_effect(*, anchor_id: str, deleted_id: str, how: str, also: Iterable[str]) -> PlanEffect:
+    """What resolving a next-start pair would do to the pins: the facts it archives (and
+    ``also``, those its guard archives with it) are gone; qqweb's archive is not followed
+    to another fact, so a pin on one of them is lost even when "keep the newer text" gives
+    its text to the older fact (whose pins are evaluated on its text now)."""
+    ids = {"anchor": anchor_id, "deleted": deleted_id}
+    archived = [ids[k] for k in RESOLVE_ARCHIVES.get(how, ())] + list(also)
+    return plan_effect(
+        "facts",
+        dict.fromkeys(archived),
+        gone="archived by this resolution",
+        subject="This resolution",
     )

@@ -22,6 +22,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memory_app.facts import selectors, services
 from memory_app.facts.lib.errors import FactChanged
+from memory_app.facts.lib.guard import WritePlan
+from memory_app.facts.plan_effects import resolve_effect
 from memory_app.facts.services import FactAction, NeedsConfirmation
 from memory_app.facts.views import facts_on
 from qqweb.audit.messages import done_with_undo
@@ -29,6 +31,7 @@ from qqweb.jobs.errors import JobBusy
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, role_required
 from qqweb.lib.errors import InvalidInput, Refused
+from qqweb.recall.effects import PlanEffect
 
 Run = Callable[[Collection[str], bool], FactAction]
 
@@ -51,6 +54,7 @@ def _write(
     question: str = "",
     yes: str = "",
     done: str = "",
+    pins: Callable[[WritePlan], PlanEffect] | None = None,
 ) -> HttpResponse:
     """Run a write from its form; see the module docstring. A form of a next-start pair
     (``anchor_id`` and ``deleted_id`` posted, htmx) gets its preview or error in that
@@ -82,6 +86,8 @@ def _write(
             return _done(request, done_url)
         context["plan"] = result.plan
     context["status"] = status
+    if pins is not None and "plan" in context:  # what the write would do to the pins
+        context["pins"] = pins(context["plan"])
     htmx = getattr(request, "htmx", False)
     anchor_id, deleted_id = request.POST.get("anchor_id", ""), request.POST.get("deleted_id", "")
     if htmx and anchor_id and deleted_id:
@@ -185,6 +191,12 @@ def pair_resolve(request: HttpRequest) -> HttpResponse:
         question=selectors.PAIR_QUESTIONS.get(fields["how"], ""),
         yes=selectors.PAIR_CONFIRM.get(fields["how"], ""),
         done=selectors.PAIR_DONE.get(fields["how"], ""),
+        pins=lambda plan: resolve_effect(
+            anchor_id=fields["anchor_id"],
+            deleted_id=fields["deleted_id"],
+            how=fields["how"],
+            also=plan.archive_ids,
+        ),
     )
 
 

@@ -68,3 +68,24 @@ def test_a_next_start_that_would_delete_a_pinned_fact_with_no_survivor_names_it(
     effect = plan_effect("facts", {fact: None}, gone="deleted at the next start")
     [lost] = effect.lost
     assert (lost.item_id, lost.why) == (fact, "deleted at the next start")
+
+
+@pytest.mark.django_db
+def test_resolving_a_pair_by_keeping_the_older_fact_warns_that_it_loses_the_newer_ones_pin(
+    pinned_duplicate: dict[str, str], curator_client: Client
+) -> None:
+    """qqweb's archive is not followed to the fact kept: the pin on the newer fact is lost
+    (the next start itself would keep it, through the tracker)."""
+    fields = {
+        "anchor_id": pinned_duplicate["older"],
+        "deleted_id": pinned_duplicate["newer"],
+        "preview": "1",
+    }
+    older = curator_client.post(
+        "/facts/next-start/resolve/", {**fields, "how": "keep-older"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    warning = older.split('id="write-pins-lost"')[1].split("</div>")[0]
+    assert "This resolution loses 1 of 1 pinned recall:" in warning
+    assert f"“{QUESTION}” →" in warning and "archived by this resolution" in warning
+    assert f'href="/facts/{pinned_duplicate["newer"]}/"' in warning
+    assert older.index('id="write-pins-lost"') < older.index('id="write-confirm"')
