@@ -1,6 +1,6 @@
 """A pinned recall guards the archival plan in the browser, through the real worker: the
 preview names the pin the plan would lose and marks its note; applied anyway, the memory
-tests fail for that pin; the run undone, they pass again. Screenshots go to
+tests page fails that pin; the run undone, it passes again. Screenshots go to
 ``QQ_TEST_SCREENSHOTS`` when set."""
 
 import os
@@ -11,8 +11,8 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 from qqweb.lib.actors import Actor
-from qqweb.recall.models import PinResult, TestRun
-from qqweb.recall.services import memory_tests_run, pin_create
+from qqweb.recall.models import TestRun
+from qqweb.recall.services import pin_create
 from tests.helpers import plant_note
 
 LUMEN = "Lumen stores its notes in MongoDB with embeddings"
@@ -30,16 +30,31 @@ def _shot(page: Page, name: str) -> None:
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
 
 
-def _memory_test(passed: bool) -> PinResult:
-    """The pin's result in a run of the memory tests, once it is ``passed``: the worker
-    wrote in its own process, and this process's vector index follows its writes about
-    a second later."""
+def _memory_tests_page(page: Page, status: str) -> Any:
+    """Run the memory tests from their page until the pin's row has ``status``: the
+    worker wrote in its own process, and this process's vector index follows its writes
+    about a second later. Returns the row."""
+    page.goto("/memory-tests/")
+    row = page.locator("#pins-table tr[data-pin]")
     deadline = time.monotonic() + 15
+    runs = TestRun.objects.count()
     while True:
-        result = memory_tests_run(actor=CURATOR, trigger=TestRun.PAGE).results.get()
-        if result.passed == passed or time.monotonic() > deadline:
-            return result
-        time.sleep(0.25)
+        page.locator("#memory-tests-run").click()
+        runs += 1
+        expect(page.locator("#memory-tests-verdict a")).to_have_text(f"#{latest_run_id(runs)}")
+        if row.get_attribute("data-status") == status or time.monotonic() > deadline:
+            return row
+        page.wait_for_timeout(250)
+
+
+def latest_run_id(runs: int) -> int:
+    """The id of the ``runs``-th run, once it is stored."""
+    deadline = time.monotonic() + 15
+    while TestRun.objects.count() < runs and time.monotonic() < deadline:
+        time.sleep(0.1)
+    run = TestRun.objects.order_by("-pk").first()
+    assert run is not None
+    return run.pk
 
 
 def test_the_archival_preview_warns_of_the_pin_it_loses_and_undo_brings_the_recall_back(
@@ -51,9 +66,11 @@ def test_the_archival_preview_warns_of_the_pin_it_loses_and_undo_brings_the_reca
     for note_id in KEPT:
         plant_note(note_id, importance=0.9, days_old=1)
     pin_create(actor=CURATOR, query=LUMEN, item_id=PINNED, comment="where the notes live")
-    assert _memory_test(passed=True).rank == 1
 
     sign_in(admin_user)
+    passing = _memory_tests_page(page, "pass")
+    expect(passing).to_have_attribute("data-status", "pass")
+    expect(passing.locator("td.num")).to_have_text("1")
     page.goto("/maintenance/")
     page.locator("#job-form-archival input[name=threshold]").fill("0.5")  # raised
     page.locator("#job-preview-archival").click()
@@ -74,11 +91,14 @@ def test_the_archival_preview_warns_of_the_pin_it_loses_and_undo_brings_the_reca
     expect(page.locator("#run-status")).to_have_text("done", timeout=WORKER_WAIT)
     expect(page.locator('[data-stat="archived"]')).to_have_text("3")
     applied_url = page.url
-    failed = _memory_test(passed=False)
-    assert not failed.passed and failed.reason.startswith("archived on ")
+    failing = _memory_tests_page(page, "fail")
+    expect(failing).to_have_attribute("data-status", "fail")
+    expect(failing).to_contain_text("archived on ")
+    _shot(page, "memory-tests-fail-after-archival")
 
     page.goto(applied_url)
     page.locator("#run-undo").click()
     expect(page.locator("#run-status")).to_have_text("done", timeout=WORKER_WAIT)
-    back = _memory_test(passed=True)
-    assert back.passed and back.rank == 1, back.reason
+    back = _memory_tests_page(page, "pass")
+    expect(back).to_have_attribute("data-status", "pass")
+    expect(back.locator("td.num")).to_have_text("1")

@@ -86,6 +86,6 @@ def test_resolving_a_pair_by_keeping_the_older_fact_warns_that_it_loses_the_newe
     ).content.decode()
     warning = older.split('id="write-pins-lost"')[1].split("</div>")[0]
     assert "This resolution loses 1 of 1 pinned recall:" in warning
-    assert f"“{QUESTION}” →" in warning and "archived by this resolution" in warning
+    assert f">{QUESTION}</a>” →" in warning and "archived by this resolution" in warning
     assert f'href="/facts/{pinned_duplicate["newer"]}/"' in warning
     assert older.index('id="write-pins-lost"') < older.index('id="write-confirm"')

@@ -51,8 +51,9 @@ def test_the_archival_preview_names_the_pin_it_would_lose_before_its_apply_butto
     page = _page(admin_client_, dry)
     warning = page.split('id="plan-pins-lost"')[1].split("</div>")[0]
     assert "This plan loses 1 of 2 pinned recalls:" in warning
-    assert f"“{LUMEN}” →" in warning and "archived by this plan" in warning
+    assert f">{LUMEN}</a>” →" in warning and "archived by this plan" in warning
     assert reverse("memory_app:note_detail", args=["note_lumen000001"]) in warning
+    assert f'href="{reverse("recall:memory_tests")}#pins-table"' in warning
     assert page.index('id="plan-pins-lost"') < page.index('id="plan-apply-button"')
     assert '<tr data-note-id="note_lumen000001" class="pinned"' in page
     assert '<tr data-note-id="note_0000000000a3">' in page  # not pinned: not marked
@@ -123,7 +124,7 @@ def test_the_bulk_archive_confirm_names_the_pin_it_would_lose_and_lists_its_note
     html = curator_client.post(reverse("memory_app:notes_bulk"), ask).content.decode()
     warning = html.split('id="plan-pins-lost"')[1].split("</div>")[0]
     assert "This plan loses 1 of 2 pinned recalls:" in warning
-    assert f"“{LUMEN}” →" in warning and "archived by this plan" in warning
+    assert f">{LUMEN}</a>” →" in warning and "archived by this plan" in warning
     listed = html.split('<ul class="items">')[2]
     assert listed.index("note_lumen000001") < listed.index("note_0000000000a3")
     assert '<li class="pinned"><span class="pill pin-marker">pinned</span> ' + LUMEN in listed
