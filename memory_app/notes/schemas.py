@@ -330,8 +330,7 @@ class PlanOut(Schema):
     pins: PinsEffectOut | None = Field(
         None,
         description="What the plan would do to the pinned recalls (memory tests), "
-        "computed on the plan with the agent's retrieval; null for a plan that cannot "
-        "lose one (an auto-consolidation)",
+        "computed on the plan with the agent's retrieval; null for an empty plan",
     )
 
 

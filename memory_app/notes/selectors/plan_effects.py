@@ -13,9 +13,13 @@ one is followed to the note that kept its text through its archive line ("Consol
 with <id>"): a pin on a merged note whose line the purge drops loses that way, and the
 pin fails. The purged ids are given as removed, with no survivor.
 
-The other plans say nothing here: an auto-consolidation merges pairs whose survivor the
-merge picks when it applies (the Review page's merge and supersede keep a survivor too,
-which holds the merged note's text, so a pin follows it)."""
+An auto-consolidation merges pairs: each pair's secondary goes, its primary (the higher
+stored importance, as its apply chooses it) keeps its text, and a pin on the secondary
+follows to it. It is lost when the primary is not recalled for its question: the agent
+leaves it out (its effective importance, as now: the merge's bonus is not counted), or
+its text does not answer it. The Review page's merge and supersede keep a survivor the
+same way. With ``use_llm`` the merge writes a new text, embedded only when written: the
+primary is evaluated on its text now."""
 
 from __future__ import annotations
 
@@ -24,7 +28,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from memory_app.notes.job_plans import DecayItem, plan_from_json
+from memory_app.notes.job_plans import DecayItem, PairItem, plan_from_json
+from memory_app.notes.lib.dedup.maths import choose_primary
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.stores import notes_store
 from qqweb.jobs.models import Run
@@ -47,6 +52,10 @@ def run_plan_effect(run: Run) -> PlanEffect | None:
         return notes_removal_effect((str(item["note_id"]) for item in run.plan), gone=ARCHIVED)
     if run.kind == "archive_purge":
         return purge_effect([str(item["note_id"]) for item in run.plan])
+    if run.kind == "auto_consolidation":
+        return consolidation_effect(
+            [i for i in plan_from_json(run.kind, run.plan) if isinstance(i, PairItem)]
+        )
     if run.kind == "decay":
         return decay_effect(
             [i for i in plan_from_json(run.kind, run.plan) if isinstance(i, DecayItem)]
@@ -71,6 +80,29 @@ def purge_effect(line_ids: list[str]) -> PlanEffect:
     return notes_removal_effect((i for i in ids if i not in live), gone=PURGED)
 
 
+def consolidation_effect(plan: list[PairItem]) -> PlanEffect:
+    """The pins an auto-consolidation loses: for each pair with a pinned note, the
+    secondary merged into the primary its apply would choose (only those pairs' notes are
+    read; a pair gone since is skipped by the apply, and here)."""
+    try:
+        holders = pinned_holders("notes")
+    except QQError as e:
+        return _unknown(e)
+    pairs = [i for i in plan if i.note_id in holders or i.other_id in holders]
+    docs = notes_store().notes_by_ids({n for i in pairs for n in (i.note_id, i.other_id)})
+    removed: dict[str, str | None] = {}
+    for item in pairs:
+        if item.note_id in docs and item.other_id in docs:
+            primary, secondary = choose_primary(docs[item.note_id], docs[item.other_id])
+            removed[secondary.note_id] = primary.note_id
+    return plan_effect("notes", removed)
+
+
+def _unknown(e: QQError) -> PlanEffect:
+    pins = Pin.objects.filter(source="notes").count()
+    return PlanEffect("notes", pins, [], frozenset(), str(e))
+
+
 def decay_effect(plan: list[DecayItem]) -> PlanEffect:
     """The pins a decay plan loses by taking their note's effective importance below
     ``QQ_MIN_RETRIEVAL_IMPORTANCE``: its new stored importance, decayed as the agent's
@@ -79,9 +111,7 @@ def decay_effect(plan: list[DecayItem]) -> PlanEffect:
     try:
         holders = pinned_holders("notes")
     except QQError as e:
-        return PlanEffect(
-            "notes", Pin.objects.filter(source="notes").count(), [], frozenset(), str(e)
-        )
+        return _unknown(e)
     pinned = {item.note_id: item for item in plan if item.note_id in holders}
     docs = notes_store().notes_by_ids(list(pinned)) if pinned else {}
     now = utcnow_naive()

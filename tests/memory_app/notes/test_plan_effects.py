@@ -206,3 +206,24 @@ def test_a_purge_that_drops_a_merged_pinned_notes_archive_line_loses_its_pin(sto
     assert lost["item_id"] == "note_lumen000002"
     assert lost["why"].startswith("its archive line is dropped by this plan")
     assert "undoing the run writes them back" in _page(admin_client_, dry)
+
+
+def test_an_auto_consolidation_into_a_note_the_agent_leaves_out_loses_the_pin(
+    stores, admin_client_
+):
+    """The merge keeps the note of higher stored importance: here one 400 days old that
+    the agent leaves out (effective importance 0), so the fresh copy's pin is lost."""
+    old = plant("note_lumen000001", 0.9, 400, content=LUMEN)
+    plant("note_lumen000002", 0.5, 1, content=LUMEN, embedding=old["embedding"])
+    pin_create(actor=ADA, query=LUMEN, item_id="note_lumen000002")
+    dry = _preview(kind="auto_consolidation", params={"force": True})
+    assert [(i["note_id"], i["other_id"]) for i in dry.plan] == [
+        ("note_lumen000001", "note_lumen000002")
+    ]
+    body = admin_client_.get(f"/api/maintenance/runs/{dry.pk}/plan").json()
+    [lost] = body["pins"]["lost"]
+    assert lost["why"].startswith(
+        "merged into note_lumen000001 by this plan, and note_lumen000001 is not recalled: "
+        "its effective importance 0.00 is below 0.2"
+    )
+    assert '<tr data-note-id="note_lumen000001" class="pinned"' in _page(admin_client_, dry)
