@@ -61,8 +61,9 @@ def report(
         "Window over every note: the same engine asked with its search window widened to "
         "every note (padding ``without`` with ids that name no note), i.e. every note that "
         "scores at least QQ_CITE_THRESHOLD and keeps QQ_MIN_RETRIEVAL_IMPORTANCE, best "
-        "first, as the engine's docstring and the agent define it; the engine itself "
-        "searches the nearest k + 10 notes and then leaves out the decayed ones.",
+        "first, as the engine's docstring and the agent define it: a check that the "
+        "engine, which reads the nearest notes in widening windows until it holds k + 10 "
+        "the agent keeps, misses none.",
         "",
         f"Whole run {head['seconds'] / 60:.1f} min [load {head['load']:.1f}], of which "
         f"embedding the turns {head['embed_s']:.0f} s "
