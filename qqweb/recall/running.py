@@ -10,7 +10,6 @@ reason. Every run is stored, with each pin's result."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +22,6 @@ from qqweb.recall.maths import mean_reciprocal_rank, recall_at_k
 from qqweb.recall.models import Pin, PinResult, TestRun
 
 OUTRANKED_NAMED = 3  # named in the reason; outranked_by keeps every one
-TAKEN_OUT = "taken out by this plan"
 
 
 @dataclass
@@ -120,9 +118,9 @@ def _result(run: TestRun, pin: Pin, outcome: Outcome) -> PinResult:
     )
 
 
-def _recall(engine: RecallEngine, query: str, without: frozenset[str]) -> Recall:
+def _recall(engine: RecallEngine, query: str) -> Recall:
     try:
-        return engine.recall(query, without=without)
+        return engine.recall(query)
     except QQError as e:
         return Recall([], error=str(e))
 
@@ -141,12 +139,9 @@ class Evaluation:
     engines: dict[str, RecallEngine | None]
 
 
-def pins_evaluate(*, without: Mapping[str, frozenset[str]] | None = None) -> Evaluation:
-    """Every pin's outcome now, writing nothing. ``without`` (per source, item ids) asks
-    what the agent would recall once those items are gone (a curation plan before it
-    applies): a pin of such an item fails as "taken out by this plan" unless the agent
-    recalls it otherwise."""
-    without = without or {}
+def pins_evaluate() -> Evaluation:
+    """Every pin's outcome now, writing nothing (what a plan would do to them is
+    :func:`qqweb.recall.effects.plan_effect`'s)."""
     engines: dict[str, RecallEngine | None] = {}
     recalls: dict[tuple[str, str], Recall | None] = {}
     down: dict[str, Recall] = {}  # a source whose retrieval failed: asked no more this run
@@ -155,21 +150,15 @@ def pins_evaluate(*, without: Mapping[str, frozenset[str]] | None = None) -> Eva
         if pin.source not in engines:
             engines[pin.source] = recall_engine(pin.source)
         engine = engines[pin.source]
-        gone = without.get(pin.source, frozenset())
         key = (pin.source, pin.query)
         if key not in recalls:
             answered = down.get(pin.source) or (
-                _recall(engine, pin.query, gone) if engine is not None else None
+                _recall(engine, pin.query) if engine is not None else None
             )
             if answered is not None and answered.error:
                 down[pin.source] = answered
             recalls[key] = answered
-        recall = recalls[key]
-        if pin.item_id in gone and recall is not None and not recall.error:
-            outcome = Outcome(reason=TAKEN_OUT)
-        else:
-            outcome = pin_evaluate(engine, recall, pin)
-        outcomes.append(PinOutcome(pin, outcome))
+        outcomes.append(PinOutcome(pin, pin_evaluate(engine, recalls[key], pin)))
     return Evaluation(outcomes, engines)
 
 

@@ -11,7 +11,6 @@ from memory_app.notes.services.notes import note_archive
 from memory_app.notes.stores import core_notes
 from qqweb.lib.actors import Actor
 from qqweb.recall.models import Pin, TestRun
-from qqweb.recall.running import pins_evaluate
 from qqweb.recall.services import memory_tests_run, pin_create, pin_delete
 from tests.helpers import json_server, plant_note
 from tests.services import free_port
@@ -161,17 +160,3 @@ def test_an_unpinned_pin_keeps_its_past_results():
 def test_a_run_with_no_pins_loses_nothing():
     run = _run()
     assert (run.total, run.recall_at_k, run.mrr, run.per_source) == (0, 1.0, 1.0, {})
-
-
-def test_evaluating_without_a_note_says_the_plan_takes_it_out_and_writes_nothing():
-    plant_note("note_lumen00001", content=LUMEN)
-    plant_note("note_lumen00002", content=LUMEN + " too")
-    _pin("note_lumen00001")
-    _pin("note_lumen00002")
-    evaluation = pins_evaluate(without={"notes": frozenset({"note_lumen00001"})})
-    outcomes = {o.pin.item_id: o.outcome for o in evaluation.outcomes}
-    assert not outcomes["note_lumen00001"].passed
-    assert outcomes["note_lumen00001"].reason == "taken out by this plan"
-    assert outcomes["note_lumen00002"].rank == 1  # first once the other is gone
-    assert not TestRun.objects.exists()
-    assert _run().passed == 2  # nothing was written: both still recalled
