@@ -35,14 +35,19 @@ def next_start_effect(plan: CleanupPlan) -> PlanEffect:
 
 def resolve_effect(*, anchor_id: str, deleted_id: str, how: str, also: Iterable[str]) -> PlanEffect:
     """What resolving a next-start pair would do to the pins: the facts it archives (and
-    ``also``, those its guard archives with it) are gone; qqweb's archive is not followed
-    to another fact, so a pin on one of them is lost even when "keep the newer text" gives
-    its text to the older fact (whose pins are evaluated on its text now)."""
+    ``also``, those its guard archives with it) are gone. Keeping the older fact, or
+    giving it the newer text, archives the newer one, whose pins then follow it to the
+    older fact (the facts engine's whereabouts); the older fact is evaluated on its text
+    now. Deleting both, and the guard's archives, leave nothing to follow."""
     ids = {"anchor": anchor_id, "deleted": deleted_id}
-    archived = [ids[k] for k in RESOLVE_ARCHIVES.get(how, ())] + list(also)
+    removed: dict[str, str | None] = dict.fromkeys(also)
+    for key in RESOLVE_ARCHIVES.get(how, ()):
+        followed = key == "deleted" and how in ("keep-older", "keep-newer-text")
+        removed[ids[key]] = anchor_id if followed else None
     return plan_effect(
         "facts",
-        dict.fromkeys(archived),
+        removed,
         gone="archived by this resolution",
+        kept="archived by this resolution, its text kept by {}",
         subject="This resolution",
     )

@@ -6,6 +6,8 @@ to the fact that holds its text now, as qqweb's tracker saw it."""
 
 from __future__ import annotations
 
+import re
+
 from memory_app.facts.lib import Fact
 from memory_app.facts.lib.constants import RETRIEVAL_TOP_K
 from memory_app.facts.lib.rules import cosine, retrieval_top
@@ -15,6 +17,10 @@ from qqweb.lib.errors import QQError
 from qqweb.recall.engines import Recall, RecalledItem, Whereabouts
 
 BEYOND = 10
+# A pair resolved by keeping the older fact, or by giving it the newer text, archives the
+# newer one with the detail "pair <older>/<newer> at cosine ..." (services/pairs.py).
+_PAIR = re.compile(r"^pair (\w+)/(\w+) at cosine")
+_KEPT_IN_THE_OLDER = (ArchivedFact.KEEP_OLDER, ArchivedFact.KEEP_NEWER_TEXT)
 
 
 class FactsRecall:
@@ -49,6 +55,11 @@ class FactsRecall:
         if archived is not None and archived.reason != ArchivedFact.VANISHED:
             day = archived.archived_at.date().isoformat()
             reason = f"archived by qqweb on {day} ({archived.reason})"
+            kept = _PAIR.match(archived.detail)
+            if archived.reason in _KEPT_IN_THE_OLDER and kept and kept.group(2) == item_id:
+                # a resolved pair: the older fact holds its text (or says the same) now
+                reason += f": now {kept.group(1)}"
+                return Whereabouts(False, archived.content, reason, now_id=kept.group(1))
             return Whereabouts(False, archived.content, reason)
         seen = SeenFact.objects.filter(location=location, fact_id=item_id).first()
         if seen is not None and seen.vanished_at is not None:

@@ -71,21 +71,27 @@ def test_a_next_start_that_would_delete_a_pinned_fact_with_no_survivor_names_it(
 
 
 @pytest.mark.django_db
-def test_resolving_a_pair_by_keeping_the_older_fact_warns_that_it_loses_the_newer_ones_pin(
+def test_resolving_a_pair_keeps_the_newer_ones_pin_through_the_older_fact_unless_both_go(
     pinned_duplicate: dict[str, str], curator_client: Client
 ) -> None:
-    """qqweb's archive is not followed to the fact kept: the pin on the newer fact is lost
-    (the next start itself would keep it, through the tracker)."""
+    """Keeping the older fact, or giving it the newer text, archives the newer one, whose
+    pin follows it to the older fact: no loss. Deleting both loses it, named before the
+    confirm button."""
     fields = {
         "anchor_id": pinned_duplicate["older"],
         "deleted_id": pinned_duplicate["newer"],
         "preview": "1",
     }
-    older = curator_client.post(
-        "/facts/next-start/resolve/", {**fields, "how": "keep-older"}, HTTP_HX_REQUEST="true"
+    for how in ("keep-older", "keep-newer-text"):
+        kept = curator_client.post(
+            "/facts/next-start/resolve/", {**fields, "how": how}, HTTP_HX_REQUEST="true"
+        ).content.decode()
+        assert 'id="write-confirm"' in kept and 'id="write-pins-lost"' not in kept, how
+    both = curator_client.post(
+        "/facts/next-start/resolve/", {**fields, "how": "delete-both"}, HTTP_HX_REQUEST="true"
     ).content.decode()
-    warning = older.split('id="write-pins-lost"')[1].split("</div>")[0]
+    warning = both.split('id="write-pins-lost"')[1].split("</div>")[0]
     assert "This resolution loses 1 of 1 pinned recall:" in warning
     assert f">{QUESTION}</a>” →" in warning and "archived by this resolution" in warning
     assert f'href="/facts/{pinned_duplicate["newer"]}/"' in warning
-    assert older.index('id="write-pins-lost"') < older.index('id="write-confirm"')
+    assert both.index('id="write-pins-lost"') < both.index('id="write-confirm"')

@@ -8,10 +8,13 @@ from typing import Any
 
 import pytest
 
+from memory_app.facts.services.pairs import pair_resolve
 from qqweb.lib.actors import Actor
 from qqweb.recall.models import TestRun
 from qqweb.recall.services import memory_tests_run, pin_create
+from tests.memory_app.facts.conftest import agent_writes
 from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
+from tests.memory_app.facts.test_api_writes import NEW_PORT, OLD_PORT
 
 pytestmark = pytest.mark.django_db
 
@@ -49,3 +52,23 @@ def test_a_fact_outranked_by_three_closer_ones_fails_naming_them(agent: Simulate
     assert not result.passed
     assert "ranked 4th, past the agent's 3; outranked by " in result.reason
     assert [o["id"] for o in result.outranked_by] == order[:3]
+
+
+def test_a_pinned_fact_whose_newer_text_went_to_the_older_one_is_recalled_through_it(
+    facts_store: Any, agent_model: Any, agent: SimulatedAgent, curator_actor: Actor
+) -> None:
+    """Keep the newer text: qqweb gives the older fact the newer one's text and archives
+    the newer one; a pin on the newer fact follows its text to the older."""
+    old = agent_writes(facts_store, agent_model, OLD_PORT, days_ago=20)
+    new = agent_writes(facts_store, agent_model, NEW_PORT, days_ago=1)
+    pin_create(
+        actor=CURATOR,
+        query="Which port does the TTS provider use?",
+        item_id=str(new),
+        source="facts",
+    )
+    pair_resolve(
+        actor=curator_actor, anchor_id=str(old), deleted_id=str(new), how="keep-newer-text"
+    )
+    result = memory_tests_run(actor=CURATOR, trigger=TestRun.PAGE).results.get()
+    assert result.passed and result.recalled_as == str(old), result.reason
