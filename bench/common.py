@@ -152,6 +152,37 @@ def agent_notes(start: int, stop: int, vectors: np.ndarray | None) -> list[dict[
 # --- servers ----------------------------------------------------------------------------------
 
 
+def django_in(work: Path, mongodb_uri: str, **settings: str) -> None:
+    """Set up Django for a bench in ``work``: its own SQLite database, memory directory,
+    vector and scan folders, an in-memory Celery broker (jobs run in the process), no
+    warm-up threads, no facts store, and a store timeout of 30 s (the in-process daemon
+    answers no heartbeat while it streams vectors: at the default 2 s pymongo takes it for
+    down). ``settings`` add or override environment settings; then migrate."""
+    os.environ.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "qqweb.settings",
+            "DEBUG": "0",
+            "MONGODB_URI": mongodb_uri,
+            "DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}",
+            "MEMORY_DIR": str(work / "memory"),
+            "QQ_VECTOR_DIR": str(work / "vectors"),
+            "QQ_DEDUP_SCAN_DIR": str(work / "scans"),
+            "CELERY_BROKER_URL": "memory://",
+            "CELERY_RESULT_BACKEND": "cache+memory://",
+            "QQ_EMBEDDER_WARM_UP": "0",
+            "QQ_VECTOR_WARM_UP": "0",
+            "QQ_FACTS_MONGO_URI": "",
+            "QQ_STORE_TIMEOUT_MS": os.environ.get("QQ_STORE_TIMEOUT_MS", "30000"),
+            **settings,
+        }
+    )
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
 def port_free(port: int) -> bool:
     with socket.socket() as s:
         try:

@@ -45,7 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import agent_notes, clustered, load, port_free, start_server
+from bench.common import agent_notes, clustered, django_in, load, port_free, start_server
 
 
 def main() -> None:
@@ -71,33 +71,15 @@ def main() -> None:
         "var/cargo/bin/secantusd-rs" if args.server == "rust" else ".venv/bin/secantusd-py"
     )
     uri, server = start_server(args.server, str(binary), port)
-    os.environ.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "qqweb.settings",
-            "DEBUG": "0",
-            "MONGODB_URI": uri,
-            "DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}",
-            "MEMORY_DIR": str(work / "memory"),
-            "QQ_VECTOR_DIR": str(work / "vectors"),
-            "QQ_DEDUP_SCAN_DIR": str(work / "scans"),
-            "CELERY_BROKER_URL": "memory://",
-            "CELERY_RESULT_BACKEND": "cache+memory://",
-            "QQ_EMBEDDING_BACKEND": "hashing",
-            "QQ_EMBEDDER_WARM_UP": "0",
-            "QQ_FACTS_MONGO_URI": "",
-            # the daemon answers no heartbeat while it streams 100k vectors: with the default
-            # 2 s pymongo takes it for down and cancels the read (StoreUnavailable)
-            "QQ_STORE_TIMEOUT_MS": os.environ.get("QQ_STORE_TIMEOUT_MS", "30000"),
-            "QQ_DEDUP_FROM_SNAPSHOT": "0" if args.no_snapshot else "1",
-        }
-    )
     (work / "memory").mkdir()
     try:
-        import django
-        from django.core.management import call_command
-
-        django.setup()
-        call_command("migrate", verbosity=0)
+        django_in(
+            work,
+            uri,
+            QQ_EMBEDDING_BACKEND="hashing",
+            QQ_VECTOR_WARM_UP=os.environ.get("QQ_VECTOR_WARM_UP", "1"),  # as it ran before
+            QQ_DEDUP_FROM_SNAPSHOT="0" if args.no_snapshot else "1",
+        )
         from django.utils import timezone
 
         from memory_app.notes.lib.documents import utcnow_naive

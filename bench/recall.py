@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -58,7 +57,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import recall_data
-from bench.common import load
+from bench.common import django_in, load
 from bench.recall_curation import archival, dedup
 from bench.recall_data import Pins, Turn
 from bench.recall_report import POINTS, report
@@ -95,30 +94,12 @@ def parse_range(text: str) -> list[int]:
 
 
 def setup(work: Path, uri: str) -> None:
-    os.environ.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "qqweb.settings",
-            "DEBUG": "0",
-            "MONGODB_URI": uri,
-            "DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}",
-            "MEMORY_DIR": str(work / "memory"),
-            "QQ_VECTOR_DIR": str(work / "vectors"),
-            "QQ_DEDUP_SCAN_DIR": str(work / "scans"),
-            "CELERY_BROKER_URL": "memory://",
-            "CELERY_RESULT_BACKEND": "cache+memory://",
-            "QQ_EMBEDDING_BACKEND": "sentence-transformers",
-            "QQ_EMBEDDING_MODEL": "all-MiniLM-L6-v2",
-            "QQ_EMBEDDER_WARM_UP": "0",
-            "QQ_VECTOR_WARM_UP": "0",
-            "QQ_FACTS_MONGO_URI": "",
-            "QQ_STORE_TIMEOUT_MS": os.environ.get("QQ_STORE_TIMEOUT_MS", "30000"),
-        }
+    django_in(
+        work,
+        uri,
+        QQ_EMBEDDING_BACKEND="sentence-transformers",
+        QQ_EMBEDDING_MODEL="all-MiniLM-L6-v2",
     )
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
 
 
 def turn_vectors(turns: list[Turn]) -> tuple[np.ndarray, bool]:

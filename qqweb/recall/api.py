@@ -18,6 +18,7 @@ from qqweb.recall.services import (
     memory_tests_run,
     pin_create,
     pin_delete,
+    pin_snapshot,
     pins_import,
 )
 
@@ -128,17 +129,7 @@ def _pin_out(pin: Pin, row: PinRow | None = None) -> dict[str, Any]:
             "reason": result.reason,
             "recalled_as": result.recalled_as,
         }
-    return {
-        "id": pin.pk,
-        "source": pin.source,
-        "query": pin.query,
-        "item_id": pin.item_id,
-        "item_text": pin.item_text,
-        "comment": pin.comment,
-        "created_by": pin.created_by,
-        "created_at": pin.created_at,
-        "latest": latest,
-    }
+    return {**pin_snapshot(pin), "latest": latest}
 
 
 def _summary(run: TestRun) -> dict[str, Any]:
