@@ -38,6 +38,8 @@ def test_every_undoable_action_is_registered_at_startup():
         "pair.reject",
         "pair.supersede",
         "promotion.reject",
+        "recall.pin",
+        "recall.unpin",
         "relationship.delete",
         "relationship.edit",
         "schedule.update",
