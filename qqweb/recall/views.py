@@ -5,7 +5,7 @@ with the Undo the dashboard offers everywhere."""
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -16,7 +16,7 @@ from qqweb.lib.auth import CURATOR, VIEWER, role_required
 from qqweb.lib.errors import InvalidInput
 from qqweb.lib.pages import redirect_back, render_page
 from qqweb.recall.models import TestRun
-from qqweb.recall.selectors import memory_tests_page, run_results, run_sources
+from qqweb.recall.selectors import memory_tests_page, run_results, run_sources, stored_run
 from qqweb.recall.services import (
     MAX_IMPORT_BYTES,
     memory_tests_run,
@@ -97,6 +97,6 @@ def unpin(request: HttpRequest, pin_id: int) -> HttpResponse:
 @role_required(VIEWER)
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     """One stored run with every pin's result as it was."""
-    run = get_object_or_404(TestRun, pk=run_id, finished_at__isnull=False)
+    run = stored_run(run_id)
     context = {"run": run, "results": run_results(run), "sources": run_sources(run)}
     return render_page(request, "recall/run.html", "run-results", context)

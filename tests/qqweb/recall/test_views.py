@@ -195,3 +195,9 @@ def test_a_note_pinned_for_the_message_is_marked_pinned_on_the_preview(curator_c
     assert page.count(">Pin this</button>") == 1  # the core note's
     assert '<a class="pill up" href="/memory-tests/"' in page
     assert 'name="item_id" value="note_lumen00001"' not in page
+
+
+def test_a_run_that_does_not_exist_is_a_404_naming_it(viewer_client):
+    response = viewer_client.get(reverse("recall:run_detail", args=[987654]))
+    assert response.status_code == 404
+    assert "there is no memory tests run 987654" in response.content.decode()
