@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from django.urls import NoReverseMatch, reverse
+
 from memory_app.facts.lib import Fact
 from memory_app.facts.lib.constants import RETRIEVAL_TOP_K
 from memory_app.facts.lib.rules import cosine, retrieval_top
@@ -95,6 +97,12 @@ class FactsRecall:
         except QQError:
             return None
         return doc if isinstance(doc, Fact) else None
+
+    def item_url(self, item_id: str) -> str:
+        try:
+            return reverse("facts_app:fact_detail", args=[item_id])
+        except NoReverseMatch:  # an id the URL cannot carry
+            return ""
 
 
 def facts_recall() -> FactsRecall | None:

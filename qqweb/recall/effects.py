@@ -39,6 +39,7 @@ class LostRecall:
     item_id: str
     item_text: str
     why: str
+    url: str = ""  # the item's page
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,9 @@ class _Planned:
 
     def left_out(self, query: str, item_id: str) -> str:
         return self.engine.left_out(query, item_id)
+
+    def item_url(self, item_id: str) -> str:
+        return self.engine.item_url(item_id)
 
     def score(self, query: str, item_id: str) -> float | None:
         return self.engine.score(query, item_id)
@@ -181,7 +185,14 @@ def plan_effect(
             outcome = pin_evaluate(planned, after[pin.query], pin)
             if not outcome.passed:
                 lost.append(
-                    LostRecall(pin.pk, pin.query, pin.item_id, pin.item_text, outcome.reason)
+                    LostRecall(
+                        pin.pk,
+                        pin.query,
+                        pin.item_id,
+                        pin.item_text,
+                        outcome.reason,
+                        engine.item_url(pin.item_id),
+                    )
                 )
     except QQError as e:
         return PlanEffect(source, len(pins), [], frozenset(), str(e), subject)

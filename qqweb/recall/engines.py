@@ -80,6 +80,10 @@ class RecallEngine(Protocol):
         is gone), to say by how much it missed."""
         ...
 
+    def item_url(self, item_id: str) -> str:
+        """The page showing the item ("" when it has none): the app knows its pages."""
+        ...
+
 
 _engines: dict[str, Callable[[], RecallEngine | None]] = {}
 

@@ -5,28 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.urls import NoReverseMatch, reverse
-
 from qqweb.recall.charts import HistoryChart, RunPoint, history_chart
 from qqweb.recall.engines import recall_engine, recall_sources
 from qqweb.recall.errors import RunNotFound
 from qqweb.recall.models import Pin, PinResult, TestRun
 
 HISTORY_RUNS = 60  # the chart's points
-CORE_PREFIX = "core:"  # a core note's id: "core:" and its text (the notes engine's)
-# Where each memory shows one item: the URL name and what the item's id is there.
-ITEM_PAGES = {"notes": "memory_app:note_detail", "facts": "facts_app:fact_detail"}
 
 
 def item_url(source: str, item_id: str) -> str:
-    """The page of a pinned item ("" for a core note, or a memory without item pages)."""
-    name = ITEM_PAGES.get(source)
-    if name is None or item_id.startswith(CORE_PREFIX):
-        return reverse("memory_app:core") if item_id.startswith(CORE_PREFIX) else ""
-    try:
-        return reverse(name, args=[item_id])
-    except NoReverseMatch:  # an id the URL cannot carry
-        return ""
+    """The page of a pinned item, as its memory's engine names it ("" when it has none,
+    or the memory is not configured here)."""
+    engine = recall_engine(source)
+    return engine.item_url(item_id) if engine is not None else ""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 from django.conf import settings
+from django.urls import NoReverseMatch, reverse
 
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.selectors.retrieval import PREVIEW_LIMIT
@@ -141,6 +142,14 @@ class NotesRecall:
             return None
         norm = float(np.linalg.norm(vector) * np.linalg.norm(stored))
         return round(float(vector @ stored) / norm, 4) if norm else None
+
+    def item_url(self, item_id: str) -> str:
+        if item_id.startswith(CORE_PREFIX):
+            return reverse("memory_app:core")
+        try:
+            return reverse("memory_app:note_detail", args=[item_id])
+        except NoReverseMatch:  # an id the URL cannot carry
+            return ""
 
 
 def notes_recall() -> NotesRecall:
