@@ -41,6 +41,7 @@ from memory_app.notes.lib.dedup.blocks import (
     join_pairs,
 )
 
+TRASH_PREFIX = ".removed-"  # a scan's folder on its way out (``ScanQueue.remove``)
 STALE_S = 120.0  # a claim this old with no result is a crashed worker's (a block: 1-30 s)
 
 
@@ -87,8 +88,7 @@ class ScanQueue:
         With ``changed`` (per dimension, the row indices of the notes changed since the
         last complete scan) the incremental scan: only those rows against every row.
         Done again (a coordinator redelivered), it starts afresh."""
-        if self.path.exists():
-            shutil.rmtree(self.path)
+        self.remove()
         total = 0
         for dim in sorted(groups):
             ids, matrix = groups.pop(dim)  # let each matrix go once it is on disk
@@ -293,4 +293,20 @@ class ScanQueue:
         return np.load(folder / "ids.npy")
 
     def remove(self) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
+        """Take the scan away at once, even while block tasks still write into it: the
+        folder is renamed first (one atomic step: every later claim, result or plan read
+        by its path finds nothing, and a block task stops), then deleted. Deleting it in
+        place raced them: a result written between the listing and the removal of its
+        folder left the scan's folder behind. What a late writer still put in the renamed
+        folder is deleted by the next ``remove`` under the same root."""
+        trash = self.path.with_name(
+            f"{TRASH_PREFIX}{self.path.name}.{os.getpid()}.{time.time_ns()}"
+        )
+        try:
+            os.rename(self.path, trash)
+        except (FileNotFoundError, NotADirectoryError):  # nothing to remove
+            pass
+        except OSError:  # not renamed (another file system, permissions): delete in place
+            shutil.rmtree(self.path, ignore_errors=True)
+        for leftover in self.path.parent.glob(f"{TRASH_PREFIX}*"):
+            shutil.rmtree(leftover, ignore_errors=True)
