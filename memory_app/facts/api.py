@@ -19,6 +19,7 @@ from memory_app.facts.schemas import (
     FactCreateIn,
     FactDetailOut,
     FactEditIn,
+    FactId,
     FactOut,
     FactsPageOut,
     FindingOut,
@@ -105,7 +106,7 @@ def facts_lint(request: HttpRequest) -> LintOut:
 
 
 @router.get("/facts/{fact_id}", response={200: FactDetailOut, **errors(404, 503)})
-def fact_get(request: HttpRequest, fact_id: str) -> FactDetailOut:
+def fact_get(request: HttpRequest, fact_id: FactId) -> FactDetailOut:
     """One document: every field but the vector, the vector's dimension and norm, its
     nearest facts (``duplicate`` >= 0.95, ``similar`` >= 0.85), and the cleanup pairs it
     is in."""
@@ -152,7 +153,7 @@ class DeleteQuery(Schema):
 
 
 @router.patch("/facts/{fact_id}", response={200: FactActionOut, **errors(404, 409, 503)})
-def fact_edit(request: HttpRequest, fact_id: str, payload: FactEditIn) -> FactActionOut:
+def fact_edit(request: HttpRequest, fact_id: FactId, payload: FactEditIn) -> FactActionOut:
     """In place: guarded on ``expected_content`` (409 ``stale`` when the fact changed or
     is gone), ``_id`` and ``timestamp`` kept."""
     require_role(request, CURATOR)
@@ -168,7 +169,7 @@ def fact_edit(request: HttpRequest, fact_id: str, payload: FactEditIn) -> FactAc
 
 
 @router.delete("/facts/{fact_id}", response={200: FactActionOut, **errors(404, 409, 503)})
-def fact_delete(request: HttpRequest, fact_id: str, query: Query[DeleteQuery]) -> FactActionOut:
+def fact_delete(request: HttpRequest, fact_id: FactId, query: Query[DeleteQuery]) -> FactActionOut:
     """Archived in qqweb's table first, then deleted; restorable."""
     require_role(request, CURATOR)
     result = services.fact_delete(

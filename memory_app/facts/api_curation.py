@@ -14,6 +14,7 @@ from memory_app.facts.schemas import (
     ArchivedFactOut,
     ContradictionOut,
     FactActionOut,
+    FactId,
     PairResolveIn,
     ScanOut,
     VanishedOut,
@@ -46,7 +47,7 @@ def pair_resolve(request: HttpRequest, payload: PairResolveIn) -> FactActionOut:
 
 
 @router.post("/facts/{fact_id}/embed", response={200: FactActionOut, **errors(404, 409, 503)})
-def fact_embed(request: HttpRequest, fact_id: str, payload: WriteOptions) -> FactActionOut:
+def fact_embed(request: HttpRequest, fact_id: FactId, payload: WriteOptions) -> FactActionOut:
     """Give a legacy fact (no ``content_embedding``) the agent's vector. It carries an old
     ``timestamp``, so it wins the pairs it joins: the preview shows them."""
     require_role(request, CURATOR)

@@ -6,7 +6,16 @@ from typing import Annotated, Any
 
 from ninja import Field, Schema
 
-from qqweb.lib.api_types import ShortText, UtcDateTime
+from qqweb.lib.api_types import NotAPage, ShortText, UtcDateTime
+
+# The facts' own pages at the place of a fact's id: a fact whose ``_id`` is one of these
+# words is not reached through the API (the agent's ids are ObjectIds).
+FACTS_PAGES = ("next-start", "lint", "archive", "vanished", "contradictions")
+FactId = Annotated[
+    str,
+    Field(description="The fact's ``_id``: 24 hex digits for an ObjectId, else as stored."),
+    NotAPage(FACTS_PAGES),
+]
 
 
 class FactOut(Schema):

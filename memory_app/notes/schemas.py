@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
 from ninja import Field, Schema
 from pydantic import ConfigDict, create_model, field_validator
@@ -9,8 +9,21 @@ from pydantic import ConfigDict, create_model, field_validator
 from memory_app.notes.job_params import MAX_DAYS, ArchivePurgeParams
 from memory_app.notes.lib.listing import NoteFilter
 from qqweb.jobs.params import JobParams, NoParams
-from qqweb.lib.api_types import CountOut, Cursor, Fraction, SearchText, ShortText, UtcDateTime
+from qqweb.lib.api_types import (
+    CountOut,
+    Cursor,
+    Fraction,
+    NotAPage,
+    SearchText,
+    ShortText,
+    UtcDateTime,
+)
 from qqweb.recall.effect_schemas import PinsEffectOut
+
+# The notes' own pages at the place of a note's id: a note of one of these ids is not
+# reached through the API.
+NOTES_PAGES = ("histogram", "search", "bulk")
+NoteId = Annotated[str, Field(description="The note's ``id``."), NotAPage(NOTES_PAGES)]
 
 
 class MemoryOverviewOut(Schema):

@@ -10,17 +10,32 @@ and ninja refuses a value outside them with a 422 naming the field.
   (pydantic's lax mode would read them as 1 and 0), and a string such as ``"0.5"`` is
   still read, as query parameters arrive as strings.
 - Strings have a maximum length (``Cursor``, ``ShortText``, ``SearchText``).
+- An item's id in a path (``ItemId``) is never one of its collection's own pages: ``GET
+  /facts/lint`` is the lint, so no fact is reached as ``/facts/lint``; the OpenAPI
+  document says so with a pattern, and the id is refused with a 422 where it would reach
+  the item route (``POST /facts/lint/embed``).
 - Dates the API answers carry their offset (``UtcDateTime``, RFC 3339): MongoDB gives back
   naive UTC datetimes, which are UTC and are said to be.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from ninja import Schema
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
 
 MAX_OFFSET = 100_000
 MAX_CURSOR_LENGTH = 512
@@ -56,6 +71,40 @@ ShortText = Annotated[str, Field(max_length=MAX_SHORT_TEXT)]
 SearchText = Annotated[str, Field(max_length=MAX_SEARCH_TEXT)]
 Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False), NoBool]
 Similarity = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False), NoBool]
+
+
+@dataclass(frozen=True)
+class NotAPage:
+    """Metadata for an item id in a path whose collection has pages of its own at the same
+    place (``/facts/next-start`` beside ``/facts/{fact_id}``): Django routes those words
+    to the pages, so an item of that id cannot be reached there, whatever the method.
+    The schema's pattern excludes them (a client learns it from the OpenAPI document), and
+    the id is refused (422) on routes where the word would reach the item's handler. A
+    test checks that every such collision is declared (``test_api_paths``)."""
+
+    pages: tuple[str, ...]
+
+    @property
+    def pattern(self) -> str:
+        words = "|".join(re.escape(page) for page in self.pages)
+        return f"^(?!(?:{words})$)[^/]+$"
+
+    def _refuse_a_page(self, value: str) -> str:
+        if value in self.pages:
+            raise ValueError(f"{value!r} is the collection's own page, not an item's id")
+        return value
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return core_schema.no_info_after_validator_function(self._refuse_a_page, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        json_schema["pattern"] = self.pattern
+        return json_schema
 
 
 def _with_offset(value: datetime) -> datetime:

@@ -173,3 +173,50 @@ def test_a_route_called_with_an_id_that_names_nothing_answers_a_documented_statu
             f"{method} {pattern} documents 404 but answered {answered} for an id that names "
             f"nothing: {response.content[:300]!r}"
         )
+
+
+def _collisions(paths: list[str]) -> Iterator[tuple[str, str, str, str]]:
+    """(page path, item path, the item's path parameter, the page's word there) for every
+    page Django routes where an item route's id could be: ``/facts/lint`` beside
+    ``/facts/{fact_id}``."""
+    for page in paths:
+        for item in paths:
+            a, b = page.strip("/").split("/"), item.strip("/").split("/")
+            if page == item or len(a) != len(b):
+                continue
+            differ = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+            if len(differ) == 1 and not differ[0][0].startswith("{"):
+                word, parameter = differ[0]
+                if parameter.startswith("{"):
+                    yield page, item, parameter.strip("{}"), word
+
+
+def test_no_item_route_documents_as_an_id_a_word_its_collection_uses_for_a_page():
+    """``GET /api/facts/lint`` is the lint: a client that read ``/facts/{fact_id}`` and sent
+    "lint" would get the lint (or a 405 for PATCH), so the schema must say that "lint" is
+    no fact id."""
+    openapi = api.get_openapi_schema()
+    paths = list(openapi["paths"])
+    collisions = list(_collisions(paths))
+    assert ("/api/facts/lint", "/api/facts/{fact_id}", "fact_id", "lint") in collisions
+    undeclared = []
+    for page, item, parameter, word in collisions:
+        for method, operation in openapi["paths"][item].items():
+            (schema,) = [p["schema"] for p in operation["parameters"] if p["name"] == parameter]
+            if re.search(schema.get("pattern", ""), word):
+                undeclared.append(f"{method.upper()} {item} takes {word!r} ({page})")
+    assert not undeclared, "\n".join(undeclared)
+
+
+def test_an_id_that_is_a_collection_page_is_refused_where_it_reaches_the_item(
+    admin_client_, stores, facts_store
+):
+    response = admin_client_.post(
+        "/api/facts/lint/embed", json.dumps({}), content_type="application/json"
+    )
+    assert response.status_code == 422
+    assert "the collection's own page" in response.content.decode()
+    assert "fact_id" in response.content.decode()
+    # an id that only looks like a page is an id
+    missing = admin_client_.get("/api/facts/lint-report")
+    assert missing.status_code == 404

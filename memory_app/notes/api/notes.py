@@ -20,6 +20,7 @@ from memory_app.notes.schemas import (
     HistogramOut,
     MemoryOverviewOut,
     NoteCreateIn,
+    NoteId,
     NoteOut,
     NotePatchIn,
     NotesPageOut,
@@ -136,13 +137,13 @@ def note_create(request: HttpRequest, body: NoteCreateIn) -> Status:
 
 
 @router.get("/notes/{note_id}", response={200: NoteOut, **errors(404, 503)})
-def note_get(request: HttpRequest, note_id: str) -> Note:
+def note_get(request: HttpRequest, note_id: NoteId) -> Note:
     require_role(request, VIEWER)
     return selectors.note_get(note_id=note_id)
 
 
 @router.patch("/notes/{note_id}", response={200: NoteOut, **errors(404, 409, 503)})
-def note_patch(request: HttpRequest, note_id: str, body: NotePatchIn) -> Note:
+def note_patch(request: HttpRequest, note_id: NoteId, body: NotePatchIn) -> Note:
     """Edit content (re-embedded), section or importance. 409 when the note changed after
     ``expected_updated_at``."""
     require_role(request, CURATOR)
@@ -158,7 +159,7 @@ def note_patch(request: HttpRequest, note_id: str, body: NotePatchIn) -> Note:
 
 
 @router.delete("/notes/{note_id}", response={200: ArchiveLineOut, **errors(404, 409, 503)})
-def note_delete(request: HttpRequest, note_id: str) -> ArchivedNote:
+def note_delete(request: HttpRequest, note_id: NoteId) -> ArchivedNote:
     """Archive the note (archive.jsonl first, then MongoDB); undo it from the audit log."""
     require_role(request, CURATOR)
     return services.note_archive(actor=Actor.from_request(request), note_id=note_id)
