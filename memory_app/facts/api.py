@@ -14,6 +14,7 @@ from ninja import Field, Query, Router, Schema, Status
 from memory_app.facts import selectors, services
 from memory_app.facts.lib import MISSING
 from memory_app.facts.lib.lint import agent_broken
+from memory_app.facts.plan_effects import next_start_effect, write_effect
 from memory_app.facts.schemas import (
     FactActionOut,
     FactCreateIn,
@@ -31,6 +32,7 @@ from memory_app.facts.shapes import action_out, json_value, pair_out
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import Cursor, Limit200, SearchText, ShortText, errors
 from qqweb.lib.auth import CURATOR, VIEWER, require_role
+from qqweb.recall.effect_schemas import effect_out
 
 router = Router(tags=["facts"])
 
@@ -91,6 +93,7 @@ def facts_next_start(request: HttpRequest) -> NextStartOut:
         considered=plan.considered,
         deletions=[pair_out(d) for d in plan.deletions],
         near_misses=[pair_out(d) for d in plan.near_misses],
+        pins=effect_out(next_start_effect(plan)),
     )
 
 
@@ -178,4 +181,4 @@ def fact_delete(request: HttpRequest, fact_id: FactId, query: Query[DeleteQuery]
         confirm=query.archive,
         dry_run=query.dry_run,
     )
-    return action_out(result)
+    return action_out(result, pins=lambda plan: write_effect(plan, removed=[fact_id]))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from memory_app.facts.lib.guard import WritePlan
 from memory_app.facts.lib.rules import CleanupPlan
 from qqweb.recall.effects import PlanEffect, plan_effect
 
@@ -30,6 +31,18 @@ def next_start_effect(plan: CleanupPlan) -> PlanEffect:
         gone="deleted at the next start",
         kept="deleted at the next start as a duplicate of {}",
         subject="The next start",
+    )
+
+
+def write_effect(plan: WritePlan, *, removed: Iterable[str] = ()) -> PlanEffect:
+    """What a write would do to the pins: the facts it archives go, with no survivor
+    (``removed``: a deletion's own fact; ``plan.archive_ids``: the facts its guard archives
+    with it, so that the next start deletes nothing new)."""
+    return plan_effect(
+        "facts",
+        dict.fromkeys([*removed, *plan.archive_ids]),
+        gone="archived by this write",
+        subject="This write",
     )
 
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from ninja import Field, Schema
 
 from qqweb.lib.api_types import NotAPage, ShortText, UtcDateTime
+from qqweb.recall.effect_schemas import PinsEffectOut
 
 # The facts' own pages at the place of a fact's id: a fact whose ``_id`` is one of these
 # words is not reached through the API (the agent's ids are ObjectIds).
@@ -85,6 +86,10 @@ class NextStartOut(Schema):
     considered: int
     deletions: list[PairOut]
     near_misses: list[PairOut]
+    pins: PinsEffectOut = Field(
+        description="What the deletions would do to the pinned recalls of facts (a pin on a "
+        "deleted fact follows to the fact the agent keeps)"
+    )
 
 
 class LintOut(Schema):
@@ -155,6 +160,11 @@ class FactActionOut(Schema):
     event_id: int | None
     archived: list[str]
     preview: PlanOut
+    pins: PinsEffectOut | None = Field(
+        None,
+        description="A preview's effect on the pinned recalls of facts (what it archives, "
+        "a resolution's kept fact followed); null once applied",
+    )
 
 
 class ArchivedFactOut(Schema):

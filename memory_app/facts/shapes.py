@@ -3,11 +3,13 @@ mapping (``qqweb/api.py`` answers an unconfirmed write with the preview)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from memory_app.facts.lib.guard import WritePlan
 from memory_app.facts.lib.rules import Deletion
+from memory_app.facts.plan_effects import write_effect
 from memory_app.facts.schemas import (
     AddVerdictOut,
     FactActionOut,
@@ -16,6 +18,8 @@ from memory_app.facts.schemas import (
     ResolutionOut,
 )
 from memory_app.facts.services.steps import FactAction
+from qqweb.recall.effect_schemas import effect_out
+from qqweb.recall.effects import PlanEffect
 
 
 def json_value(value: Any) -> Any:
@@ -74,7 +78,11 @@ def plan_out(plan: WritePlan) -> PlanOut:
     )
 
 
-def action_out(result: FactAction) -> FactActionOut:
+def action_out(
+    result: FactAction, pins: Callable[[WritePlan], PlanEffect] = write_effect
+) -> FactActionOut:
+    """A write's answer; a preview (not applied) carries its effect on the pins
+    (``pins``: by default what it archives, with no survivor)."""
     return FactActionOut(
         action=result.action,
         applied=result.applied,
@@ -82,4 +90,5 @@ def action_out(result: FactAction) -> FactActionOut:
         event_id=result.event_id,
         archived=result.archived,
         preview=plan_out(result.plan),
+        pins=None if result.applied else effect_out(pins(result.plan)),
     )

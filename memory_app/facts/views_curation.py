@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memory_app.facts import selectors, services
 from memory_app.facts.lib.errors import FactChanged
 from memory_app.facts.lib.guard import WritePlan
-from memory_app.facts.plan_effects import resolve_effect
+from memory_app.facts.plan_effects import resolve_effect, write_effect
 from memory_app.facts.services import FactAction, NeedsConfirmation
 from memory_app.facts.views import facts_on
 from qqweb.audit.messages import done_with_undo
@@ -86,8 +86,8 @@ def _write(
             return _done(request, done_url)
         context["plan"] = result.plan
     context["status"] = status
-    if pins is not None and "plan" in context:  # what the write would do to the pins
-        context["pins"] = pins(context["plan"])
+    if "plan" in context:  # what the write would do to the pins
+        context["pins"] = (pins or write_effect)(context["plan"])
     htmx = getattr(request, "htmx", False)
     anchor_id, deleted_id = request.POST.get("anchor_id", ""), request.POST.get("deleted_id", "")
     if htmx and anchor_id and deleted_id:
@@ -152,6 +152,7 @@ def fact_delete(request: HttpRequest, fact_id: str) -> HttpResponse:
         fields={},
         done_url=reverse("facts_app:facts"),
         what="Delete (archived first)",
+        pins=lambda plan: write_effect(plan, removed=[fact_id]),
     )
 
 

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ninja import Field, Schema
+
+from qqweb.recall.effects import PlanEffect
 
 
 class LostRecallOut(Schema):
@@ -26,6 +26,6 @@ class PinsEffectOut(Schema):
     )
     error: str = Field(description="Why the effect is unknown (the store is down); else empty")
 
-    @staticmethod
-    def resolve_pinned_items(obj: Any) -> list[str]:
-        return sorted(obj.highlight)
+
+def effect_out(effect: PlanEffect) -> PinsEffectOut:
+    return PinsEffectOut.model_validate(effect, from_attributes=True)

@@ -61,6 +61,10 @@ class PlanEffect:
         return bool(self.lost)
 
     @property
+    def pinned_items(self) -> list[str]:
+        return sorted(self.highlight)
+
+    @property
     def summary(self) -> str:
         """ "This plan loses 2 of 40 pinned recalls" ("" when it loses none)."""
         if self.error:

@@ -95,3 +95,61 @@ def test_resolving_a_pair_keeps_the_newer_ones_pin_through_the_older_fact_unless
     assert f">{QUESTION}</a>” →" in warning and "archived by this resolution" in warning
     assert f'href="/facts/{pinned_duplicate["newer"]}/"' in warning
     assert both.index('id="write-pins-lost"') < both.index('id="write-confirm"')
+
+
+@pytest.mark.django_db
+def test_the_next_start_api_says_what_the_deletions_do_to_the_pins(
+    pinned_duplicate: dict[str, str], viewer_client: Client
+) -> None:
+    pins = viewer_client.get("/api/facts/next-start").json()["pins"]
+    assert pins == {
+        "pins": 1,
+        "lost": [],
+        "pinned_items": [pinned_duplicate["newer"]],
+        "error": "",
+    }
+
+
+@pytest.mark.django_db
+def test_a_resolution_previewed_over_the_api_names_the_pin_it_would_lose(
+    pinned_duplicate: dict[str, str], curator_client: Client
+) -> None:
+    def preview(how: str) -> dict:
+        body = {
+            "anchor_id": pinned_duplicate["older"],
+            "deleted_id": pinned_duplicate["newer"],
+            "how": how,
+            "dry_run": True,
+        }
+        answer = curator_client.post(
+            "/api/facts/next-start/resolve", body, content_type="application/json"
+        )
+        assert answer.status_code == 200, answer.content
+        return answer.json()
+
+    assert preview("keep-older")["pins"]["lost"] == []
+    [lost] = preview("delete-both")["pins"]["lost"]
+    assert (lost["query"], lost["item_id"]) == (QUESTION, pinned_duplicate["newer"])
+    assert lost["why"] == "archived by this resolution"
+
+
+@pytest.mark.django_db
+def test_deleting_a_pinned_fact_warns_before_it_applies_on_the_page_and_over_the_api(
+    facts_store: FactsStore, agent_model: Embedder, curator_client: Client
+) -> None:
+    fact = str(agent_writes(facts_store, agent_model, OLDER, days_ago=2))
+    agent_writes(facts_store, agent_model, "The user likes green tea.", days_ago=3)
+    pin_create(actor=CURATOR, query=QUESTION, item_id=fact, source="facts")
+
+    api = curator_client.delete(f"/api/facts/{fact}?dry_run=true").json()
+    assert api["applied"] is False
+    [lost] = api["pins"]["lost"]
+    assert (lost["item_id"], lost["why"]) == (fact, "archived by this write")
+
+    page = curator_client.post(
+        f"/facts/{fact}/delete/", {"preview": "1"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    warning = page.split('id="write-pins-lost"')[1].split("</div>")[0]
+    assert "This write loses 1 of 1 pinned recall:" in warning
+    assert page.index('id="write-pins-lost"') < page.index('id="write-confirm"')
+    assert facts_store.get(fact).hex_id == fact  # a preview writes nothing
