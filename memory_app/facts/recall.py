@@ -7,12 +7,14 @@ to the fact that holds its text now, as qqweb's tracker saw it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from django.urls import NoReverseMatch, reverse
 
 from memory_app.facts.lib import Fact
 from memory_app.facts.lib.constants import RETRIEVAL_TOP_K
 from memory_app.facts.lib.rules import cosine, retrieval_top
+from memory_app.facts.lib.store import parse_fact_id
 from memory_app.facts.models import ArchivedFact, SeenFact
 from memory_app.facts.stores import agent_embedding, facts_enabled, facts_store
 from qqweb.lib.errors import QQError
@@ -75,6 +77,13 @@ class FactsRecall:
                 )
             return Whereabouts(False, seen.content, f"deleted by the agent on {day}")
         return Whereabouts(False, reason="deleted: it is not in the facts store")
+
+    def present(self, item_ids: Collection[str]) -> set[str]:
+        """One read of the facts' ids, then each found one's document (a fact, not a
+        legacy turn or a foreign document): the facts memory is small."""
+        by_id = {parse_fact_id(i): i for i in item_ids}
+        found = facts_store().ids_present(by_id) if by_id else set()
+        return {by_id[i] for i in found if self._fact(by_id[i]) is not None}
 
     def left_out(self, query: str, item_id: str) -> str:
         """The facts agent has no minimum score: a present fact is only outranked, unless

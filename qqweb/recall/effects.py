@@ -10,16 +10,17 @@ Removing items only moves the others up in the agent's order, so a pin can be lo
 when the item it is recalled through (its own, or a merge's survivor it follows) is in
 the plan. Those pins (the *touched* ones) are asked of the engine twice: now, and after
 the plan (``without=`` the removed ids, on the survivor where there is one); a pin that
-fails already is not lost by the plan. Every other pin costs one read of where its item
-is (``whereabouts``: one lookup by id), no vector search.
+fails already is not lost by the plan. The other pins cost one batched read of which
+items are present (``present``: one ``$in`` query for the notes), and a lookup of where
+each absent item went (``whereabouts``), no vector search.
 
-Cost: one lookup per pin of the source, plus at most two vector searches (with their
-query's embedding) per distinct query of a touched pin; nothing when the plan touches no
-pinned item."""
+Cost: that read, one lookup per pin whose item is gone, plus at most two vector searches
+(with their query's embedding) per distinct query of a touched pin; nothing when the plan
+touches no pinned item."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from qqweb.lib.errors import QQError
@@ -104,6 +105,9 @@ class _Planned:
             return Whereabouts(False, where.text, reason, later.now_id)
         return where
 
+    def present(self, item_ids: Collection[str]) -> set[str]:
+        return self.engine.present([i for i in item_ids if i not in self.removed])
+
     def _by_plan(self, item_id: str) -> Whereabouts:
         survivor = self.removed[item_id]
         if survivor:
@@ -122,21 +126,26 @@ class _Planned:
         return self.engine.score(query, item_id)
 
 
-def _holder(engine: RecallEngine, pin: Pin) -> str:
-    """The item a pin is recalled through now: its own, or the note holding its text."""
-    where = engine.whereabouts(pin.item_id)
-    return pin.item_id if where.present else where.now_id
+def _holders(engine: RecallEngine, pins: list[Pin]) -> dict[int, str]:
+    """By pin, the item it is recalled through now: its own when present (one batched
+    read for every pin, ``present``), else the item holding its text ("" for none: one
+    lookup for each such pin, ``whereabouts``)."""
+    present = engine.present({pin.item_id for pin in pins})
+    return {
+        pin.pk: pin.item_id if pin.item_id in present else engine.whereabouts(pin.item_id).now_id
+        for pin in pins
+    }
 
 
 def pinned_holders(source: str) -> set[str]:
-    """The items the pins of ``source`` are recalled through now (one lookup per pin): a
-    plan that does not touch one of them cannot lose a pin by removing items. Raises the
-    engine's QQError when its store is down."""
+    """The items the pins of ``source`` are recalled through now: a plan that does not
+    touch one of them cannot lose a pin by removing items. Raises the engine's QQError
+    when its store is down."""
     pins = list(Pin.objects.filter(source=source))
     engine = recall_engine(source) if pins else None
     if engine is None:
         return set()
-    return {h for pin in pins if (h := _holder(engine, pin))}
+    return {h for h in _holders(engine, pins).values() if h}
 
 
 def _answered(recall: Recall) -> Recall:
@@ -169,11 +178,11 @@ def plan_effect(
     if engine is None:
         return PlanEffect(source, len(pins), [], frozenset(), subject=subject)
     try:
+        holders = _holders(engine, [pin for pin in pins if pin.item_id not in removed])
         touched = [
             (pin, holder)
             for pin in pins
-            if (holder := pin.item_id if pin.item_id in removed else _holder(engine, pin))
-            in removed
+            if (holder := pin.item_id if pin.item_id in removed else holders[pin.pk]) in removed
         ]
         planned = _Planned(engine, removed, gone, kept)
         now: dict[str, Recall] = {}

@@ -14,7 +14,7 @@ agent's rules (its score or importance), or outranked."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -68,6 +68,12 @@ class RecallEngine(Protocol):
     def recall(self, query: str, *, without: frozenset[str] = frozenset()) -> Recall: ...
 
     def whereabouts(self, item_id: str) -> Whereabouts: ...
+
+    def present(self, item_ids: Collection[str]) -> set[str]:
+        """Which of ``item_ids`` the agent can retrieve now (``whereabouts(i).present``
+        for each), in as few reads as the store allows: a plan's preview asks it of
+        every pin."""
+        ...
 
     def left_out(self, query: str, item_id: str) -> str:
         """Why the agent's rules leave a present item out for the query ("scores 0.21,

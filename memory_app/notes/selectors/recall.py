@@ -11,6 +11,7 @@ keeps its pins while the survivor is recalled."""
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 import numpy as np
 from django.conf import settings
@@ -98,6 +99,16 @@ class NotesRecall:
                 False, archived.content, f"merged into {survivor} on {day}", now_id=survivor
             )
         return Whereabouts(False, archived.content, f"archived on {day}: {archived.reason}")
+
+    def present(self, item_ids: Collection[str]) -> set[str]:
+        """One ``$in`` read for the notes, one read of core.md for the core notes."""
+        core = {i for i in item_ids if i.startswith(CORE_PREFIX)}
+        held: set[str] = set()
+        if core:
+            items = [item for group in core_notes().get_all_items().values() for item in group]
+            held = {i for i in core if any(i[len(CORE_PREFIX) :] in item for item in items)}
+        notes = [i for i in item_ids if i not in core]
+        return held | set(notes_store().notes_by_ids(notes)) if notes else held
 
     def _survivor(self, note_id: str) -> str:
         """The note holding a merged note's text now: merges are followed while the

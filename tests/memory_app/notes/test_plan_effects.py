@@ -11,8 +11,12 @@ from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
 from qqweb.recall.models import TestRun
 from qqweb.recall.services import memory_tests_run, pin_create
+from qqweb.recall.effects import pinned_holders
 from tests.helpers import agent_archive_line
 from tests.helpers import plant_note as plant
+from tests.qqweb.test_page_queries import recorded
+
+__all__ = ["recorded"]  # the app's MongoDB client, listened to
 
 ADA = Actor("user", "ada-admin", role="admin")
 LUMEN = "Lumen stores its notes in MongoDB with embeddings"
@@ -227,3 +231,18 @@ def test_an_auto_consolidation_into_a_note_the_agent_leaves_out_loses_the_pin(
         "its effective importance 0.00 is below 0.2"
     )
     assert '<tr data-note-id="note_lumen000001" class="pinned"' in _page(admin_client_, dry)
+
+
+def test_a_preview_finds_where_every_pinned_note_is_in_one_read_not_one_per_pin(
+    stores, recorded
+):
+    """A plan's preview first asks where each pin's note is (a pin on a merged note is
+    recalled through the survivor): with many pins, that is one read of them all."""
+    pinned = {f"note_pin{i:08d}" for i in range(20)}
+    for note_id in sorted(pinned):
+        plant(note_id, 0.9, 0, content=f"{note_id} is about the lumen project")
+        pin_create(actor=ADA, query=f"what is {note_id} about?", item_id=note_id)
+    recorded.commands.clear()
+    assert pinned_holders("notes") == pinned
+    reads = [c for c in recorded.commands if c["name"] in ("find", "aggregate")]
+    assert len(reads) == 1, reads
