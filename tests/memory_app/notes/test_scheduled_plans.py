@@ -216,3 +216,29 @@ def test_an_opted_in_archival_that_would_lose_a_pinned_recall_waits_with_the_rea
     html = admin_client_.get(reverse("memory_app:overview")).content.decode()
     waits = html.split('id="plans-waiting"')[1].split("</section>")[0]
     assert "not applied on its own because it would lose 1 pinned recall" in waits
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("pinned", ["note_lumen000001", "note_tea00000001"])
+def test_an_opted_in_decay_that_would_lose_a_pinned_recall_waits_with_the_reason(
+    stores, settings, pinned
+):
+    """0.35 ten days old is 0.227 today (recalled); the decay writes 0.227, which the
+    agent's retrieval decays again below 0.2. The tea note stays above it: pinned there,
+    the same plan applies."""
+    settings.QQ_SCHEDULE_MAX_SHARE = 1.0  # the share cap out of the way: only the pin stops it
+    lumen = "Lumen stores its notes in MongoDB with embeddings"
+    plant("note_lumen000001", 0.35, 10, content=lumen)
+    plant("note_tea00000001", 0.9, 10, content="Ada prefers green tea in the morning")
+    query = lumen if pinned == "note_lumen000001" else "Ada prefers green tea in the morning"
+    pin_create(actor=ADA, query=query, item_id=pinned)
+    run = scheduled_run_create(kind="decay")
+    job_run(run=run)
+    applying = scheduled_plan_settle(run_id=run.pk, apply=True)
+    run.refresh_from_db()
+    if pinned == "note_tea00000001":  # the control: the same plan, losing no pin, applies
+        assert applying is not None and "waits" not in run.stats
+        return
+    assert applying is None
+    assert run.stats["waits"] == "it would lose 1 pinned recall: it waits for review"
+    assert notes_store().get_full_note("note_lumen000001")["importance"] == 0.35
