@@ -9,9 +9,9 @@ from memory_app.notes.models import ReviewPair
 from memory_app.notes.stores import archive_manager, notes_store
 from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
+from qqweb.recall.effects import pinned_holders
 from qqweb.recall.models import TestRun
 from qqweb.recall.services import memory_tests_run, pin_create
-from qqweb.recall.effects import pinned_holders
 from tests.helpers import agent_archive_line
 from tests.helpers import plant_note as plant
 from tests.qqweb.test_page_queries import recorded
@@ -233,9 +233,7 @@ def test_an_auto_consolidation_into_a_note_the_agent_leaves_out_loses_the_pin(
     assert '<tr data-note-id="note_lumen000001" class="pinned"' in _page(admin_client_, dry)
 
 
-def test_a_preview_finds_where_every_pinned_note_is_in_one_read_not_one_per_pin(
-    stores, recorded
-):
+def test_a_preview_finds_where_every_pinned_note_is_in_one_read_not_one_per_pin(stores, recorded):
     """A plan's preview first asks where each pin's note is (a pin on a merged note is
     recalled through the survivor): with many pins, that is one read of them all."""
     pinned = {f"note_pin{i:08d}" for i in range(20)}
