@@ -357,6 +357,27 @@ class ReviewVerdictIn(Schema):
     content: str | None = Field(None, max_length=20_000)
 
 
+class MergePreviewIn(Schema):
+    primary_id: ShortText | None = Field(
+        None, description="The note to keep (else the agent's choice, as the verdict makes it)"
+    )
+    content: str | None = Field(None, max_length=20_000, description="Your merged text")
+
+
+class MergePreviewOut(Schema):
+    pair: ReviewPairOut
+    primary_id: str = Field(description="The note the merge keeps")
+    secondary_id: str = Field(description="The note the merge archives")
+    content: str = Field(description="The kept note's text after the merge")
+    newer_id: str | None = Field(description="The note written later (supersede keeps it)")
+    possible_update: bool = Field(description="The texts differ in a value")
+    contradiction: bool = Field(description="One text negates the other: choose primary_id")
+    pins_merge: PinsEffectOut = Field(description="The merge's effect on the pinned recalls")
+    pins_supersede: PinsEffectOut | None = Field(
+        description="The supersede's, when it is another plan than this merge"
+    )
+
+
 class SuggestionIn(Schema):
     primary_id: str | None = Field(None, max_length=64)
 

@@ -150,6 +150,7 @@ OPERATIONS: dict[str, str] = {
     "POST /api/duplicates/scan": ADMIN,
     "POST /api/duplicates/{pair_id}/verdict": CURATOR,
     "POST /api/duplicates/{pair_id}/suggestion": CURATOR,
+    "POST /api/duplicates/{pair_id}/preview": VIEWER,
     "POST /api/duplicates/back": CURATOR,
     "GET /api/maintenance/runs": VIEWER,
     "GET /api/maintenance/runs/{run_id}": VIEWER,

@@ -10,6 +10,8 @@ from memory_app.notes.api.common import router
 from memory_app.notes.job_params import DedupScanParams
 from memory_app.notes.models import ReviewPair
 from memory_app.notes.schemas import (
+    MergePreviewIn,
+    MergePreviewOut,
     ReviewPairOut,
     ReviewVerdictIn,
     RunOut,
@@ -21,6 +23,7 @@ from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import Limit1000, ShortText, errors
 from qqweb.lib.auth import ADMIN, CURATOR, VIEWER, require_role
 from qqweb.lib.errors import InvalidInput
+from qqweb.recall.effect_schemas import effect_out
 
 
 @router.get("/duplicates", response={200: list[ReviewPairOut], **errors()}, tags=["duplicates"])
@@ -63,6 +66,33 @@ def duplicates_verdict(request: HttpRequest, pair_id: int, body: ReviewVerdictIn
         verdict=body.verdict,
         primary_id=body.primary_id,
         content=body.content,
+    )
+
+
+@router.post(
+    "/duplicates/{pair_id}/preview",
+    response={200: MergePreviewOut, **errors(404, 503)},
+    tags=["duplicates"],
+)
+def duplicates_preview(request: HttpRequest, pair_id: int, body: MergePreviewIn) -> MergePreviewOut:
+    """What a merge verdict with this body would write, and what it (and a supersede) would
+    do to the pinned recalls (``lost``: each pin it loses, with why), as the Review page
+    shows before its buttons. Nothing is written."""
+    require_role(request, VIEWER)
+    preview = selectors.review_preview(
+        pair_id=pair_id, primary_id=body.primary_id, content=body.content
+    )
+    item, pins = preview.item, preview.pins
+    return MergePreviewOut(
+        pair=ReviewPairOut.from_orm(item.pair),
+        primary_id=item.plan.primary_id,
+        secondary_id=item.plan.secondary_id,
+        content=item.merged_preview.content,
+        newer_id=item.newer_id,
+        possible_update=item.possible_update,
+        contradiction=item.contradiction,
+        pins_merge=effect_out(pins.merge),
+        pins_supersede=None if pins.supersede is None else effect_out(pins.supersede),
     )
 
 

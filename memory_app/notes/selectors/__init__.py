@@ -48,6 +48,7 @@ from memory_app.notes.selectors.review import (
     review_llm_text,
     review_next,
     review_pending_count,
+    review_preview,
     word_diff,
 )
 
@@ -90,6 +91,7 @@ __all__ = [
     "review_llm_text",
     "review_next",
     "review_pending_count",
+    "review_preview",
     "source_summary",
     "word_diff",
 ]

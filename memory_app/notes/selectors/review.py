@@ -15,6 +15,7 @@ from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.models import ReviewPair
 from memory_app.notes.selectors.notes import SourceSummary, source_summary
+from memory_app.notes.selectors.plan_effects import ReviewPinEffects, review_pin_effects
 from memory_app.notes.stores import deduplicator, notes_store
 from qqweb.jobs.models import Run
 from qqweb.lib.actors import Actor
@@ -139,6 +140,36 @@ def review_next(
             chosen,
         )
     return None
+
+
+@dataclass(frozen=True)
+class ReviewPreview:
+    """What a verdict on a pending pair would do, as the Review page previews it: the
+    merge (``item.plan``, ``item.merged_preview``) and its effect, and the supersede's,
+    on the pinned recalls."""
+
+    item: ReviewItem
+    pins: ReviewPinEffects
+
+
+def review_preview(
+    *, pair_id: int, primary_id: str | None = None, content: str | None = None
+) -> ReviewPreview:
+    """The preview of pending pair ``pair_id``'s merge (keeping ``primary_id``, with
+    ``content`` when given), nothing written; 404 when the pair is not pending or a note
+    of it is gone, 400 when ``primary_id`` is neither note."""
+    item = review_next(pair_id=pair_id, content=content, primary_id=primary_id)
+    if item is None:
+        raise PairNotFound(pair_id, "pending pair")
+    if primary_id is not None and primary_id not in (item.a.note_id, item.b.note_id):
+        raise InvalidInput("primary_id", "must be one of the two notes")
+    pins = review_pin_effects(
+        primary_id=item.plan.primary_id,
+        secondary_id=item.plan.secondary_id,
+        newer_id=item.newer_id,
+        text_changed=item.plan.content_changed,
+    )
+    return ReviewPreview(item, pins)
 
 
 @dataclass(frozen=True)

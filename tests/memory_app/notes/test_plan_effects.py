@@ -244,3 +244,36 @@ def test_a_preview_finds_where_every_pinned_note_is_in_one_read_not_one_per_pin(
     assert pinned_holders("notes") == pinned
     reads = [c for c in recorded.commands if c["name"] in ("find", "aggregate")]
     assert len(reads) == 1, reads
+
+
+def test_the_review_api_previews_a_merge_and_names_the_pin_it_would_lose(stores, viewer_client):
+    """The Review page's preview, over the API: the merge keeps the newer note (its text
+    differs in a value), so the older note's pin follows it to a text that does not answer
+    its question; keeping the older note instead loses nothing. Nothing is written."""
+    plant("note_lumen000001", 0.7, 2, content=LUMEN)  # older
+    plant("note_tea00000001", 0.4, 1, content=TEA)  # newer
+    pin_create(actor=ADA, query=LUMEN, item_id="note_lumen000001")
+    pair = _pair("note_lumen000001", "note_tea00000001")
+    url = f"/api/duplicates/{pair.pk}/preview"
+
+    merge = viewer_client.post(url, {}, content_type="application/json").json()
+    assert (merge["primary_id"], merge["secondary_id"]) == ("note_tea00000001", "note_lumen000001")
+    [lost] = merge["pins_merge"]["lost"]
+    assert (lost["query"], lost["item_id"]) == (LUMEN, "note_lumen000001")
+    assert lost["why"].startswith("merged into note_tea00000001 by this merge")
+    assert merge["pins_merge"]["pinned_items"] == ["note_lumen000001"]
+
+    kept = viewer_client.post(
+        url, {"primary_id": "note_lumen000001"}, content_type="application/json"
+    ).json()
+    assert kept["pins_merge"] == {"pins": 1, "lost": [], "pinned_items": [], "error": ""}
+    assert kept["pins_supersede"]["lost"][0]["item_id"] == "note_lumen000001"
+
+    wrong = viewer_client.post(url, {"primary_id": "note_other"}, content_type="application/json")
+    assert wrong.status_code == 400 and "primary_id" in wrong.content.decode()
+    missing = viewer_client.post(
+        "/api/duplicates/987654/preview", {}, content_type="application/json"
+    )
+    assert missing.status_code == 404 and "pending pair 987654" in missing.content.decode()
+    assert notes_store().count() == 2
+    assert ReviewPair.objects.get().status == ReviewPair.PENDING
