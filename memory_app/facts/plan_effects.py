@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from memory_app.facts.lib.guard import WritePlan
 from memory_app.facts.lib.rules import CleanupPlan
+from memory_app.facts.lib.store import parse_fact_id
 from qqweb.recall.effects import PlanEffect, plan_effect
 
 # what a next-start pair's resolution archives: its anchor (the older fact), its newer one
@@ -37,10 +38,11 @@ def next_start_effect(plan: CleanupPlan) -> PlanEffect:
 def write_effect(plan: WritePlan, *, removed: Iterable[str] = ()) -> PlanEffect:
     """What a write would do to the pins: the facts it archives go, with no survivor
     (``removed``: a deletion's own fact; ``plan.archive_ids``: the facts its guard archives
-    with it, so that the next start deletes nothing new)."""
+    with it, so that the next start deletes nothing new). ``removed`` is read as the store
+    reads an id: a 24-hex id in capitals names the fact its pins name in lower case."""
     return plan_effect(
         "facts",
-        dict.fromkeys([*removed, *plan.archive_ids]),
+        dict.fromkeys([*(str(parse_fact_id(i)) for i in removed), *plan.archive_ids]),
         gone="archived by this write",
         subject="This write",
     )

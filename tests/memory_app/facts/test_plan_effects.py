@@ -153,3 +153,23 @@ def test_deleting_a_pinned_fact_warns_before_it_applies_on_the_page_and_over_the
     assert "This write loses 1 of 1 pinned recall:" in warning
     assert page.index('id="write-pins-lost"') < page.index('id="write-confirm"')
     assert facts_store.get(fact).hex_id == fact  # a preview writes nothing
+
+
+@pytest.mark.django_db
+def test_deleting_a_pinned_fact_named_in_capitals_still_warns_of_the_pin_it_loses(
+    facts_store: FactsStore, agent_model: Embedder, curator_client: Client
+) -> None:
+    """The store reads a 24-hex id in either case (the same ObjectId), so the delete
+    deletes the pinned fact: its preview must say so."""
+    fact = str(agent_writes(facts_store, agent_model, OLDER, days_ago=2))
+    agent_writes(facts_store, agent_model, "The user likes green tea.", days_ago=3)
+    pin_create(actor=CURATOR, query=QUESTION, item_id=fact, source="facts")
+
+    api = curator_client.delete(f"/api/facts/{fact.upper()}?dry_run=true").json()
+    [lost] = api["pins"]["lost"]
+    assert (lost["item_id"], lost["why"]) == (fact, "archived by this write")
+
+    page = curator_client.post(
+        f"/facts/{fact.upper()}/delete/", {"preview": "1"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "This write loses 1 of 1 pinned recall:" in page
