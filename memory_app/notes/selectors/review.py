@@ -157,8 +157,9 @@ def review_preview(
 ) -> ReviewPreview:
     """The preview of pending pair ``pair_id``'s merge (keeping ``primary_id``, with
     ``content`` when given), nothing written; 404 when the pair is not pending or a note
-    of it is gone, 400 when ``primary_id`` is neither note."""
-    item = review_next(pair_id=pair_id, content=content, primary_id=primary_id)
+    of it is gone, 400 when ``primary_id`` is neither note. An empty ``content`` keeps the
+    primary's text, as the verdict reads it."""
+    item = review_next(pair_id=pair_id, content=content or None, primary_id=primary_id)
     if item is None:
         raise PairNotFound(pair_id, "pending pair")
     if primary_id is not None and primary_id not in (item.a.note_id, item.b.note_id):

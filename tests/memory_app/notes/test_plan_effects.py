@@ -277,3 +277,26 @@ def test_the_review_api_previews_a_merge_and_names_the_pin_it_would_lose(stores,
     assert missing.status_code == 404 and "pending pair 987654" in missing.content.decode()
     assert notes_store().count() == 2
     assert ReviewPair.objects.get().status == ReviewPair.PENDING
+
+
+def test_the_review_api_preview_of_an_empty_text_is_the_text_the_verdict_keeps(
+    stores, curator_client
+):
+    """A verdict sent an empty ``content`` keeps the primary's text (as the page's empty
+    text box does): the preview of the same body must show that text, not an empty note."""
+    plant("note_lumen000001", 0.7, 2, content=LUMEN)
+    plant("note_lumen000002", 0.4, 1, content=LUMEN + " today")
+    pair = _pair("note_lumen000001", "note_lumen000002")
+    body = {"primary_id": "note_lumen000001", "content": ""}
+
+    preview = curator_client.post(
+        f"/api/duplicates/{pair.pk}/preview", body, content_type="application/json"
+    ).json()
+    assert preview["content"] == LUMEN
+    verdict = curator_client.post(
+        f"/api/duplicates/{pair.pk}/verdict",
+        {"verdict": "merge", **body},
+        content_type="application/json",
+    )
+    assert verdict.status_code == 200, verdict.content
+    assert notes_store().note("note_lumen000001").content == preview["content"]
