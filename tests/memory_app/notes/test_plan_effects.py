@@ -300,3 +300,26 @@ def test_the_review_api_preview_of_an_empty_text_is_the_text_the_verdict_keeps(
     )
     assert verdict.status_code == 200, verdict.content
     assert notes_store().note("note_lumen000001").content == preview["content"]
+
+
+def test_a_merge_sent_a_blank_text_keeps_the_primarys_text_and_its_preview_says_so(
+    stores, curator_client
+):
+    """Spaces in the merged-text box are no text: the merge keeps the primary's (as for an
+    empty box); it wrote an empty note into the agent's memory."""
+    plant("note_lumen000001", 0.7, 2, content=LUMEN)
+    plant("note_lumen000002", 0.4, 1, content=LUMEN + " today")
+    pair = _pair("note_lumen000001", "note_lumen000002")
+    body = {"primary_id": "note_lumen000001", "content": "  \n "}
+
+    preview = curator_client.post(
+        f"/api/duplicates/{pair.pk}/preview", body, content_type="application/json"
+    ).json()
+    assert preview["content"] == LUMEN
+    curator_client.post(
+        f"/api/duplicates/{pair.pk}/verdict",
+        {"verdict": "merge", **body},
+        content_type="application/json",
+    )
+    assert ReviewPair.objects.get().status == ReviewPair.MERGED
+    assert notes_store().note("note_lumen000001").content == LUMEN

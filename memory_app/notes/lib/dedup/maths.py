@@ -140,7 +140,8 @@ def plan_merge(
     similarity: float,
     content: str | None = None,
 ) -> MergePlan:
-    changed = content is not None and content.strip() != primary.content
+    text = (content or "").strip()  # a blank text is none: the primary keeps its own
+    changed = bool(text) and text != primary.content
     return MergePlan(
         primary_id=primary.note_id,
         secondary_id=secondary.note_id,
@@ -151,7 +152,7 @@ def plan_merge(
         pushed_source=dict(secondary.source) if secondary.source else None,
         created_at=_earliest(primary.created_at, secondary.created_at),
         last_accessed=_latest(primary.last_accessed, secondary.last_accessed),
-        content=str(content).strip() if changed else None,
+        content=text if changed else None,
     )
 
 
