@@ -359,7 +359,10 @@ class ReviewVerdictIn(Schema):
 
 class MergePreviewIn(Schema):
     primary_id: ShortText | None = Field(
-        None, description="The note to keep (else the agent's choice, as the verdict makes it)"
+        None,
+        description="The note to keep; else the Review page's: the newer note when the texts "
+        "differ in a value, the agent's choice otherwise (a verdict without primary_id keeps "
+        "the agent's choice: send it the answer's primary_id to merge as previewed)",
     )
     content: str | None = Field(None, max_length=20_000, description="Your merged text")
 

@@ -77,7 +77,9 @@ def duplicates_verdict(request: HttpRequest, pair_id: int, body: ReviewVerdictIn
 def duplicates_preview(request: HttpRequest, pair_id: int, body: MergePreviewIn) -> MergePreviewOut:
     """What a merge verdict with this body would write, and what it (and a supersede) would
     do to the pinned recalls (``lost``: each pin it loses, with why), as the Review page
-    shows before its buttons. Nothing is written."""
+    shows before its buttons. Nothing is written. Without ``primary_id`` it keeps the
+    page's choice (the newer note of a possible update), which a verdict without
+    ``primary_id`` does not: send the verdict the answer's ``primary_id``."""
     require_role(request, VIEWER)
     preview = selectors.review_preview(
         pair_id=pair_id, primary_id=body.primary_id, content=body.content
