@@ -101,12 +101,13 @@ class NotesRecall:
         return Whereabouts(False, archived.content, f"archived on {day}: {archived.reason}")
 
     def present(self, item_ids: Collection[str]) -> set[str]:
-        """One ``$in`` read for the notes, one read of core.md for the core notes."""
+        """One ``$in`` read for the notes, one read of core.md for the core notes (held
+        when a bullet is exactly the text, as in ``whereabouts``)."""
         core = {i for i in item_ids if i.startswith(CORE_PREFIX)}
         held: set[str] = set()
         if core:
-            items = [item for group in core_notes().get_all_items().values() for item in group]
-            held = {i for i in core if any(i[len(CORE_PREFIX) :] in item for item in items)}
+            items = {item for group in core_notes().get_all_items().values() for item in group}
+            held = {i for i in core if i[len(CORE_PREFIX) :] in items}
         notes = [i for i in item_ids if i not in core]
         return held | set(notes_store().notes_by_ids(notes)) if notes else held
 

@@ -89,3 +89,26 @@ def test_decayed_notes_nearer_the_message_do_not_push_a_cited_note_out():
     recall = notes_recall().recall(LUMEN)
     assert recall.rank_of("note_lumen00001") == 1
     assert [i.id for i in recall.items] == ["note_lumen00001"]
+
+
+def test_present_answers_for_every_id_what_its_whereabouts_say():
+    """A plan's preview asks ``present`` of all the pins at once: a core note whose text
+    core.md holds only inside a longer bullet is gone (its pin fails), as its whereabouts
+    say, and so are a missing note and an archived one."""
+    plant_note("note_lumen00001", content=LUMEN)
+    plant_note("note_gone000001", content="Ada prefers tea")
+    note_archive(actor=CURATOR, note_id="note_gone000001", reason="wrong")
+    core_notes().add_core("The user is called Ada Lovelace", "Identity")
+    ids = [
+        "note_lumen00001",
+        "note_gone000001",
+        "note_never00001",
+        CORE_PREFIX + "The user is called Ada Lovelace",
+        CORE_PREFIX + "The user is called Ada",
+    ]
+    engine = notes_recall()
+    assert engine.present(ids) == {i for i in ids if engine.whereabouts(i).present}
+    assert engine.present(ids) == {
+        "note_lumen00001",
+        CORE_PREFIX + "The user is called Ada Lovelace",
+    }
