@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from typing import Any
 
 from django.urls import NoReverseMatch, reverse
 
@@ -80,10 +81,13 @@ class FactsRecall:
 
     def present(self, item_ids: Collection[str]) -> set[str]:
         """One read of the facts' ids, then each found one's document (a fact, not a
-        legacy turn or a foreign document): the facts memory is small."""
-        by_id = {parse_fact_id(i): i for i in item_ids}
+        legacy turn or a foreign document): the facts memory is small. Every id the store
+        reads as one ``_id`` (a 24-hex id in lower case and in capitals) is answered."""
+        by_id: dict[Any, list[str]] = {}
+        for item_id in item_ids:
+            by_id.setdefault(parse_fact_id(item_id), []).append(item_id)
         found = facts_store().ids_present(by_id) if by_id else set()
-        return {by_id[i] for i in found if self._fact(by_id[i]) is not None}
+        return {i for key in found if self._fact(by_id[key][0]) is not None for i in by_id[key]}
 
     def left_out(self, query: str, item_id: str) -> str:
         """The facts agent has no minimum score: a present fact is only outranked, unless

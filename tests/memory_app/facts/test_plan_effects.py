@@ -9,6 +9,7 @@ from django.test import Client
 
 from memory_app.facts.lib import FactsStore
 from memory_app.facts.plan_effects import next_start_effect
+from memory_app.facts.recall import FactsRecall
 from memory_app.facts.selectors import next_start_plan
 from qqweb.lib.actors import Actor
 from qqweb.lib.embeddings import Embedder
@@ -173,3 +174,21 @@ def test_deleting_a_pinned_fact_named_in_capitals_still_warns_of_the_pin_it_lose
         f"/facts/{fact.upper()}/delete/", {"preview": "1"}, HTTP_HX_REQUEST="true"
     ).content.decode()
     assert "This write loses 1 of 1 pinned recall:" in page
+
+
+@pytest.mark.django_db
+def test_present_answers_for_every_fact_id_what_its_whereabouts_say(
+    facts_store: FactsStore, agent_model: Embedder
+) -> None:
+    """The preview's batched read agrees with each id's whereabouts: an ObjectId in lower
+    case and in capitals (the store reads both), an id stored as text, a document that is
+    no fact (a turn), and an id the store does not hold."""
+    fact = str(agent_writes(facts_store, agent_model, OLDER, days_ago=2))
+    by_hand = "fact-by-hand"
+    agent_writes(facts_store, agent_model, NEWER, days_ago=1)
+    facts_store.collection.insert_one({"_id": by_hand, "type": "fact", "content": "Tea."})
+    facts_store.collection.insert_one({"_id": "turn-1", "type": "turn", "content": "Hi."})
+    engine = FactsRecall()
+    ids = [fact, fact.upper(), by_hand, "turn-1", "0" * 24, "never"]
+    assert engine.present(ids) == {i for i in ids if engine.whereabouts(i).present}
+    assert engine.present(ids) == {fact, fact.upper(), by_hand}
