@@ -10,7 +10,7 @@ and ninja refuses a value outside them with a 422 naming the field.
   (pydantic's lax mode would read them as 1 and 0), and a string such as ``"0.5"`` is
   still read, as query parameters arrive as strings.
 - Strings have a maximum length (``Cursor``, ``ShortText``, ``SearchText``).
-- An item's id in a path (``ItemId``) is never one of its collection's own pages: ``GET
+- An item's id in a path (``NotAPage``) is never one of its collection's own pages: ``GET
   /facts/lint`` is the lint, so no fact is reached as ``/facts/lint``; the OpenAPI
   document says so with a pattern, and the id is refused with a 422 where it would reach
   the item route (``POST /facts/lint/embed``).
@@ -80,7 +80,7 @@ class NotAPage:
     to the pages, so an item of that id cannot be reached there, whatever the method.
     The schema's pattern excludes them (a client learns it from the OpenAPI document), and
     the id is refused (422) on routes where the word would reach the item's handler. A
-    test checks that every such collision is declared (``test_api_paths``)."""
+    test checks that every such collision is declared (``tests/qqweb/test_api_routes.py``)."""
 
     pages: tuple[str, ...]
 
