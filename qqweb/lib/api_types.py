@@ -73,6 +73,9 @@ Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False), NoBool]
 Similarity = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False), NoBool]
 
 
+_REGEX_SYNTAX = re.compile(r"[\\^$.*+?()[\]{}|/]")
+
+
 @dataclass(frozen=True)
 class NotAPage:
     """Metadata for an item id in a path whose collection has pages of its own at the same
@@ -86,7 +89,10 @@ class NotAPage:
 
     @property
     def pattern(self) -> str:
-        words = "|".join(re.escape(page) for page in self.pages)
+        """A regex both Python and a JavaScript client (ECMA-262, unicode mode: what
+        OpenAPI validators compile) read: only their syntax characters are escaped, not
+        "-" as ``re.escape`` does, which JavaScript refuses ("Invalid escape")."""
+        words = "|".join(_REGEX_SYNTAX.sub(r"\\\g<0>", page) for page in self.pages)
         return f"^(?!(?:{words})$)[^/]+$"
 
     def _refuse_a_page(self, value: str) -> str:

@@ -105,3 +105,45 @@ def test_the_memory_and_graph_candidates_and_verdicts_are_documented_apart():
     assert "primary_id" in review["properties"]
     graph = shape("/api/graph/duplicates/verdict", "post", "body")
     assert {"a", "b", "keep"} <= set(graph["properties"])
+
+
+# The escapes ECMA-262's unicode mode accepts (the regex dialect OpenAPI and JSON Schema
+# validators such as Ajv compile a ``pattern`` in): the syntax characters and "/", the
+# class, control, hex, unicode and property escapes, back-references; "-" only inside
+# a character class. Python's ``re.escape`` escapes "-" anywhere, which a JavaScript
+# client refuses to compile ("Invalid escape").
+_ECMA_ESCAPES = set("^$\\.*+?()[]{}|/") | set("dDsSwWbBfnrtv0xucpPk123456789")
+
+
+def _escapes_a_javascript_client_refuses(pattern: str) -> list[str]:
+    refused, in_class, i = [], False, 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            escaped = pattern[i + 1]
+            if escaped not in _ECMA_ESCAPES and not (in_class and escaped == "-"):
+                refused.append("\\" + escaped)
+            i += 2
+            continue
+        if char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        i += 1
+    return refused
+
+
+def _patterns(node: object) -> list[str]:
+    if isinstance(node, dict):
+        own = [node["pattern"]] if isinstance(node.get("pattern"), str) else []
+        return own + [p for value in node.values() for p in _patterns(value)]
+    if isinstance(node, list):
+        return [p for value in node for p in _patterns(value)]
+    return []
+
+
+def test_every_pattern_the_api_documents_compiles_in_a_javascript_client():
+    patterns = _patterns(_schema())
+    assert any("|lint|" in p for p in patterns)  # the facts' page words are among them
+    refused = {p: bad for p in patterns if (bad := _escapes_a_javascript_client_refuses(p))}
+    assert not refused, refused
