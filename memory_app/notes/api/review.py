@@ -9,15 +9,15 @@ from memory_app.notes import selectors, services
 from memory_app.notes.api.common import router
 from memory_app.notes.job_params import DedupScanParams
 from memory_app.notes.models import ReviewPair
-from memory_app.notes.schemas import (
+from memory_app.notes.review_schemas import (
     MergePreviewIn,
     MergePreviewOut,
     ReviewPairOut,
     ReviewVerdictIn,
-    RunOut,
     SuggestionIn,
     SuggestionOut,
 )
+from memory_app.notes.schemas import RunOut
 from qqweb.jobs.starting import job_start
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import Limit1000, ShortText, errors
