@@ -49,8 +49,9 @@ from tests.services import CLOSED, Neo4jService, celery_uses, start_redis, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The Celery workers and the personas are fixtures of their own modules (tests/plugins/).
-pytest_plugins = ["tests.plugins.workers", "tests.plugins.personas"]
+# The Celery workers, the personas and the MongoDB command recorder are fixtures of their
+# own modules.
+pytest_plugins = ["tests.plugins.workers", "tests.plugins.personas", "tests.plugins.mongo_commands"]
 
 _db_numbers = itertools.count(1)
 

@@ -11,20 +11,15 @@ the page's documents by id.
 
 from __future__ import annotations
 
-import os
-import threading
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-from django.conf import settings
 from django.core.management import call_command
 from django.urls import reverse
-from pymongo import MongoClient, monitoring
 
 from graph_app.stores import graph_store
 from memory_app.notes.stores import notes_store
-from qqweb.lib import clients
 from tests.memory_app.facts.lib.conftest import facts_store
 from tests.memory_app.facts.planted import plant
 
@@ -33,47 +28,6 @@ __all__ = ["facts_store"]
 
 BY_ID = ("note_id", "_id")
 NOISE = ("lsid", "$db", "$clusterTime")  # left out of the failure message
-
-
-class NotesCommands(monitoring.CommandListener):
-    """Every command sent to the notes collection from the thread that renders (the
-    vector index's follower runs on its own threads and client)."""
-
-    def __init__(self) -> None:
-        self.thread = threading.get_ident()
-        self.commands: list[dict[str, Any]] = []
-
-    def started(self, event: monitoring.CommandStartedEvent) -> None:
-        if threading.get_ident() != self.thread or event.database_name != settings.QQ_MONGO_DB:
-            return
-        command = dict(event.command)
-        name = event.command_name
-        target = command.get(name) if name != "getMore" else command.get("collection")
-        if target == settings.QQ_MONGO_COLLECTION:
-            self.commands.append({"name": name, **command})
-
-    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        pass
-
-    def failed(self, event: monitoring.CommandFailedEvent) -> None:
-        pass
-
-
-@pytest.fixture
-def recorded(stores: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> NotesCommands:
-    """The app's MongoDB client, listened to (the cached one replaced for this test)."""
-    listener = NotesCommands()
-    uri, timeout = settings.MONGODB_URI, settings.QQ_STORE_TIMEOUT_MS
-    client: MongoClient[dict[str, Any]] = MongoClient(
-        uri,
-        serverSelectionTimeoutMS=timeout,
-        connectTimeoutMS=timeout,
-        tz_aware=False,
-        event_listeners=[listener],
-    )
-    monkeypatch.setitem(clients._cache, (os.getpid(), "mongo", uri, timeout), client)
-    yield listener
-    client.close()
 
 
 def _fields(query: Any) -> set[str]:

@@ -14,9 +14,6 @@ from qqweb.recall.models import TestRun
 from qqweb.recall.services import memory_tests_run, pin_create
 from tests.helpers import agent_archive_line
 from tests.helpers import plant_note as plant
-from tests.qqweb.test_page_queries import recorded
-
-__all__ = ["recorded"]  # the app's MongoDB client, listened to
 
 ADA = Actor("user", "ada-admin", role="admin")
 LUMEN = "Lumen stores its notes in MongoDB with embeddings"
