@@ -276,15 +276,17 @@ def test_the_review_api_previews_a_merge_and_names_the_pin_it_would_lose(stores,
     assert ReviewPair.objects.get().status == ReviewPair.PENDING
 
 
-def test_the_review_api_preview_of_an_empty_text_is_the_text_the_verdict_keeps(
-    stores, curator_client
+@pytest.mark.parametrize("content", ["", "  \n "], ids=["empty", "blank"])
+def test_a_merge_sent_no_text_keeps_the_primarys_and_its_api_preview_says_so(
+    stores, curator_client, content
 ):
-    """A verdict sent an empty ``content`` keeps the primary's text (as the page's empty
-    text box does): the preview of the same body must show that text, not an empty note."""
+    """An empty or blank ``content`` is no text: the merge keeps the primary's (as the
+    page's empty text box does), and the preview of the same body shows that text. A blank
+    one wrote an empty note into the agent's memory, and the preview showed an empty note."""
     plant("note_lumen000001", 0.7, 2, content=LUMEN)
     plant("note_lumen000002", 0.4, 1, content=LUMEN + " today")
     pair = _pair("note_lumen000001", "note_lumen000002")
-    body = {"primary_id": "note_lumen000001", "content": ""}
+    body = {"primary_id": "note_lumen000001", "content": content}
 
     preview = curator_client.post(
         f"/api/duplicates/{pair.pk}/preview", body, content_type="application/json"
@@ -296,27 +298,5 @@ def test_the_review_api_preview_of_an_empty_text_is_the_text_the_verdict_keeps(
         content_type="application/json",
     )
     assert verdict.status_code == 200, verdict.content
-    assert notes_store().note("note_lumen000001").content == preview["content"]
-
-
-def test_a_merge_sent_a_blank_text_keeps_the_primarys_text_and_its_preview_says_so(
-    stores, curator_client
-):
-    """Spaces in the merged-text box are no text: the merge keeps the primary's (as for an
-    empty box); it wrote an empty note into the agent's memory."""
-    plant("note_lumen000001", 0.7, 2, content=LUMEN)
-    plant("note_lumen000002", 0.4, 1, content=LUMEN + " today")
-    pair = _pair("note_lumen000001", "note_lumen000002")
-    body = {"primary_id": "note_lumen000001", "content": "  \n "}
-
-    preview = curator_client.post(
-        f"/api/duplicates/{pair.pk}/preview", body, content_type="application/json"
-    ).json()
-    assert preview["content"] == LUMEN
-    curator_client.post(
-        f"/api/duplicates/{pair.pk}/verdict",
-        {"verdict": "merge", **body},
-        content_type="application/json",
-    )
     assert ReviewPair.objects.get().status == ReviewPair.MERGED
     assert notes_store().note("note_lumen000001").content == LUMEN
