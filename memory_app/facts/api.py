@@ -181,4 +181,6 @@ def fact_delete(request: HttpRequest, fact_id: FactId, query: Query[DeleteQuery]
         confirm=query.archive,
         dry_run=query.dry_run,
     )
-    return action_out(result, pins=lambda plan: write_effect(plan, removed=[fact_id]))
+    return action_out(
+        result, pins=lambda plan: write_effect(plan, removed=[fact_id], what="deletion")
+    )

@@ -35,16 +35,19 @@ def next_start_effect(plan: CleanupPlan) -> PlanEffect:
     )
 
 
-def write_effect(plan: WritePlan, *, removed: Iterable[str] = ()) -> PlanEffect:
-    """What a write would do to the pins: the facts it archives go, with no survivor
-    (``removed``: a deletion's own fact; ``plan.archive_ids``: the facts its guard archives
-    with it, so that the next start deletes nothing new). ``removed`` is read as the store
-    reads an id: a 24-hex id in capitals names the fact its pins name in lower case."""
+def write_effect(
+    plan: WritePlan, *, removed: Iterable[str] = (), what: str = "write"
+) -> PlanEffect:
+    """What a write (``what``: "write", "deletion") would do to the pins: the facts it
+    archives go, with no survivor (``removed``: a deletion's own fact; ``plan.archive_ids``:
+    the facts its guard archives with it, so that the next start deletes nothing new).
+    ``removed`` is read as the store reads an id: a 24-hex id in capitals names the fact
+    its pins name in lower case."""
     return plan_effect(
         "facts",
         dict.fromkeys([*(str(parse_fact_id(i)) for i in removed), *plan.archive_ids]),
-        gone="archived by this write",
-        subject="This write",
+        gone=f"archived by this {what}",
+        subject=f"This {what}",
     )
 
 

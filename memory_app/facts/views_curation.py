@@ -152,7 +152,7 @@ def fact_delete(request: HttpRequest, fact_id: str) -> HttpResponse:
         fields={},
         done_url=reverse("facts_app:facts"),
         what="Delete (archived first)",
-        pins=lambda plan: write_effect(plan, removed=[fact_id]),
+        pins=lambda plan: write_effect(plan, removed=[fact_id], what="deletion"),
     )
 
 

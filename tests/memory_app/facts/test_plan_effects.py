@@ -145,13 +145,13 @@ def test_deleting_a_pinned_fact_warns_before_it_applies_on_the_page_and_over_the
     api = curator_client.delete(f"/api/facts/{fact}?dry_run=true").json()
     assert api["applied"] is False
     [lost] = api["pins"]["lost"]
-    assert (lost["item_id"], lost["why"]) == (fact, "archived by this write")
+    assert (lost["item_id"], lost["why"]) == (fact, "archived by this deletion")
 
     page = curator_client.post(
         f"/facts/{fact}/delete/", {"preview": "1"}, HTTP_HX_REQUEST="true"
     ).content.decode()
     warning = page.split('id="write-pins-lost"')[1].split("</div>")[0]
-    assert "This write loses 1 of 1 pinned recall:" in warning
+    assert "This deletion loses 1 of 1 pinned recall:" in warning
     assert page.index('id="write-pins-lost"') < page.index('id="write-confirm"')
     assert facts_store.get(fact).hex_id == fact  # a preview writes nothing
 
@@ -168,12 +168,12 @@ def test_deleting_a_pinned_fact_named_in_capitals_still_warns_of_the_pin_it_lose
 
     api = curator_client.delete(f"/api/facts/{fact.upper()}?dry_run=true").json()
     [lost] = api["pins"]["lost"]
-    assert (lost["item_id"], lost["why"]) == (fact, "archived by this write")
+    assert (lost["item_id"], lost["why"]) == (fact, "archived by this deletion")
 
     page = curator_client.post(
         f"/facts/{fact.upper()}/delete/", {"preview": "1"}, HTTP_HX_REQUEST="true"
     ).content.decode()
-    assert "This write loses 1 of 1 pinned recall:" in page
+    assert "This deletion loses 1 of 1 pinned recall:" in page
 
 
 @pytest.mark.django_db
