@@ -14,7 +14,7 @@ from ninja import Field, Query, Router, Schema, Status
 from memory_app.facts import selectors, services
 from memory_app.facts.lib import MISSING
 from memory_app.facts.lib.lint import agent_broken
-from memory_app.facts.plan_effects import next_start_effect, write_effect
+from memory_app.facts.plan_effects import deletion_effect, next_start_effect
 from memory_app.facts.schemas import (
     FactActionOut,
     FactCreateIn,
@@ -181,6 +181,4 @@ def fact_delete(request: HttpRequest, fact_id: FactId, query: Query[DeleteQuery]
         confirm=query.archive,
         dry_run=query.dry_run,
     )
-    return action_out(
-        result, pins=lambda plan: write_effect(plan, removed=[fact_id], what="deletion")
-    )
+    return action_out(result, pins=deletion_effect(fact_id))

@@ -10,7 +10,7 @@ from ninja import Router, Status
 
 from memory_app.facts import selectors, services
 from memory_app.facts.models import ArchivedFact
-from memory_app.facts.plan_effects import resolve_effect
+from memory_app.facts.plan_effects import resolution_effect
 from memory_app.facts.schemas import (
     ArchivedFactOut,
     ContradictionOut,
@@ -44,15 +44,10 @@ def pair_resolve(request: HttpRequest, payload: PairResolveIn) -> FactActionOut:
         confirm=payload.archive,
         dry_run=payload.dry_run,
     )
-    return action_out(
-        result,
-        pins=lambda plan: resolve_effect(
-            anchor_id=payload.anchor_id,
-            deleted_id=payload.deleted_id,
-            how=payload.how,
-            also=plan.archive_ids,
-        ),
+    pins = resolution_effect(
+        anchor_id=payload.anchor_id, deleted_id=payload.deleted_id, how=payload.how
     )
+    return action_out(result, pins=pins)
 
 
 @router.post("/facts/{fact_id}/embed", response={200: FactActionOut, **errors(404, 409, 503)})

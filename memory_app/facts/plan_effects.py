@@ -9,7 +9,7 @@ include the anchor."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from memory_app.facts.lib.guard import WritePlan
 from memory_app.facts.lib.rules import CleanupPlan
@@ -68,4 +68,20 @@ def resolve_effect(*, anchor_id: str, deleted_id: str, how: str, also: Iterable[
         gone="archived by this resolution",
         kept="archived by this resolution, its text kept by {}",
         subject="This resolution",
+    )
+
+
+PinsOfPlan = Callable[[WritePlan], PlanEffect]  # a write's preview -> its effect on the pins
+
+
+def deletion_effect(fact_id: str) -> PinsOfPlan:
+    """A fact's deletion, for its page and its API alike: the fact and what the guard
+    archives with it."""
+    return lambda plan: write_effect(plan, removed=[fact_id], what="deletion")
+
+
+def resolution_effect(*, anchor_id: str, deleted_id: str, how: str) -> PinsOfPlan:
+    """A next-start pair's resolution, for its page and its API alike."""
+    return lambda plan: resolve_effect(
+        anchor_id=anchor_id, deleted_id=deleted_id, how=how, also=plan.archive_ids
     )

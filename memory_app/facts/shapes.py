@@ -3,13 +3,12 @@ mapping (``qqweb/api.py`` answers an unconfirmed write with the preview)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from memory_app.facts.lib.guard import WritePlan
 from memory_app.facts.lib.rules import Deletion
-from memory_app.facts.plan_effects import write_effect
+from memory_app.facts.plan_effects import PinsOfPlan, write_effect
 from memory_app.facts.schemas import (
     AddVerdictOut,
     FactActionOut,
@@ -19,7 +18,6 @@ from memory_app.facts.schemas import (
 )
 from memory_app.facts.services.steps import FactAction
 from qqweb.recall.effect_schemas import effect_out
-from qqweb.recall.effects import PlanEffect
 
 
 def json_value(value: Any) -> Any:
@@ -78,9 +76,7 @@ def plan_out(plan: WritePlan) -> PlanOut:
     )
 
 
-def action_out(
-    result: FactAction, pins: Callable[[WritePlan], PlanEffect] = write_effect
-) -> FactActionOut:
+def action_out(result: FactAction, pins: PinsOfPlan = write_effect) -> FactActionOut:
     """A write's answer; a preview (not applied) carries its effect on the pins
     (``pins``: by default what it archives, with no survivor)."""
     return FactActionOut(

@@ -22,8 +22,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memory_app.facts import selectors, services
 from memory_app.facts.lib.errors import FactChanged
-from memory_app.facts.lib.guard import WritePlan
-from memory_app.facts.plan_effects import resolve_effect, write_effect
+from memory_app.facts.plan_effects import (
+    PinsOfPlan,
+    deletion_effect,
+    resolution_effect,
+    write_effect,
+)
 from memory_app.facts.services import FactAction, NeedsConfirmation
 from memory_app.facts.views import facts_on
 from qqweb.audit.messages import done_with_undo
@@ -31,7 +35,6 @@ from qqweb.jobs.errors import JobBusy
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, role_required
 from qqweb.lib.errors import InvalidInput, Refused
-from qqweb.recall.effects import PlanEffect
 
 Run = Callable[[Collection[str], bool], FactAction]
 
@@ -54,7 +57,7 @@ def _write(
     question: str = "",
     yes: str = "",
     done: str = "",
-    pins: Callable[[WritePlan], PlanEffect] | None = None,
+    pins: PinsOfPlan | None = None,
 ) -> HttpResponse:
     """Run a write from its form; see the module docstring. A form of a next-start pair
     (``anchor_id`` and ``deleted_id`` posted, htmx) gets its preview or error in that
@@ -152,7 +155,7 @@ def fact_delete(request: HttpRequest, fact_id: str) -> HttpResponse:
         fields={},
         done_url=reverse("facts_app:facts"),
         what="Delete (archived first)",
-        pins=lambda plan: write_effect(plan, removed=[fact_id], what="deletion"),
+        pins=deletion_effect(fact_id),
     )
 
 
@@ -192,11 +195,8 @@ def pair_resolve(request: HttpRequest) -> HttpResponse:
         question=selectors.PAIR_QUESTIONS.get(fields["how"], ""),
         yes=selectors.PAIR_CONFIRM.get(fields["how"], ""),
         done=selectors.PAIR_DONE.get(fields["how"], ""),
-        pins=lambda plan: resolve_effect(
-            anchor_id=fields["anchor_id"],
-            deleted_id=fields["deleted_id"],
-            how=fields["how"],
-            also=plan.archive_ids,
+        pins=resolution_effect(
+            anchor_id=fields["anchor_id"], deleted_id=fields["deleted_id"], how=fields["how"]
         ),
     )
 
