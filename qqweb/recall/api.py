@@ -132,8 +132,9 @@ def _pin_out(pin: Pin, row: PinRow | None = None) -> dict[str, Any]:
     return {**pin_snapshot(pin), "latest": latest}
 
 
-def _summary(run: TestRun) -> dict[str, Any]:
-    report = run_report(run, with_pins=False)
+def _summary(run: TestRun, *, with_pins: bool = False) -> dict[str, Any]:
+    """The run's report, its dates as dates (the schema writes them with their offset)."""
+    report = run_report(run, with_pins=with_pins)
     report["started_at"], report["finished_at"] = run.started_at, run.finished_at
     return report
 
@@ -182,7 +183,7 @@ def run_start(request: HttpRequest) -> Status:
     cannot answer fails its pins with the reason (the run itself succeeds)."""
     require_role(request, CURATOR)
     run = memory_tests_run(actor=Actor.from_request(request), trigger=TestRun.API)
-    return Status(201, {**run_report(run), **_summary(run)})
+    return Status(201, _summary(run, with_pins=True))
 
 
 @router.get("/runs", response={200: list[TestRunSummaryOut], **errors()})
@@ -197,4 +198,4 @@ def run_get(request: HttpRequest, run_id: int) -> dict[str, Any]:
     """One stored run with every pin's result as it was."""
     require_role(request, VIEWER)
     run = stored_run(run_id)
-    return {**run_report(run), **_summary(run)}
+    return _summary(run, with_pins=True)

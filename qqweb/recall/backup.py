@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from qqweb.recall.models import MAX_COMMENT, MAX_ITEM_ID, MAX_QUERY, Pin
+from qqweb.recall.services import pin_snapshot
 
 TEXT_FIELDS = {
     "source": 20,
@@ -25,17 +26,12 @@ REQUIRED = ("source", "query", "item_id")
 
 
 def pin_records() -> Iterator[dict[str, Any]]:
+    """Each pin as the audit log keeps it, without its id (a pin put back takes a new one
+    where it is missing), its date in ISO 8601."""
     for pin in Pin.objects.order_by("id").iterator():
-        yield {
-            "kind": "pin",
-            "source": pin.source,
-            "query": pin.query,
-            "item_id": pin.item_id,
-            "item_text": pin.item_text,
-            "comment": pin.comment,
-            "created_by": pin.created_by,
-            "created_at": pin.created_at.isoformat(),
-        }
+        record = pin_snapshot(pin)
+        del record["id"]
+        yield {"kind": "pin", **record, "created_at": pin.created_at.isoformat()}
 
 
 def pin_count() -> int:
