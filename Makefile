@@ -3,7 +3,7 @@ SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 PY := .venv/bin/python
 
-.PHONY: install dev test test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-reliability bench-graph bench-judgment bench-judgment-train bench-recall bench-search-libs neo4j clean
+.PHONY: install dev test test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-reliability bench-graph bench-judgment bench-judge-train bench-recall bench-search-libs neo4j clean
 
 install: $(PY)
 $(PY): pyproject.toml uv.lock
@@ -129,12 +129,17 @@ bench-recall: install
 	OMP_NUM_THREADS=1 $(PY) bench/recall.py --mirror $(RECALL_MIRROR) \
 		--conversations $(RECALL_CONVERSATIONS)
 
-# The learned pair model (memory_app/notes/lib/pair_model.py): fitted on the train split of the
-# pairs above (their vectors cached by bench-judgment), model and threshold chosen by
-# cross-validation on train; writes memory_app/notes/lib/pair_model.npz (~20 KB). A few minutes.
-bench-judgment-train: install
+# The pair judge (qqweb/lib/judge, docs/judge-model.md): its training pairs (bench/judge_data.py:
+# STS-B train and pairs generated from its sentences, never MRPC or SICK), then the fine-tune
+# of the packaged all-MiniLM-L6-v2 as a cross-encoder (bench/judge_train.py, seeded, progress
+# on stderr), which writes qqweb/lib/judge/judge.safetensors and judge.json. Training needs
+# torch: it runs in the torch extra's environment (.venv-torch, as `make test-torch`); the
+# judge itself runs in numpy. About 25 minutes on 2 cores. Then `make bench-judgment`.
+bench-judge-train: install
 	$(PY) bench/judgment_data.py --mirror $(JUDGMENT_MIRROR)
-	$(PY) bench/judgment_train.py
+	$(PY) bench/judge_data.py --mirror $(JUDGMENT_MIRROR)
+	UV_PROJECT_ENVIRONMENT=$(TORCH_VENV) $(UV) sync --frozen --extra dev --extra torch
+	$(TORCH_VENV)/bin/python bench/judge_train.py
 
 # SecantusDB's Rust server, for the list benchmark (built once, ~5 min, kept in var/cargo).
 # Its crate asks for Rust 1.98; it builds and runs with the 1.95 toolchain here.

@@ -25,7 +25,8 @@ class Judged:
     cosine: float
     found: tuple[Difference, ...]
     unattended: bool  # pair_judgment(...).unattended_merge
-    learned: float = 0.0  # memory.pair_model's probability of a different fact
+    learned: float = 0.0  # the pair judge's 1 - P(same)
+    verdict: str = "same"  # the pair judge's most likely class
 
     @property
     def flagged(self) -> bool:
@@ -106,17 +107,19 @@ def flaggers(threshold: float) -> dict[str, Flagger]:
     """Who flags a pair: the rules, the learned model at ``threshold``, either."""
     return {
         "rules": lambda r: r.flagged,
-        f"learned model (p >= {threshold:.2f})": lambda r: r.learned >= threshold,
-        "rules + learned": lambda r: r.flagged or r.learned >= threshold,
+        f"judge (1 - P(same) >= {threshold:.2f})": lambda r: r.learned >= threshold,
+        "rules + judge": lambda r: r.flagged or r.learned >= threshold,
     }
 
 
 def targets(rows: list[Judged], t: float, auto_t: float, threshold: float) -> list[str]:
-    """Issue 24's four targets on ``rows``, each with its figure and whether it is met, for
-    the rules' flags, the learned model's and both together."""
+    """Issue 34's targets on ``rows``, each with its figure and whether it is met, for the
+    rules' flags, the judge's and both together (issue 24's negation target beside them)."""
     judged = [r for r in rows if r.pair.label != "detail"]
     diff_q = [r for r in judged if r.pair.label in DIFFERENT and r.cosine >= t]
     neg = [r for r in judged if r.pair.negation]
+    contra = [r for r in judged if r.pair.label == "contradiction"]
+    diff_all = [r for r in judged if r.pair.label in DIFFERENT]
     dup_q = [r for r in judged if r.pair.label == "dup" and r.cosine >= t]
     auto = [r for r in judged if r.pair.label in DIFFERENT and r.cosine >= auto_t]
     n_diff = sum(r.pair.label in DIFFERENT for r in judged)
@@ -126,6 +129,11 @@ def targets(rows: list[Judged], t: float, auto_t: float, threshold: float) -> li
             f"different-fact pairs reaching the queue (>= {t}) without a flag",
             at_most_10,
             lambda f: (sum(not f(r) for r in diff_q), len(diff_q)),
+        ),
+        (
+            "contradictions flagged (at any similarity)",
+            (lambda x, n: x >= 0.95 * n, "at least 95%"),
+            lambda f: (sum(f(r) for r in contra), len(contra)),
         ),
         (
             "negation contradictions flagged (at any similarity)",
@@ -146,6 +154,11 @@ def targets(rows: list[Judged], t: float, auto_t: float, threshold: float) -> li
             "the same, auto-consolidation merging only copies (no flag, same words in order)",
             (lambda x, n: x == 0, "none"),
             lambda f: (sum(r.unattended and not f(r) for r in auto), n_diff),
+        ),
+        (
+            "auto-consolidation merging only copies, at every similarity",
+            (lambda x, n: x == 0, "none"),
+            lambda f: (sum(r.unattended and not f(r) for r in diff_all), n_diff),
         ),
     ]
     who = flaggers(threshold)
@@ -239,4 +252,19 @@ def examples(rows: list[Judged], t: float, label: str, flagged: bool, n: int) ->
     for r in picked[:n]:
         found = "; ".join(f"{d.kind}: {'/'.join(d.left)} | {'/'.join(d.right)}" for d in r.found)
         out.append(f"  {r.cosine:.3f} [{r.pair.corpus}] {r.pair.left!r} / {r.pair.right!r} {found}")
+    return out
+
+
+def verdict_table(rows: list[Judged]) -> list[str]:
+    """How many pairs of each label get each of the judge's verdicts (its most likely
+    class), every similarity."""
+    labels = sorted({r.pair.label for r in rows})
+    verdicts = sorted({r.verdict for r in rows})
+    out = [
+        "| label | " + " | ".join(verdicts) + " |",
+        "| --- |" + " ---: |" * len(verdicts),
+    ]
+    for label in labels:
+        counts = Counter(r.verdict for r in rows if r.pair.label == label)
+        out.append(f"| {label} | " + " | ".join(str(counts[v]) for v in verdicts) + " |")
     return out

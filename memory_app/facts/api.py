@@ -86,12 +86,13 @@ def facts_next_start(request: HttpRequest) -> NextStartOut:
     float64 cosine >= 0.95, oldest ``timestamp`` first, greedy). ``borderline``: within
     1e-6 of 0.95; ``tie``: equal timestamps (the agent keeps either one)."""
     require_role(request, VIEWER)
-    plan = selectors.next_start_plan()
+    review = selectors.next_start_review()
+    plan = review.plan
     return NextStartOut(
         aborted=plan.aborted,
         aborted_by=[f.hex_id for f in plan.aborted_by],
         considered=plan.considered,
-        deletions=[pair_out(d) for d in plan.deletions],
+        deletions=[pair_out(row.pair, row.verdict) for row in review.rows],
         near_misses=[pair_out(d) for d in plan.near_misses],
         pins=effect_out(next_start_effect(plan)),
     )

@@ -68,6 +68,25 @@ class PairVerdict(models.Model):
         return f"{self.hash_a[:8]}/{self.hash_b[:8]}: {self.verdict}"
 
 
+class JudgedPair(models.Model):
+    """The pair judge's probabilities (qqweb.lib.judge.model.CLASSES order) for two texts,
+    the older first, kept by their contents' hashes: the facts pages judge a pair once,
+    the first time they show it, never again while both texts stay as they are."""
+
+    hash_older = models.CharField(max_length=64)
+    hash_newer = models.CharField(max_length=64)
+    judged = models.JSONField()
+    judged_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hash_older", "hash_newer"], name="facts_judged_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hash_older[:8]}/{self.hash_newer[:8]}"
+
+
 class SeenFact(models.Model):
     """The vanished-facts tracker (contract 4.8): the last snapshot of every fact a scan
     saw. A fact that is gone at a later scan gets ``vanished_at``, its cause and an

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from ninja import Field, Schema
 
 from qqweb.lib.api_types import NotAPage, ShortText, UtcDateTime
+from qqweb.lib.judge.schemas import VerdictOut
 from qqweb.recall.effect_schemas import PinsEffectOut
 
 # The facts' own pages at the place of a fact's id: a fact whose ``_id`` is one of these
@@ -55,6 +56,11 @@ class PairOut(Schema):
     score: float
     borderline: bool
     tie: bool
+    verdict: VerdictOut | None = Field(
+        None,
+        description="On the next start's deletions: what the newer fact (right) is to the "
+        "older (left), judged once per pair of texts",
+    )
 
 
 class FindingOut(Schema):

@@ -23,9 +23,11 @@ from memory_app.facts.lib.rules import (
     similar_pairs,
 )
 from memory_app.facts.models import ArchivedFact, PairVerdict, SeenFact
-from memory_app.facts.stores import agent_embedding, facts_store
+from memory_app.facts.stores import agent_embedding, facts_store, judged_pairs
 from qqweb.lib.differences import Difference, differences
 from qqweb.lib.errors import InvalidInput
+from qqweb.lib.judge.model import CLASSES
+from qqweb.lib.judge.verdicts import Verdict, verdict
 
 EMBEDDING_FILTERS = ("ok", "missing", "invalid")
 
@@ -208,6 +210,7 @@ class PairRow:
 
     pair: Deletion  # anchor: the older fact the agent keeps; deleted: the newer one
     changes: tuple[Difference, ...]
+    verdict: Verdict | None = None  # the judge's and the rules' verdict, in words
 
     @property
     def id(self) -> str:  # the row's DOM id
@@ -230,21 +233,38 @@ class NextStartReview:
     rows: list[PairRow]
 
 
-def _pair_row(pair: Deletion) -> PairRow:
-    return PairRow(pair, pair_differences(pair.anchor.text, pair.deleted.text))
+def _pair_rows(pairs: list[Deletion]) -> list[PairRow]:
+    """Rows of ``pairs`` with the rules' values and the judge's verdict (judged once per
+    pair of texts: :func:`judged_pairs`)."""
+    texts = [(p.anchor.text, p.deleted.text) for p in pairs]
+    judged = judged_pairs(texts)
+    rows = []
+    for pair, key in zip(pairs, texts, strict=True):
+        changes = pair_differences(*key)
+        stored = judged.get(key)
+        said = verdict(
+            dict(zip(CLASSES, stored, strict=True)) if stored else None,
+            *key,
+            changes,
+            left_name="the older fact",
+            right_name="the newer fact",
+        )
+        rows.append(PairRow(pair, changes, said))
+    return rows
 
 
 def next_start_review() -> NextStartReview:
-    """The next-start plan with, for each pair, the values its two texts differ in."""
+    """The next-start plan with, for each pair, the values its two texts differ in and
+    the verdict on it."""
     plan = next_start_plan()
-    return NextStartReview(plan, [_pair_row(d) for d in plan.deletions])
+    return NextStartReview(plan, _pair_rows(list(plan.deletions)))
 
 
 def next_start_row(*, anchor_id: str, deleted_id: str) -> PairRow | None:
     """One pair's row, None when the plan holds that pair no more."""
     for pair in next_start_plan().deletions:
         if pair.anchor.hex_id == anchor_id and pair.deleted.hex_id == deleted_id:
-            return _pair_row(pair)
+            return _pair_rows([pair])[0]
     return None
 
 

@@ -17,6 +17,8 @@ from memory_app.facts.schemas import (
     ResolutionOut,
 )
 from memory_app.facts.services.steps import FactAction
+from qqweb.lib.judge.schemas import VerdictOut
+from qqweb.lib.judge.verdicts import Verdict
 from qqweb.recall.effect_schemas import effect_out
 
 
@@ -33,8 +35,9 @@ def json_value(value: Any) -> Any:
     return str(value)
 
 
-def pair_out(d: Deletion) -> PairOut:
+def pair_out(d: Deletion, said: Verdict | None = None) -> PairOut:
     return PairOut(
+        verdict=None if said is None else VerdictOut.of(said),
         anchor_id=d.anchor.hex_id,
         anchor_content=d.anchor.text,
         anchor_timestamp=json_value(d.anchor.timestamp) if d.anchor.timestamp_is_date else None,

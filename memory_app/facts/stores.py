@@ -13,10 +13,13 @@ from memory_app.facts.lib import (
     facts_database,
 )
 from memory_app.facts.lib.errors import AgentModelRequired, InvalidFact
+from memory_app.facts.lib.extjson import content_hash
+from memory_app.facts.models import JudgedPair
 from qqweb.lib.clients import embedder as configured_embedder
 from qqweb.lib.clients import facts_mongo_client
 from qqweb.lib.embeddings import Embedder
 from qqweb.lib.errors import NotFound
+from qqweb.lib.judge.model import judge_available, judge_pairs
 
 
 class FactsOff(NotFound):
@@ -65,3 +68,31 @@ def agent_embedding(text: str, embedder: Embedder | None = None) -> list[float]:
     if not any(vector):
         raise InvalidFact("content", "embeds to a zero vector, which the agent never saves")
     return vector
+
+
+def judged_pairs(pairs: list[tuple[str, str]]) -> dict[tuple[str, str], list[float]]:
+    """The pair judge's probabilities of each (older, newer) pair of texts: read from
+    :class:`JudgedPair` where a page already judged it, the others judged now in one batch
+    and kept. Empty when the judge is not installed (the rules alone judge then)."""
+    if not pairs or not judge_available():
+        return {}
+    keys = {pair: (content_hash(pair[0]), content_hash(pair[1])) for pair in pairs}
+    known = {
+        (row.hash_older, row.hash_newer): row.judged
+        for row in JudgedPair.objects.filter(
+            hash_older__in={k[0] for k in keys.values()},
+            hash_newer__in={k[1] for k in keys.values()},
+        )
+    }
+    todo = sorted({pair for pair, key in keys.items() if key not in known})
+    judged = judge_pairs(todo) or []
+    for pair, row in zip(todo, judged, strict=True):
+        known[keys[pair]] = row
+    JudgedPair.objects.bulk_create(
+        [
+            JudgedPair(hash_older=keys[p][0], hash_newer=keys[p][1], judged=r)
+            for p, r in zip(todo, judged, strict=True)
+        ],
+        ignore_conflicts=True,
+    )
+    return {pair: known[key] for pair, key in keys.items() if key in known}

@@ -55,6 +55,10 @@ class ReviewPair(models.Model):
     event = models.ForeignKey(
         "audit.AuditEvent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The pair judge's probabilities (qqweb.lib.judge.model.CLASSES order) for the texts of
+    # hash_a and hash_b, computed once by the scan that queued the pair; null when the
+    # judge is not installed (the rules alone judge the pair then).
+    judged = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-similarity", "id"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 from ninja import Field, Schema
 
 from qqweb.lib.api_types import ShortText, UtcDateTime
+from qqweb.lib.judge.model import CLASSES
+from qqweb.lib.judge.schemas import VerdictOut
 from qqweb.recall.effect_schemas import PinsEffectOut
 
 
@@ -19,6 +21,21 @@ class ReviewPairOut(Schema):
     decided_by: str
     primary: str
     event_id: int | None = Field(None, description="the verdict's audit event (undo it there)")
+    judged: dict[str, float] | None = Field(
+        None,
+        description="The pair judge's probability of each verdict for the two texts as the "
+        "scan found them (same, left_more, right_more, each_more, different, "
+        "contradiction; left is note_a); null when the judge did not judge the pair",
+    )
+
+    @staticmethod
+    def resolve_judged(obj: object) -> dict[str, float] | None:
+        stored = getattr(obj, "judged", None)
+        if isinstance(stored, dict):  # already resolved (validated a second time)
+            return stored
+        if not isinstance(stored, list) or len(stored) != len(CLASSES):
+            return None
+        return dict(zip(CLASSES, stored, strict=True))
 
 
 class ReviewVerdictIn(Schema):
@@ -41,6 +58,13 @@ class MergePreviewIn(Schema):
     content: str | None = Field(None, max_length=20_000, description="Your merged text")
 
 
+class ReviewVerdictOut(VerdictOut):
+    merged_both: str = Field(
+        description="For each_more: a merged text keeping what each note alone says "
+        "(send it as the verdict's content); empty otherwise"
+    )
+
+
 class MergePreviewOut(Schema):
     pair: ReviewPairOut
     primary_id: str = Field(description="The note the merge keeps")
@@ -49,6 +73,7 @@ class MergePreviewOut(Schema):
     newer_id: str | None = Field(description="The note written later (supersede keeps it)")
     possible_update: bool = Field(description="The texts differ in a value")
     contradiction: bool = Field(description="One text negates the other: choose primary_id")
+    verdict: ReviewVerdictOut = Field(description="What the pair is, in words")
     pins_merge: PinsEffectOut = Field(description="The merge's effect on the pinned recalls")
     pins_supersede: PinsEffectOut | None = Field(
         description="The supersede's, when it is another plan than this merge"

@@ -31,10 +31,12 @@ def _pair_id(request: HttpRequest) -> int | None:
 @require_GET
 @role_required(VIEWER)
 def review(request: HttpRequest) -> HttpResponse:
+    preview = bool(request.GET.get("preview"))
     item = selectors.review_next(
         pair_id=_pair_id(request),
         content=request.GET.get("content") or None,
         primary_id=request.GET.get("primary") or None,
+        suggest_both=not preview and "content" not in request.GET,
     )
     can_curate = has_role(request.user, CURATOR)
     open_scan = selectors.open_scan()
@@ -51,6 +53,8 @@ def review(request: HttpRequest) -> HttpResponse:
         "can_curate": can_curate,
         "can_scan": has_role(request.user, ADMIN),
         "llm_configured": bool(settings.QQ_LLM_URL),
+        # "each says something the other does not": the merged text offered keeps both
+        "merge_text": item.merged_both if item is not None and not preview else "",
         # what the merge shown, and the supersede, would do to the pinned recalls
         "pins": review_pin_effects(
             primary_id=item.plan.primary_id,
@@ -61,7 +65,7 @@ def review(request: HttpRequest) -> HttpResponse:
         if item is not None
         else None,
     }
-    fragment = "merge-preview" if request.GET.get("preview") else "review-pair"
+    fragment = "merge-preview" if preview else "review-pair"
     return render_page(request, "memory_app/review.html", fragment, context)
 
 

@@ -244,29 +244,39 @@ class NumpyBertEncoder:
         return pooled / np.maximum(norms, _NORM_EPS)
 
     def _forward(self, ids: np.ndarray, types: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        batch, width = ids.shape
         words, positions, token_types, ln_w, ln_b = self._embeddings
-        x = words[ids] + positions[:width][None, :, :] + token_types[types]
-        x = layer_norm(x, ln_w, ln_b, self.eps).reshape(batch * width, self.dimension)
-        head = self.dimension // self.heads
-        scale = np.float32(1.0 / math.sqrt(head))
-        # Masked keys get the lowest float32 (as transformers does), and weight 0 after exp().
-        bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
-        keep = mask[:, None, None, :]
-        for w in self._layers:
-            qkv = (x @ w["qkv"] + w["qkv_b"]).reshape(batch, width, 3, self.heads, head)
-            # (batch, heads, width, head) contiguous: matmul of strided views skips BLAS
-            q, k, v = np.ascontiguousarray(qkv.transpose(2, 0, 3, 1, 4))
-            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
-            scores -= scores.max(axis=-1, keepdims=True)
-            np.maximum(scores, -80.0, out=scores)  # no subnormal exp() (see erf)
-            np.exp(scores, out=scores)
-            scores *= keep
-            scores /= scores.sum(axis=-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * width, self.dimension)
-            x = layer_norm(context @ w["out"] + w["out_b"] + x, w["ln1_w"], w["ln1_b"], self.eps)
-            up = x @ w["up"]
-            up += w["up_b"]
-            gelu_(up)
-            x = layer_norm(up @ w["down"] + w["down_b"] + x, w["ln2_w"], w["ln2_b"], self.eps)
-        return x.reshape(batch, width, self.dimension)
+        x = words[ids] + positions[: ids.shape[1]][None, :, :] + token_types[types]
+        x = layer_norm(x, ln_w, ln_b, self.eps)
+        return encoder_layers(x, mask, self._layers, self.heads, self.eps)
+
+
+def encoder_layers(
+    x: np.ndarray, mask: np.ndarray, layers: list[dict[str, np.ndarray]], heads: int, eps: float
+) -> np.ndarray:
+    """BERT's layers over the embedded tokens ``x`` (batch, width, dimension), ``mask`` 1.0
+    where a token is real; the weights of each layer as :meth:`NumpyBertEncoder._layer`
+    arranges them. Shared with the pair judge (qqweb/lib/judge/model.py)."""
+    batch, width, dimension = x.shape
+    x = x.reshape(batch * width, dimension)
+    head = dimension // heads
+    scale = np.float32(1.0 / math.sqrt(head))
+    # Masked keys get the lowest float32 (as transformers does), and weight 0 after exp().
+    bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
+    keep = mask[:, None, None, :]
+    for w in layers:
+        qkv = (x @ w["qkv"] + w["qkv_b"]).reshape(batch, width, 3, heads, head)
+        # (batch, heads, width, head) contiguous: matmul of strided views skips BLAS
+        q, k, v = np.ascontiguousarray(qkv.transpose(2, 0, 3, 1, 4))
+        scores = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
+        scores -= scores.max(axis=-1, keepdims=True)
+        np.maximum(scores, -80.0, out=scores)  # no subnormal exp() (see erf)
+        np.exp(scores, out=scores)
+        scores *= keep
+        scores /= scores.sum(axis=-1, keepdims=True)
+        context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * width, dimension)
+        x = layer_norm(context @ w["out"] + w["out_b"] + x, w["ln1_w"], w["ln1_b"], eps)
+        up = x @ w["up"]
+        up += w["up_b"]
+        gelu_(up)
+        x = layer_norm(up @ w["down"] + w["down_b"] + x, w["ln2_w"], w["ln2_b"], eps)
+    return x.reshape(batch, width, dimension)

@@ -60,6 +60,11 @@ def test_keep_newer_text_survives_the_agents_next_start(
     expect(pair).to_contain_text(OLD_PORT)
     expect(pair).to_contain_text(NEW_PORT)
     assert _shown_deletions(page) == {str(new), str(new_model)}
+    # each pair's verdict in words: the values it changes, from the older to the newer
+    expect(pair.locator(".pair-verdict")).to_contain_text("possible update: port 9000 → 9100")
+    expect(page.locator(f"#pair-{old_model}-{new_model} .pair-verdict")).to_contain_text(
+        "possible update: Gemini 2.0 → 2.5"
+    )
     pair.locator('button[data-action="keep-newer-text"]').click()
 
     # The page previews first and asks to confirm; nothing is written yet.

@@ -2,6 +2,8 @@
 ``make dev`` uses, then a merge; "keep the newer text", and a merge undone from the
 message's Undo button."""
 
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
@@ -107,3 +109,58 @@ def test_a_contradiction_waits_for_a_chosen_note_before_a_merge(
     page.locator("#verdict-merge").click()
     expect(page.locator("#messages")).to_contain_text(f"Merged; {NEW} kept.")
     assert notes_store().note(OLD) is None and notes_store().note(NEW) is not None
+
+
+SHOTS = Path(tempfile.gettempdir()) / "qqweb-browser-shots"
+SAYS_MORE = (
+    "Priya reviews pull requests on Fridays",
+    "Priya reviews pull requests on Fridays after lunch",
+)
+EACH_MORE = (
+    "Ada moved to Berlin in May. She works at Acme.",
+    "Ada moved to Berlin in May. She has two cats.",
+)
+
+
+def test_each_verdict_is_said_in_words_and_a_merge_keeps_both_details(
+    page: Page, sign_in: Any, curator: Any
+) -> None:
+    """Three pairs on one vector each (the scan queues them at 1.0, in planting order): a
+    changed date, a newer note that says more, and two notes that each add a detail."""
+    for (old_id, new_id), (old, new) in (
+        (
+            (OLD, NEW),
+            (
+                "Deadline for the Lumen beta is 2027-01-10",
+                "Deadline for the Lumen beta is 2027-02-01",
+            ),
+        ),
+        ((TWIN, TWIN_LONG), SAYS_MORE),
+        (("note_0000000000f1", "note_0000000000f2"), EACH_MORE),
+    ):
+        same = vector(new)
+        plant_note(old_id, 0.6, 40, embedding=same, content=old)
+        plant_note(new_id, 0.4, 2, embedding=same, content=new)
+    run = run_create(kind="dedup_scan", actor=Actor("user", "ada-admin"), params={})
+    assert duplicates_scan(run=run, threshold=0.85)["judged"] == 3
+    SHOTS.mkdir(exist_ok=True)
+    sign_in(curator)
+    page.goto("/review/")
+    verdict = page.locator("#verdict")
+    expect(verdict).to_contain_text("possible update: date: 2027-01-10 → 2027-02-01")
+    page.screenshot(path=str(SHOTS / "review-verdict-update.png"), full_page=True)
+    page.keyboard.press("s")
+    expect(verdict).to_contain_text("the newer note says more: “after lunch”")
+    expect(page.locator("#merge-preview")).to_contain_text(f"kept: {TWIN_LONG}")
+    page.screenshot(path=str(SHOTS / "review-verdict-says-more.png"), full_page=True)
+    page.keyboard.press("s")
+    expect(verdict).to_contain_text("each says something the other does not")
+    both = "Ada moved to Berlin in May. She works at Acme. She has two cats."
+    expect(page.locator("textarea[name=content]")).to_have_value(both)
+    expect(page.locator("#merge-preview")).to_contain_text(both)
+    page.screenshot(path=str(SHOTS / "review-verdict-each-more.png"), full_page=True)
+    page.locator("#verdict-merge").click()
+    expect(page.locator("#messages")).to_contain_text("Merged")
+    kept = [notes_store().note(i) for i in ("note_0000000000f1", "note_0000000000f2")]
+    [survivor] = [n for n in kept if n is not None]
+    assert "works at Acme" in survivor.content and "two cats" in survivor.content

@@ -14,6 +14,7 @@ from memory_app.notes.review_schemas import (
     MergePreviewOut,
     ReviewPairOut,
     ReviewVerdictIn,
+    ReviewVerdictOut,
     SuggestionIn,
     SuggestionOut,
 )
@@ -23,6 +24,7 @@ from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import Limit1000, ShortText, errors
 from qqweb.lib.auth import ADMIN, CURATOR, VIEWER, require_role
 from qqweb.lib.errors import InvalidInput
+from qqweb.lib.judge.verdicts import verdict
 from qqweb.recall.effect_schemas import effect_out
 
 
@@ -85,6 +87,7 @@ def duplicates_preview(request: HttpRequest, pair_id: int, body: MergePreviewIn)
         pair_id=pair_id, primary_id=body.primary_id, content=body.content
     )
     item, pins = preview.item, preview.pins
+    said = item.verdict or verdict(None, item.a.content, item.b.content, item.changes)
     return MergePreviewOut(
         pair=ReviewPairOut.from_orm(item.pair),
         primary_id=item.plan.primary_id,
@@ -93,6 +96,7 @@ def duplicates_preview(request: HttpRequest, pair_id: int, body: MergePreviewIn)
         newer_id=item.newer_id,
         possible_update=item.possible_update,
         contradiction=item.contradiction,
+        verdict=ReviewVerdictOut.of(said, merged_both=item.merged_both),
         pins_merge=effect_out(pins.merge),
         pins_supersede=None if pins.supersede is None else effect_out(pins.supersede),
     )

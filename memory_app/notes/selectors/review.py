@@ -14,6 +14,7 @@ from memory_app.notes.lib.dedup.maths import MergePlan, merged_note, newer_and_o
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.models import ReviewPair
+from memory_app.notes.selectors.core import content_hash
 from memory_app.notes.selectors.notes import SourceSummary, source_summary
 from memory_app.notes.selectors.plan_effects import ReviewPinEffects, review_pin_effects
 from memory_app.notes.stores import deduplicator, notes_store
@@ -21,6 +22,8 @@ from qqweb.jobs.models import Run
 from qqweb.lib.actors import Actor
 from qqweb.lib.differences import Difference, differences
 from qqweb.lib.errors import InvalidInput, StoreUnavailable
+from qqweb.lib.judge.model import CLASSES
+from qqweb.lib.judge.verdicts import EACH_MORE, LEFT_MORE, RIGHT_MORE, Verdict, merged_both, verdict
 
 Segment = tuple[str, str]  # ("same" | "gone" | "new", words)
 
@@ -38,6 +41,8 @@ class ReviewItem:
     changes: tuple[Difference, ...] = ()  # how the two texts differ, kind by kind
     newer_id: str | None = None  # the note written later, when the dates tell
     chosen: bool = True  # a note to keep is selected (a contradiction waits for a choice)
+    verdict: Verdict | None = None  # the judge's and the rules' verdict, in words
+    merged_both: str = ""  # a text keeping what each note alone says ("each says more")
 
     @property
     def possible_update(self) -> bool:
@@ -95,14 +100,24 @@ def review_pending_count() -> int:
 
 
 def review_next(
-    *, pair_id: int | None = None, content: str | None = None, primary_id: str | None = None
+    *,
+    pair_id: int | None = None,
+    content: str | None = None,
+    primary_id: str | None = None,
+    suggest_both: bool = False,
 ) -> ReviewItem | None:
     """The most similar pending pair (or ``pair_id``) whose two notes still exist, with a
     preview of the merge: the seed's simple merge, or ``content`` as the curator wrote it.
     A pair whose texts differ in a value (:func:`differences`) is flagged a possible
     update, and its merge keeps the newer note unless ``primary_id`` says otherwise; a pair
     whose texts contradict each other (a negation) keeps no note by default: the curator
-    chooses (the preview shows the agent's choice meanwhile)."""
+    chooses (the preview shows the agent's choice meanwhile).
+
+    The judge's verdict (stored by the scan) steers the default too: when one note says
+    more, that note is kept; when each says something the other does not,
+    ``suggest_both`` (the page's first view of the pair) previews :func:`merged_both`, the
+    text the page then offers in its merged-text field, so no merge drops a detail
+    unseen."""
     pending = ReviewPair.objects.filter(status=ReviewPair.PENDING)
     if pair_id is not None:
         pending = pending.filter(pk=pair_id)
@@ -115,9 +130,16 @@ def review_next(
         contradiction = any(c.contradiction for c in changes)
         ordered = newer_and_older(a, b)
         newer_id = ordered[0].note_id if ordered else None
+        said = pair_verdict(pair, a, b, changes, newer_id)
         chosen = primary_id is not None or not contradiction
         if primary_id is None and changes and newer_id and not contradiction:
             primary_id = newer_id  # a possible update: keep the newer text by default
+        elif primary_id is None and said.kind in (LEFT_MORE, RIGHT_MORE):
+            # the note that says more is kept, so the merge loses no detail
+            primary_id = a.note_id if said.kind == LEFT_MORE else b.note_id
+        both = merged_both(a.content, b.content) if said.kind == EACH_MORE else ""
+        if content is None and both and suggest_both:
+            content = both  # the page's merged text keeps what each says (shown, editable)
         plan = deduplicator().plan(a, b, pair.similarity, content=content, primary_id=primary_id)
         merged = merged_note(a if plan.primary_id == a.note_id else b, plan)
         merged = merged.annotated(
@@ -138,8 +160,39 @@ def review_next(
             changes,
             newer_id,
             chosen,
+            said,
+            both,
         )
     return None
+
+
+def pair_verdict(
+    pair: ReviewPair, a: Note, b: Note, changes: tuple[Difference, ...], newer_id: str | None
+) -> Verdict:
+    """The verdict on ``pair`` from the judge's probabilities stored by the scan (when
+    they are of the texts as they are now) and the rules' ``changes``; the notes are
+    named "the newer note" / "the older note" when the dates tell."""
+    stored = pair.judged
+    current = (content_hash(a.content), content_hash(b.content)) == (pair.hash_a, pair.hash_b)
+    probabilities = (
+        dict(zip(CLASSES, stored, strict=True))
+        if isinstance(stored, list) and len(stored) == len(CLASSES) and current
+        else None
+    )
+    left_name, right_name = "the first note", "the second note"
+    if newer_id:
+        newer_left = newer_id == a.note_id
+        left_name, right_name = ("the newer note", "the older note")[:: 1 if newer_left else -1]
+        if newer_left:  # values read from the older to the newer: "port: 9000 → 9100"
+            changes = tuple(Difference(c.kind, c.right, c.left) for c in changes)
+    return verdict(
+        probabilities,
+        a.content,
+        b.content,
+        changes,
+        left_name=left_name,
+        right_name=right_name,
+    )
 
 
 @dataclass(frozen=True)

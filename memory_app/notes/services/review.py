@@ -23,6 +23,7 @@ from qqweb.jobs.models import Run
 from qqweb.lib.actors import Actor
 from qqweb.lib.differences import differences
 from qqweb.lib.errors import InvalidInput
+from qqweb.lib.judge.model import judge_available, judge_pairs
 
 VERDICTS = ("merge", "supersede", "not_duplicate", "skip")
 
@@ -55,6 +56,7 @@ def duplicates_scan(
         (p.note_a, p.note_b): p for p in ReviewPair.objects.filter(note_a__in=ids, note_b__in=ids)
     }
     read_as = {p.pk: p.status for p in existing.values()}  # what each pair was when read
+    judging = judge_available()
     new: list[ReviewPair] = []
     changed: list[ReviewPair] = []
     for index, (x, y, similarity) in enumerate(rows, start=1):
@@ -77,19 +79,39 @@ def duplicates_scan(
         elif pair.status == ReviewPair.REJECTED and (pair.hash_a, pair.hash_b) == hashes:
             stats["kept_rejected"] += 1
         elif pair.status in (ReviewPair.REJECTED, ReviewPair.MERGED, ReviewPair.SUPERSEDED):
+            if (pair.hash_a, pair.hash_b) != hashes or pair.judged is None:
+                pair.judged = None  # judged again below, for the texts as they are now
             pair.status, pair.hash_a, pair.hash_b = ReviewPair.PENDING, *hashes
             pair.similarity = round(similarity, 4)
             changed.append(pair)
             stats["reopened"] += 1
         else:
-            if pair.status == ReviewPair.SKIPPED or pair.similarity != round(similarity, 4):
+            unjudged = pair.judged is None and judging  # queued before the judge was
+            if (
+                pair.status == ReviewPair.SKIPPED
+                or pair.similarity != round(similarity, 4)
+                or unjudged
+            ):
                 pair.status, pair.similarity = ReviewPair.PENDING, round(similarity, 4)
                 changed.append(pair)  # a pair queued as it was is not written again
             stats["already_queued"] += 1
         if progress and (index % 200 == 0 or index == len(rows)):
             progress(index, len(rows))
+    stats["judged"] = _judge([p for p in (*new, *changed) if p.judged is None], texts)
     stats["judged_meanwhile"] = _write_in_batches(new, changed, read_as)
     return stats
+
+
+def _judge(pairs: list[ReviewPair], texts: dict[str, str]) -> int:
+    """The pair judge's probabilities for ``pairs`` (new or with a changed text), once,
+    in batches: stored with each pair, so no page view runs the model. How many were
+    judged (0 without the judge installed)."""
+    judged = judge_pairs([(texts[p.note_a], texts[p.note_b]) for p in pairs]) if pairs else None
+    if judged is None:
+        return 0
+    for pair, row in zip(pairs, judged, strict=True):
+        pair.judged = row
+    return len(pairs)
 
 
 SCAN_WRITE_BATCH = 100
@@ -148,7 +170,7 @@ def _update_unjudged(pairs: list[ReviewPair], read_as: dict[int, str]) -> int:
         .values_list("pk", "status")
     )
     keep = [p for p in pairs if now.get(p.pk) == read_as.get(p.pk)]
-    ReviewPair.objects.bulk_update(keep, ["status", "hash_a", "hash_b", "similarity"])
+    ReviewPair.objects.bulk_update(keep, ["status", "hash_a", "hash_b", "similarity", "judged"])
     return len(pairs) - len(keep)
 
 

@@ -4,8 +4,11 @@ possible contradictions. Planted exactly as the agent writes (hand-built vectors
 
 from __future__ import annotations
 
+import pytest
+
 from memory_app.facts import selectors
 from memory_app.facts.lib import FactsStore
+from memory_app.facts.models import JudgedPair
 from tests.memory_app.facts.lib.vectors import at_cosine, unit
 from tests.memory_app.facts.planted import doc, plant
 
@@ -47,6 +50,7 @@ def test_a_copy_or_a_rewording_has_no_flag() -> None:
     )
 
 
+@pytest.mark.django_db  # the judge's verdicts are kept by pair of texts
 def test_the_next_start_review_flags_the_pair_that_changes_a_value(
     facts_store: FactsStore,
 ) -> None:
@@ -57,8 +61,26 @@ def test_the_next_start_review_flags_the_pair_that_changes_a_value(
     assert row.is_update
     assert [(c.kind, c.left, c.right) for c in row.changes] == [("number", ("9000",), ("9100",))]
     assert review.plan.deleted_ids == {str(docs["new_port"]["_id"])}
+    assert row.verdict is not None and row.verdict.kind == "update"
+    assert "9000 → 9100" in row.verdict.words
 
 
+@pytest.mark.django_db
+def test_a_pair_is_judged_once_and_its_verdict_kept_for_the_next_views(
+    facts_store: FactsStore,
+) -> None:
+    plant(facts_store)
+    [first] = selectors.next_start_review().rows
+    assert JudgedPair.objects.count() == 1
+    kept = JudgedPair.objects.get()
+    JudgedPair.objects.update(judged=[1.0, 0.0, 0.0, 0.0, 0.0, 0.0])  # a view reads it back
+    [again] = selectors.next_start_review().rows
+    assert first.verdict is not None and first.verdict.p_same == kept.judged[0]
+    assert again.verdict is not None and again.verdict.p_same == 1.0
+    assert JudgedPair.objects.count() == 1
+
+
+@pytest.mark.django_db  # the judge's verdicts are kept by pair of texts
 def test_one_row_is_found_while_the_plan_holds_it_and_none_after(
     facts_store: FactsStore,
 ) -> None:

@@ -191,7 +191,7 @@ def test_the_flags_show_the_value_the_newer_fact_changes(
     _planted_pair(facts_store)
     html = viewer_client.get("/facts/next-start/").content.decode()
     assert 'data-flags="number"' in html
-    assert '<code data-side="older">9000</code> / <code data-side="newer">9100</code>' in html
+    assert '<code data-side="older">9000</code> → <code data-side="newer">9100</code>' in html
     assert "The agent will delete a correction, not a copy" in html
 
 

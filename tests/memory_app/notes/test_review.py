@@ -59,6 +59,7 @@ def test_a_scan_queues_each_pair_once(twins):
         "already_queued": 1,
         "kept_rejected": 0,
         "reopened": 0,
+        "judged": 0,  # judged once, when the first scan queued it
         "judged_meanwhile": 0,
     }
     pair = ReviewPair.objects.get()

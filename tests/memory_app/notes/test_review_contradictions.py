@@ -46,7 +46,7 @@ def test_a_negation_is_flagged_a_contradiction_with_both_values(curator_client, 
     html = page(curator_client)
     assert 'data-contradiction="true"' in html and 'data-kinds="negation"' in html
     assert '<span class="badge contradiction">contradiction</span>' in html
-    assert "<code>encryption</code> / <code>without encryption</code>" in html
+    assert "<code>encryption</code> → <code>without encryption</code>" in html
     assert "possible update</span>" not in html
 
 

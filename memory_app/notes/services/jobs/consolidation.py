@@ -7,7 +7,9 @@ same order; ``merge="unflagged"`` also merges rewordings with no difference foun
 whose texts differ in a value (a date, number, version, id or name) or contradict each
 other is never merged: it is left for review (queued in the review queue, where a curator
 sees both values side by side) and listed on the run's page with the reason, as is a
-rewording under the default. The dry run's plan is
+rewording under the default. A pair the rules would merge is merged only if the pair judge
+(qqweb/lib/judge) also calls it the same fact, at every similarity: an edit of one small
+word ("has yet to", "childless") keeps the words a copy has. The dry run's plan is
 made of the other pairs only; applying it merges exactly those, each only if neither note
 changed since the plan."""
 
@@ -32,6 +34,8 @@ from qqweb.jobs.models import Run
 from qqweb.jobs.registry import Progress, run_actor, run_batch
 from qqweb.lib.differences import PairJudgment, pair_judgment
 from qqweb.lib.errors import DimensionMismatch, InvalidInput
+from qqweb.lib.judge.model import CLASSES, judge_pairs
+from qqweb.lib.judge.verdicts import verdict
 
 LEFT_LISTED = 500  # pairs left for review listed on the run (all are counted and queued)
 
@@ -118,7 +122,7 @@ def pairs_split(
     docs: dict[str, Note] = {}
     for start in range(0, len(ids), 1000):
         docs.update(notes_store().notes_by_ids(ids[start : start + 1000]))
-    mergeable: list[Pair] = []
+    candidates: list[Pair] = []
     left: list[LeftPair] = []
     for a, b, similarity in pairs:
         if a not in docs or b not in docs:
@@ -127,8 +131,33 @@ def pairs_split(
         if judgment.flagged or (merge == "copies" and not judgment.unattended_merge):
             left.append(LeftPair(a, b, round(similarity, 4), pair_reason(judgment)))
         else:
+            candidates.append((a, b, similarity))
+    mergeable, doubted = judged_copies(candidates, docs)
+    return mergeable, left + doubted, docs
+
+
+def judged_copies(
+    candidates: list[Pair], docs: dict[str, Note]
+) -> tuple[list[Pair], list[LeftPair]]:
+    """Of the pairs the rules would merge, those the pair judge also calls the same fact;
+    the others are left for review with the judge's words ("not a copy, says the pair
+    judge: different facts"). A one-word edit that turns a fact around ("has visited" /
+    "has yet to visit") keeps the same words in order, so the rules alone would merge it at
+    any similarity. The judge runs on these pairs only (one batch); without it installed,
+    the rules alone decide."""
+    judged = judge_pairs([(docs[a].content, docs[b].content) for a, b, _ in candidates])
+    if not candidates or judged is None:
+        return candidates, []
+    mergeable: list[Pair] = []
+    doubted: list[LeftPair] = []
+    for (a, b, similarity), row in zip(candidates, judged, strict=True):
+        said = verdict(dict(zip(CLASSES, row, strict=True)), docs[a].content, docs[b].content, ())
+        if said.flagged:
+            reason = f"not a copy, says the pair judge: {said.words}"
+            doubted.append(LeftPair(a, b, round(similarity, 4), reason))
+        else:
             mergeable.append((a, b, similarity))
-    return mergeable, left, docs
+    return mergeable, doubted
 
 
 def _greedy(pairs: list[Pair]) -> list[Pair]:

