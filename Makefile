@@ -107,15 +107,16 @@ bench-search-libs: install
 	$(UV) sync --frozen --extra dev --extra bench
 	OMP_NUM_THREADS=1 $(PY) bench/search_libs.py
 
-# Issue 24's judgment benchmark: public human-labelled sentence pairs (MRPC, STS-B, SICK; train
-# and dev splits only), fetched beforehand into JUDGMENT_MIRROR (bench/judgment_data.py names
-# the repositories and checks their sha256), through qqweb's embedder, QQ_DEDUP_THRESHOLD and
-# memory/differences.py. About 4 minutes the first time; the embeddings are cached in
-# var/judgment/, so a rerun takes seconds. Writes bench/results/judgment.md.
+# The judgment benchmark (issues 24 and 34): public human-labelled sentence pairs (MRPC, STS-B,
+# SICK; train and dev splits only), fetched beforehand into JUDGMENT_MIRROR (bench/judgment_data.py
+# names the repositories and checks their sha256), through qqweb's embedder, QQ_DEDUP_THRESHOLD,
+# memory/differences.py and the pair judge (qqweb/lib/judge). About 6 minutes the first time
+# (embeddings, then the judge on 6,716 pairs); both are cached in var/judgment/, so a rerun
+# takes seconds. Writes bench/results/judgment.md.
 JUDGMENT_MIRROR ?= /work/.mirror
 bench-judgment: install
 	$(PY) bench/judgment_data.py --mirror $(JUDGMENT_MIRROR)
-	$(PY) bench/judgment.py --markdown
+	OMP_NUM_THREADS=1 $(PY) bench/judgment.py --markdown
 
 # Issue 27's recall benchmark: LoCoMo (snap-research/LoCoMo, CC BY-NC 4.0), fetched beforehand
 # into RECALL_MIRROR (bench/recall_data.py checks its sha256; nothing of it is committed), a

@@ -107,7 +107,7 @@ def flaggers(threshold: float) -> dict[str, Flagger]:
     """Who flags a pair: the rules, the learned model at ``threshold``, either."""
     return {
         "rules": lambda r: r.flagged,
-        f"judge (1 - P(same) >= {threshold:.2f})": lambda r: r.learned >= threshold,
+        f"judge (1 - P(same) >= {threshold:g})": lambda r: r.learned >= threshold,
         "rules + judge": lambda r: r.flagged or r.learned >= threshold,
     }
 
@@ -189,7 +189,7 @@ def learned_curve(rows: list[Judged], t: float, chosen: float) -> list[str]:
         "| rules + model: different facts unflagged | duplicates flagged |",
         "| ---: | ---: | ---: | ---: | ---: |",
     ]
-    for th in sorted({0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, round(chosen, 2)}):
+    for th in sorted({0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, chosen}):
         cells = []
         for rules in (False, True):
             cells += [
@@ -197,7 +197,7 @@ def learned_curve(rows: list[Judged], t: float, chosen: float) -> list[str]:
                 _share(sum(_flag(r, th, rules) for r in dup_q), len(dup_q)),
             ]
         mark = " (chosen)" if abs(th - chosen) < 1e-9 else ""
-        out.append(f"| {th:.2f}{mark} | " + " | ".join(cells) + " |")
+        out.append(f"| {th:g}{mark} | " + " | ".join(cells) + " |")
     return out
 
 

@@ -120,7 +120,7 @@ def contradictions(request: HttpRequest, dismissed: bool = False) -> list[Contra
     """Pairs at 0.85-0.95 (the agent keeps both), with remembered verdicts."""
     require_role(request, VIEWER)
     return [
-        ContradictionOut(pair=pair_out(c.pair), verdict=c.verdict)
+        ContradictionOut(pair=pair_out(c.pair, c.judged), verdict=c.verdict)
         for c in selectors.contradictions(include_dismissed=dismissed)
     ]
 

@@ -58,8 +58,8 @@ class PairOut(Schema):
     tie: bool
     verdict: VerdictOut | None = Field(
         None,
-        description="On the next start's deletions: what the newer fact (right) is to the "
-        "older (left), judged once per pair of texts",
+        description="What the newer fact (right) is to the older (left), judged once per "
+        "pair of texts; on the next start's deletions and the possible contradictions",
     )
 
 

@@ -319,6 +319,7 @@ class Contradiction:
     pair: Deletion  # anchor: the older fact
     verdict: str  # "", both-true, contradiction
     changes: tuple[Difference, ...] = ()  # the values the two texts differ in
+    judged: Verdict | None = None  # the pair judge's and the rules' verdict, in words
 
     @property
     def contradiction(self) -> bool:
@@ -334,15 +335,18 @@ def contradictions(*, include_dismissed: bool = False) -> list[Contradiction]:
         (v.hash_a, v.hash_b): v.verdict
         for v in PairVerdict.objects.filter(location=".".join(store.location))
     }
-    out = []
+    shown = []
     for pair in sorted(pairs, key=lambda p: -p.score):
         key = tuple(sorted((content_hash(pair.anchor.content), content_hash(pair.deleted.content))))
-        verdict = verdicts.get((key[0], key[1]), "")
-        if verdict == PairVerdict.BOTH_TRUE and not include_dismissed:
+        remembered = verdicts.get((key[0], key[1]), "")
+        if remembered == PairVerdict.BOTH_TRUE and not include_dismissed:
             continue
-        changes = pair_differences(pair.anchor.text, pair.deleted.text)
-        out.append(Contradiction(pair, verdict, changes))
-    return out
+        shown.append((pair, remembered))
+    rows = _pair_rows([pair for pair, _ in shown])
+    return [
+        Contradiction(pair, remembered, row.changes, row.verdict)
+        for (pair, remembered), row in zip(shown, rows, strict=True)
+    ]
 
 
 # --- the shared protocol (qqweb.lib.sources): summary and search -----------------------------

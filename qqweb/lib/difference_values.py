@@ -124,13 +124,23 @@ def tokens_and_names(text: str) -> tuple[dict[str, Counter[str]], dict[str, str]
     return found, shown
 
 
+def _name_like_ending(low: str) -> bool:
+    """Short words ending like a verb form that are names as often (Ming, Ted, Ely)."""
+    return len(low) <= 4
+
+
 def _name(text: str, start: int, value: str) -> str:
     """``value`` unless it only opens a sentence, is a title or "I" ("" then)."""
     value = re.sub(r"'s?$", "", value)
     before = text[:start].rstrip()
     opens_sentence = not before or before[-1] in '.!?:;\n-•*"“'
     low = value.lower()
-    if opens_sentence and (low in W.COMMON or low.endswith("ly")):
+    # A sentence's first word is capitalised as a sentence's first word: a common word, an
+    # adverb or a verb's -ing / -ed form ("Researching the migration" / "Reading about the
+    # migration" is a rewording, not a changed name) is no name there.
+    if opens_sentence and (
+        low in W.COMMON or low.endswith(("ly", "ing", "ed")) and not _name_like_ending(low)
+    ):
         return ""
     if low in W.TITLES or value == "I" or len(value) < 2:
         return ""

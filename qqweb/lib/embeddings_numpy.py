@@ -212,34 +212,14 @@ class NumpyBertEncoder:
         if not texts:
             return out
         encodings = self.tokenizer.encode_batch(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        start = 0
-        while start < len(order):
-            longest = len(encodings[order[start]].ids)
-            stop = start + 1
-            while stop < len(order) and stop - start < batch_size:
-                longest = max(longest, len(encodings[order[stop]].ids))
-                if (stop - start + 1) * longest > _BATCH_TOKENS:
-                    break
-                stop += 1
-            rows = order[start:stop]
+        for rows in length_batches([len(e.ids) for e in encodings], batch_size, _BATCH_TOKENS):
             out[rows] = self._encode_batch([encodings[i] for i in rows])
-            start = stop
         return out
 
     def _encode_batch(self, encodings: list[Any]) -> np.ndarray:
-        width = max(len(e.ids) for e in encodings)
-        ids = np.full((len(encodings), width), self.pad_id, dtype=np.int64)
-        types = np.zeros_like(ids)
-        mask = np.zeros((len(encodings), width), dtype=np.float32)
-        for row, e in enumerate(encodings):
-            n = len(e.ids)
-            ids[row, :n] = e.ids
-            types[row, :n] = e.type_ids
-            mask[row, :n] = e.attention_mask
+        ids, types, mask = padded(encodings, self.pad_id)
         hidden = self._forward(ids, types, mask)
-        weights = mask[:, :, None]
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        pooled = mean_pooled(hidden, mask)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.maximum(norms, _NORM_EPS)
 
@@ -248,6 +228,46 @@ class NumpyBertEncoder:
         x = words[ids] + positions[: ids.shape[1]][None, :, :] + token_types[types]
         x = layer_norm(x, ln_w, ln_b, self.eps)
         return encoder_layers(x, mask, self._layers, self.heads, self.eps)
+
+
+def length_batches(lengths: list[int], max_rows: int, max_tokens: int) -> list[list[int]]:
+    """Indices of the inputs, sorted by length and cut into batches of at most
+    ``max_rows`` rows and about ``max_tokens`` padded tokens (a longer input alone)."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    out = []
+    start = 0
+    while start < len(order):
+        longest = lengths[order[start]]
+        stop = start + 1
+        while stop < len(order) and stop - start < max_rows:
+            longest = max(longest, lengths[order[stop]])
+            if (stop - start + 1) * longest > max_tokens:
+                break
+            stop += 1
+        out.append(order[start:stop])
+        start = stop
+    return out
+
+
+def padded(encodings: list[Any], pad_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The token ids, token types and attention mask of ``encodings`` (the tokenizer's),
+    padded to the longest."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.full((len(encodings), width), pad_id, dtype=np.int64)
+    types = np.zeros_like(ids)
+    mask = np.zeros((len(encodings), width), dtype=np.float32)
+    for row, e in enumerate(encodings):
+        n = len(e.ids)
+        ids[row, :n] = e.ids
+        types[row, :n] = e.type_ids
+        mask[row, :n] = e.attention_mask
+    return ids, types, mask
+
+
+def mean_pooled(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The mean of each row's unmasked token states (sentence-transformers' mean pooling)."""
+    weights = mask[:, :, None]
+    return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
 
 
 def encoder_layers(

@@ -146,21 +146,28 @@ def test_each_verdict_is_said_in_words_and_a_merge_keeps_both_details(
     SHOTS.mkdir(exist_ok=True)
     sign_in(curator)
     page.goto("/review/")
-    verdict = page.locator("#verdict")
-    expect(verdict).to_contain_text("possible update: date: 2027-01-10 → 2027-02-01")
-    page.screenshot(path=str(SHOTS / "review-verdict-update.png"), full_page=True)
-    page.keyboard.press("s")
-    expect(verdict).to_contain_text("the newer note says more: “after lunch”")
-    expect(page.locator("#merge-preview")).to_contain_text(f"kept: {TWIN_LONG}")
-    page.screenshot(path=str(SHOTS / "review-verdict-says-more.png"), full_page=True)
-    page.keyboard.press("s")
-    expect(verdict).to_contain_text("each says something the other does not")
+    verdict, status = page.locator("#verdict"), page.locator("#review-status")
     both = "Ada moved to Berlin in May. She works at Acme. She has two cats."
-    expect(page.locator("textarea[name=content]")).to_have_value(both)
-    expect(page.locator("#merge-preview")).to_contain_text(both)
-    page.screenshot(path=str(SHOTS / "review-verdict-each-more.png"), full_page=True)
-    page.locator("#verdict-merge").click()
-    expect(page.locator("#messages")).to_contain_text("Merged")
+    said: dict[str, str] = {}
+    for _ in range(3):  # the three pairs, in the queue's order (all at 1.0)
+        expect(verdict).to_be_visible()
+        kind = verdict.get_attribute("data-verdict") or ""
+        said[kind] = verdict.inner_text()
+        page.screenshot(path=str(SHOTS / f"review-verdict-{kind}.png"), full_page=True)
+        shown = status.get_attribute("data-pair-id") or ""
+        if kind == "right_more":
+            expect(page.locator("#merge-preview")).to_contain_text(f"kept: {TWIN_LONG}")
+        if kind == "each_more":
+            expect(page.locator("textarea[name=content]")).to_have_value(both)
+            expect(page.locator("#merge-preview")).to_contain_text(both)
+            page.locator("#verdict-merge").click()
+            expect(page.locator("#messages")).to_contain_text("Merged")
+        else:
+            page.keyboard.press("s")
+        expect(page.locator(f'#review-status[data-pair-id="{shown}"]')).to_have_count(0)
+    assert "possible update: date: 2027-01-10 → 2027-02-01" in said["update"]
+    assert "the newer note says more: “after lunch”" in said["right_more"]
+    assert "each says something the other does not" in said["each_more"]
     kept = [notes_store().note(i) for i in ("note_0000000000f1", "note_0000000000f2")]
     [survivor] = [n for n in kept if n is not None]
     assert "works at Acme" in survivor.content and "two cats" in survivor.content

@@ -4,7 +4,7 @@ it, the calibration of the threshold, and the latest scan."""
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 
@@ -226,10 +226,9 @@ def review_preview(
     return ReviewPreview(item, pins)
 
 
-@dataclass(frozen=True)
-class CalibrationRow:
-    low: float
-    high: float
+class _Verdicts:
+    """Merged and rejected pairs, and the share merged."""
+
     merged: int
     rejected: int
 
@@ -242,10 +241,47 @@ class CalibrationRow:
         return round(self.merged / self.judged, 2) if self.judged else None
 
 
+@dataclass(frozen=True)
+class CalibrationRow(_Verdicts):
+    low: float
+    high: float
+    merged: int
+    rejected: int
+
+
+VERDICT_LABELS = {
+    "same": "same fact",
+    "left_more": "one note says more",
+    "right_more": "one note says more (the other side)",
+    "each_more": "each says something the other does not",
+    "different": "different facts",
+    "contradiction": "contradiction",
+}
+
+
+@dataclass(frozen=True)
+class VerdictCalibrationRow(_Verdicts):
+    """What curators did with the pairs the judge gave one verdict (its most likely class)."""
+
+    verdict: str
+    merged: int
+    rejected: int
+
+    @property
+    def label(self) -> str:
+        return VERDICT_LABELS.get(self.verdict, self.verdict)
+
+    @property
+    def too_eager(self) -> bool:
+        """A warning verdict curators merged anyway at least 80% of 5 or more times."""
+        return self.verdict != "same" and self.judged >= 5 and self.merged >= 0.8 * self.judged
+
+
 @dataclass
 class Calibration:
     rows: list[CalibrationRow]
     suggested_threshold: float | None
+    by_verdict: list[VerdictCalibrationRow] = field(default_factory=list)
 
 
 def review_calibration(
@@ -257,10 +293,11 @@ def review_calibration(
     again) is not counted."""
     merged_like = (ReviewPair.MERGED, ReviewPair.SUPERSEDED)  # "the same fact": a duplicate
     judged = ReviewPair.objects.filter(status__in=[*merged_like, ReviewPair.REJECTED])
-    values = [
-        (s, ReviewPair.MERGED if st in merged_like else st)
-        for s, st in judged.values_list("similarity", "status")
+    decided = [
+        (s, ReviewPair.MERGED if st in merged_like else st, p)
+        for s, st, p in judged.values_list("similarity", "status", "judged")
     ]
+    values = [(s, st) for s, st, _ in decided]
     low = min((s for s, _ in values), default=settings.QQ_DEDUP_THRESHOLD)
     start = max(0.0, min(int(low / step) * step, 1.0 - step))  # 1.0 is in the last bucket
     rows = []
@@ -285,7 +322,18 @@ def review_calibration(
         if total >= min_verdicts and merged / total >= target_share:
             suggested = rows[i].low
             break
-    return Calibration(rows, suggested)
+    return Calibration(rows, suggested, _by_verdict(decided))
+
+
+def _by_verdict(decided: list[tuple[float, str, object]]) -> list[VerdictCalibrationRow]:
+    """Merged and rejected pairs per verdict of the judge (the class it stored as most
+    likely), in the judge's class order; verdicts no curator judged yet are left out."""
+    counts: dict[str, list[int]] = {c: [0, 0] for c in CLASSES}
+    for _, status, stored in decided:
+        if isinstance(stored, list) and len(stored) == len(CLASSES):
+            label = CLASSES[max(range(len(CLASSES)), key=lambda i: stored[i])]
+            counts[label][0 if status == ReviewPair.MERGED else 1] += 1
+    return [VerdictCalibrationRow(c, m, r) for c, (m, r) in counts.items() if m + r]
 
 
 def latest_scan() -> Run | None:

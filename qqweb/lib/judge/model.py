@@ -24,7 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from qqweb.lib.embeddings_numpy import encoder_layers, layer_norm
+from qqweb.lib.embeddings_numpy import (
+    encoder_layers,
+    layer_norm,
+    length_batches,
+    mean_pooled,
+    padded,
+)
 
 WEIGHTS = Path(__file__).with_name("judge.safetensors")
 ABOUT = WEIGHTS.with_suffix(".json")
@@ -47,6 +53,19 @@ class Probabilities:
     @property
     def label(self) -> str:
         return CLASSES[int(np.argmax(self.values))]
+
+
+def _layer(raw: dict[str, np.ndarray], p: str) -> dict[str, np.ndarray]:
+    """One layer's weights as :func:`encoder_layers` takes them (matrices transposed once
+    for ``x @ w``; the judge's file holds query, key and value fused already)."""
+    layer = {}
+    for name in ("qkv", "out", "up", "down"):
+        layer[name] = np.ascontiguousarray(raw[f"{p}{name}.weight"].T)
+        layer[f"{name}_b"] = raw[f"{p}{name}.bias"]
+    for norm in ("ln1", "ln2"):
+        layer[f"{norm}_w"] = raw[f"{p}{norm}.weight"]
+        layer[f"{norm}_b"] = raw[f"{p}{norm}.bias"]
+    return layer
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
@@ -79,25 +98,7 @@ class NumpyJudge:
         self.positions, self.types = raw["positions"], raw["types"]
         self.ln = (raw["ln.weight"], raw["ln.bias"])
         self.head = (np.ascontiguousarray(raw["head.weight"].T), raw["head.bias"])
-        self.layers: list[dict[str, np.ndarray]] = []
-        for i in range(int(config["num_hidden_layers"])):
-            p = f"layer.{i}."
-            self.layers.append(
-                {
-                    "qkv": np.ascontiguousarray(raw[p + "qkv.weight"].T),
-                    "qkv_b": raw[p + "qkv.bias"],
-                    "out": np.ascontiguousarray(raw[p + "out.weight"].T),
-                    "out_b": raw[p + "out.bias"],
-                    "ln1_w": raw[p + "ln1.weight"],
-                    "ln1_b": raw[p + "ln1.bias"],
-                    "up": np.ascontiguousarray(raw[p + "up.weight"].T),
-                    "up_b": raw[p + "up.bias"],
-                    "down": np.ascontiguousarray(raw[p + "down.weight"].T),
-                    "down_b": raw[p + "down.bias"],
-                    "ln2_w": raw[p + "ln2.weight"],
-                    "ln2_b": raw[p + "ln2.bias"],
-                }
-            )
+        self.layers = [_layer(raw, f"layer.{i}.") for i in range(int(config["num_hidden_layers"]))]
 
     def logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """``(len(pairs), len(CLASSES))`` float32, in the order of ``pairs``; batched by
@@ -106,38 +107,20 @@ class NumpyJudge:
         if not pairs:
             return out
         encodings = self.tokenizer.encode_batch(pairs)
-        order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
-        start = 0
-        while start < len(order):
-            stop = start + 1
-            while stop < len(order):
-                if (stop - start + 1) * len(encodings[order[stop]].ids) > _BATCH_TOKENS:
-                    break
-                stop += 1
-            rows = order[start:stop]
+        lengths = [len(e.ids) for e in encodings]
+        for rows in length_batches(lengths, len(pairs), _BATCH_TOKENS):
             out[rows] = self._batch([encodings[i] for i in rows])
-            start = stop
         return out
 
     def probabilities(self, pairs: list[tuple[str, str]]) -> list[Probabilities]:
         return [Probabilities(tuple(float(p) for p in row)) for row in _softmax(self.logits(pairs))]
 
     def _batch(self, encodings: list[Any]) -> np.ndarray:
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        types = np.zeros_like(ids)
-        mask = np.zeros((len(encodings), width), dtype=np.float32)
-        for row, e in enumerate(encodings):
-            n = len(e.ids)
-            ids[row, :n] = e.ids
-            types[row, :n] = e.type_ids
-            mask[row, :n] = 1.0
-        x = self.words[ids] + self.positions[:width][None] + self.types[types]
+        ids, types, mask = padded(encodings, 0)
+        x = self.words[ids] + self.positions[: ids.shape[1]][None] + self.types[types]
         x = layer_norm(x, *self.ln, self.eps)
         hidden = encoder_layers(x, mask, self.layers, self.heads, self.eps)
-        weights = mask[:, :, None]
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        return pooled @ self.head[0] + self.head[1]
+        return mean_pooled(hidden, mask) @ self.head[0] + self.head[1]
 
 
 def packaged_model_dir() -> Path | None:

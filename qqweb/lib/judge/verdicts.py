@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from qqweb.lib.differences import Difference
 
 # Set from bench/results/judgment.md (the threshold chosen on train): see the module notes.
-FLAG_AT = 0.5
+FLAG_AT = 0.95
 SAME, LEFT_MORE, RIGHT_MORE, EACH_MORE = "same", "left_more", "right_more", "each_more"
 DIFFERENT, CONTRADICTION, UPDATE = "different", "contradiction", "update"
 _EXTRA_WORDS = 12  # words of an added detail quoted in the verdict

@@ -105,3 +105,5 @@ def test_a_possible_contradiction_carries_its_flags(facts_store: FactsStore, db:
     assert [(c.kind, c.left, c.right) for c in row.changes] == [
         ("id", ("port 8080",), ("port 8443",))
     ]
+    assert row.judged is not None
+    assert row.judged.words == "possible update: port 8080 → 8443"

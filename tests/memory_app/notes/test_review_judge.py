@@ -117,3 +117,14 @@ def test_a_pair_whose_text_changed_since_the_scan_is_shown_by_the_rules_alone(cu
     agent_edits(NEW, LONGER + " in room 4")
     html = page(curator_client)
     assert "the pair judge has not judged this pair" in html
+
+
+def test_calibration_counts_what_curators_did_with_each_verdict(curator_client):
+    pair = queue(SHORT, LONGER)
+    curator_client.post(
+        reverse("memory_app:review_verdict", args=[pair.pk]), {"verdict": "not_duplicate"}
+    )
+    html = page(curator_client)
+    assert 'id="calibration-verdicts"' in html
+    row = html.split('<tr data-verdict="right_more">', 1)[1].split("</tr>", 1)[0]
+    assert '<td class="num">0</td><td class="num">1</td>' in row
