@@ -7,8 +7,10 @@ words ("the newer note says more: 'on Tuesdays'", "contradiction: 'is' / 'is not
 
 The judge flags a pair when its probability that the two texts are *not* the same fact,
 ``1 - P(same)``, is at least :data:`FLAG_AT` (chosen by bench/judgment.py on the MRPC and
-SICK train splits, which the judge never trained on: the lowest threshold at which rules and
-judge together falsely flag at most 10% of the duplicates in the review queue). A flagged
+SICK train splits, which the judge never trained on: where rules and judge together leave
+the fewest different facts unflagged plus duplicates flagged in the review queue; the
+curator's verdicts per judge verdict, on the Review page's calibration, say whether it
+suits a memory). A flagged
 pair's verdict is the judge's most likely class other than ``same``. A rule's negation
 always makes a contradiction, whatever the judge says; a value the rules find changed
 makes a "possible update" with the values ("port 9000 → 9100"), whatever the judge's class.
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 
 from qqweb.lib.differences import Difference
 
-# Set from bench/results/judgment.md (the threshold chosen on train): see the module notes.
+# The threshold bench/judgment.py chose on train for the shipped weights (see the notes).
 FLAG_AT = 0.95
 SAME, LEFT_MORE, RIGHT_MORE, EACH_MORE = "same", "left_more", "right_more", "each_more"
 DIFFERENT, CONTRADICTION, UPDATE = "different", "contradiction", "update"
