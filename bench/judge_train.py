@@ -76,7 +76,9 @@ class Layer(nn.Module):
 
 
 class Judge(nn.Module):
-    def __init__(self, raw: dict[str, np.ndarray], config: dict, classes: int) -> None:
+    def __init__(
+        self, raw: dict[str, np.ndarray], config: dict, classes: int, layers: int = 0
+    ) -> None:
         super().__init__()
         dim, eps = config["hidden_size"], config.get("layer_norm_eps", 1e-12)
         t = {
@@ -89,7 +91,7 @@ class Judge(nn.Module):
         self.ln.weight.data.copy_(t["embeddings.LayerNorm.weight"])
         self.ln.bias.data.copy_(t["embeddings.LayerNorm.bias"])
         self.layers = nn.ModuleList()
-        for i in range(config["num_hidden_layers"]):
+        for i in range(layers or config["num_hidden_layers"]):  # the first ``layers``
             p = f"encoder.layer.{i}."
             layer = Layer(dim, config["num_attention_heads"], config["intermediate_size"], eps)
             qkv = [t[f"{p}attention.self.{n}.weight"] for n in ("query", "key", "value")]
@@ -179,6 +181,9 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(
+        "--layers", type=int, default=0, help="keep the base model's first N layers (0: all)"
+    )
+    parser.add_argument(
         "--smoothing",
         type=float,
         default=0.1,
@@ -209,7 +214,7 @@ def main() -> None:
         examples = examples[: args.limit]
     encoded = tokenizer.encode_batch([(e.left, e.right) for e in examples])
     labels = [CLASSES.index(e.label) for e in examples]
-    model = Judge(load_file(str(root / "model.safetensors")), config, len(CLASSES))
+    model = Judge(load_file(str(root / "model.safetensors")), config, len(CLASSES), args.layers)
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.ndim >= 2]
     no_decay = [p for p in params if p.ndim < 2]
@@ -260,6 +265,7 @@ def main() -> None:
         "lr": args.lr,
         "seed": args.seed,
         "label_smoothing": args.smoothing,
+        "layers": len(model.layers),
         "minutes": round((time.perf_counter() - started) / 60, 1),
         "final_loss": round(running, 4),
     }
@@ -308,10 +314,11 @@ def write_golden(weights: Path) -> None:
     two implementations)."""
     root = model_dir()
     config = json.loads((root / "config.json").read_text())
-    model = Judge(load_file(str(root / "model.safetensors")), config, len(CLASSES))
     shipped = {
         k: torch.from_numpy(v.astype(np.float32)) for k, v in load_file(str(weights)).items()
     }
+    depth = len({k.split(".")[1] for k in shipped if k.startswith("layer.")})
+    model = Judge(load_file(str(root / "model.safetensors")), config, len(CLASSES), depth)
     with torch.no_grad():
         model.positions.copy_(shipped["positions"])
         model.types.copy_(shipped["types"])

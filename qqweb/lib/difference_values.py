@@ -124,11 +124,6 @@ def tokens_and_names(text: str) -> tuple[dict[str, Counter[str]], dict[str, str]
     return found, shown
 
 
-def _name_like_ending(low: str) -> bool:
-    """Short words ending like a verb form that are names as often (Ming, Ted, Ely)."""
-    return len(low) <= 4
-
-
 def _name(text: str, start: int, value: str) -> str:
     """``value`` unless it only opens a sentence, is a title or "I" ("" then)."""
     value = re.sub(r"'s?$", "", value)
@@ -137,9 +132,10 @@ def _name(text: str, start: int, value: str) -> str:
     low = value.lower()
     # A sentence's first word is capitalised as a sentence's first word: a common word, an
     # adverb or a verb's -ing / -ed form ("Researching the migration" / "Reading about the
-    # migration" is a rewording, not a changed name) is no name there.
+    # migration" is a rewording, not a changed name) is no name there; four letters or
+    # fewer may be a name (Ming, Ted).
     if opens_sentence and (
-        low in W.COMMON or low.endswith(("ly", "ing", "ed")) and not _name_like_ending(low)
+        low in W.COMMON or low.endswith("ly") or (low.endswith(("ing", "ed")) and len(low) > 4)
     ):
         return ""
     if low in W.TITLES or value == "I" or len(value) < 2:

@@ -98,3 +98,25 @@ def test_keep_newer_text_survives_the_agents_next_start(
         "_id": str(old),
         "content": NEW_PORT,
     }
+
+
+def test_a_copy_the_next_start_deletes_is_said_to_be_the_same_fact(
+    page: Page,
+    sign_in: Any,
+    curator: Any,
+    facts_store: FactsStore,
+    agent_model: Embedder,
+    agent: SimulatedAgent,
+) -> None:
+    old = agent_writes(
+        facts_store, agent_model, "The master drinks green tea every morning.", days_ago=9
+    )
+    new = agent_writes(
+        facts_store, agent_model, "The master drinks green tea every morning", days_ago=2
+    )
+    assert agent.plan_start() == {str(new)}
+    sign_in(curator)
+    page.goto("/facts/next-start/")
+    verdict = page.locator(f"#pair-{old}-{new} .pair-verdict")
+    expect(verdict).to_have_attribute("data-verdict", "same")
+    expect(verdict).to_contain_text("same fact")

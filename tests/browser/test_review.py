@@ -112,51 +112,64 @@ def test_a_contradiction_waits_for_a_chosen_note_before_a_merge(
 
 
 SHOTS = Path(tempfile.gettempdir()) / "qqweb-browser-shots"
-SAYS_MORE = (
-    "Priya reviews pull requests on Fridays",
-    "Priya reviews pull requests on Fridays after lunch",
-)
-EACH_MORE = (
-    "Ada moved to Berlin in May. She works at Acme.",
-    "Ada moved to Berlin in May. She has two cats.",
-)
+PAIRS = {  # the verdict each pair gets: (older text, newer text)
+    "update": (
+        "Deadline for the Lumen beta is 2027-01-10",
+        "Deadline for the Lumen beta is 2027-02-01",
+    ),
+    "right_more": (
+        "Priya reviews pull requests on Fridays",
+        "Priya reviews pull requests on Fridays after lunch",
+    ),
+    "each_more": (
+        "Ada moved to Berlin in May. She works at Acme.",
+        "Ada moved to Berlin in May. She has two cats.",
+    ),
+    "same": (
+        "Lumen uses MongoDB for vector search now",
+        "Lumen uses MongoDB for vector search now!",
+    ),
+    "different": ("Ada's favourite film is Alien.", "Ada's favourite book is Alien."),
+    "contradiction": ("Tom has visited Paris.", "Tom has yet to visit Paris."),
+}
+WORDS = {
+    "update": "possible update: date: 2027-01-10 → 2027-02-01",
+    "right_more": "the newer note says more: “after lunch”",
+    "each_more": "each says something the other does not",
+    "same": "same fact",
+    "different": "different facts",
+    "contradiction": "contradiction: the texts say opposite things",
+}
 
 
 def test_each_verdict_is_said_in_words_and_a_merge_keeps_both_details(
     page: Page, sign_in: Any, curator: Any
 ) -> None:
-    """Three pairs on one vector each (the scan queues them at 1.0, in planting order): a
-    changed date, a newer note that says more, and two notes that each add a detail."""
-    for (old_id, new_id), (old, new) in (
-        (
-            (OLD, NEW),
-            (
-                "Deadline for the Lumen beta is 2027-01-10",
-                "Deadline for the Lumen beta is 2027-02-01",
-            ),
-        ),
-        ((TWIN, TWIN_LONG), SAYS_MORE),
-        (("note_0000000000f1", "note_0000000000f2"), EACH_MORE),
-    ):
+    """Six pairs, each on one vector (the scan queues them at 1.0): the Review page says
+    each one's verdict in words; the pair where each note adds a detail is merged with the
+    text the page offers, which keeps both."""
+    ids = {}
+    for n, (kind, (old, new)) in enumerate(PAIRS.items()):
+        ids[kind] = (f"note_00000000e{n:03x}", f"note_00000000f{n:03x}")
         same = vector(new)
-        plant_note(old_id, 0.6, 40, embedding=same, content=old)
-        plant_note(new_id, 0.4, 2, embedding=same, content=new)
+        plant_note(ids[kind][0], 0.6, 40, embedding=same, content=old)
+        plant_note(ids[kind][1], 0.4, 2, embedding=same, content=new)
     run = run_create(kind="dedup_scan", actor=Actor("user", "ada-admin"), params={})
-    assert duplicates_scan(run=run, threshold=0.85)["judged"] == 3
+    assert duplicates_scan(run=run, threshold=0.85)["judged"] == len(PAIRS)
     SHOTS.mkdir(exist_ok=True)
     sign_in(curator)
     page.goto("/review/")
     verdict, status = page.locator("#verdict"), page.locator("#review-status")
     both = "Ada moved to Berlin in May. She works at Acme. She has two cats."
     said: dict[str, str] = {}
-    for _ in range(3):  # the three pairs, in the queue's order (all at 1.0)
+    for _ in PAIRS:  # in the queue's order (all at 1.0)
         expect(verdict).to_be_visible()
         kind = verdict.get_attribute("data-verdict") or ""
         said[kind] = verdict.inner_text()
         page.screenshot(path=str(SHOTS / f"review-verdict-{kind}.png"), full_page=True)
         shown = status.get_attribute("data-pair-id") or ""
         if kind == "right_more":
-            expect(page.locator("#merge-preview")).to_contain_text(f"kept: {TWIN_LONG}")
+            expect(page.locator("#merge-preview")).to_contain_text(f"kept: {ids[kind][1]}")
         if kind == "each_more":
             expect(page.locator("textarea[name=content]")).to_have_value(both)
             expect(page.locator("#merge-preview")).to_contain_text(both)
@@ -165,9 +178,9 @@ def test_each_verdict_is_said_in_words_and_a_merge_keeps_both_details(
         else:
             page.keyboard.press("s")
         expect(page.locator(f'#review-status[data-pair-id="{shown}"]')).to_have_count(0)
-    assert "possible update: date: 2027-01-10 → 2027-02-01" in said["update"]
-    assert "the newer note says more: “after lunch”" in said["right_more"]
-    assert "each says something the other does not" in said["each_more"]
-    kept = [notes_store().note(i) for i in ("note_0000000000f1", "note_0000000000f2")]
+    assert set(said) == set(PAIRS)
+    for kind, words in WORDS.items():
+        assert words in said[kind], (kind, said[kind])
+    kept = [notes_store().note(i) for i in ids["each_more"]]
     [survivor] = [n for n in kept if n is not None]
     assert "works at Acme" in survivor.content and "two cats" in survivor.content

@@ -98,7 +98,8 @@ class NumpyJudge:
         self.positions, self.types = raw["positions"], raw["types"]
         self.ln = (raw["ln.weight"], raw["ln.bias"])
         self.head = (np.ascontiguousarray(raw["head.weight"].T), raw["head.bias"])
-        self.layers = [_layer(raw, f"layer.{i}.") for i in range(int(config["num_hidden_layers"]))]
+        depth = len({k.split(".")[1] for k in raw if k.startswith("layer.")})  # as trained
+        self.layers = [_layer(raw, f"layer.{i}.") for i in range(depth)]
 
     def logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """``(len(pairs), len(CLASSES))`` float32, in the order of ``pairs``; batched by

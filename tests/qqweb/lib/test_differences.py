@@ -354,9 +354,13 @@ def test_only_copies_apart_from_punctuation_case_and_small_words_merge_unattende
 
 
 def test_a_verb_form_opening_a_sentence_is_a_rewording_not_a_changed_name():
-    assert differences(
-        "Researching the Lumen migration this week", "Reading about the Lumen migration this week"
-    ) == ()
+    assert (
+        differences(
+            "Researching the Lumen migration this week",
+            "Reading about the Lumen migration this week",
+        )
+        == ()
+    )
     assert differences("Deployed Lumen on Friday", "Released Lumen on Friday") == ()
     [name] = differences("Led by Priya", "Led by Dana")  # a name later in the text still is
     assert (name.kind, name.left, name.right) == ("name", ("Priya",), ("Dana",))
