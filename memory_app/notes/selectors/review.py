@@ -58,6 +58,14 @@ class ReviewItem:
         return any(c.contradiction for c in self.changes)
 
     @property
+    def likely_distinct(self) -> bool:
+        """A contradiction, or a pair the judge calls different facts: the page offers "Not
+        a duplicate" first."""
+        return self.contradiction or (
+            self.verdict is not None and self.verdict.kind in ("different", "contradiction")
+        )
+
+    @property
     def provenance(self) -> tuple[SourceSummary | None, SourceSummary | None]:
         a, b = self.a.source, self.b.source
         return (

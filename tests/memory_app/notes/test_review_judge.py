@@ -128,3 +128,10 @@ def test_calibration_counts_what_curators_did_with_each_verdict(curator_client):
     assert 'id="calibration-verdicts"' in html
     row = html.split('<tr data-verdict="right_more">', 1)[1].split("</tr>", 1)[0]
     assert '<td class="num">0</td><td class="num">1</td>' in row
+
+
+def test_a_pair_the_judge_calls_different_facts_offers_not_a_duplicate_first(curator_client):
+    queue("Ada's favourite film is Alien.", "Ada's favourite book is Alien.")
+    html = page(curator_client)
+    assert 'data-verdict="different"' in html and "different facts" in html
+    assert html.index('id="verdict-reject"') < html.index('id="verdict-merge"')
