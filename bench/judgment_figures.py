@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from bench.judgment_data import Pair
 from qqweb.lib.differences import Difference
+from qqweb.lib.judge.verdicts import MERGE_AT
 
 DIFFERENT = ("different", "contradiction")
 
@@ -124,41 +126,42 @@ def targets(rows: list[Judged], t: float, auto_t: float, threshold: float) -> li
     auto = [r for r in judged if r.pair.label in DIFFERENT and r.cosine >= auto_t]
     n_diff = sum(r.pair.label in DIFFERENT for r in judged)
     at_most_10 = (lambda x, n: x <= 0.10 * n, "at most 10%")
-    rows_out: list[tuple[str, tuple[Callable[[int, int], bool], str], Callable]] = [
+    rows_out: list[tuple[str, tuple[Callable[[int, int], bool], str], Callable[..., Any]]] = [
         (
             f"different-fact pairs reaching the queue (>= {t}) without a flag",
             at_most_10,
-            lambda f: (sum(not f(r) for r in diff_q), len(diff_q)),
+            lambda f, merged: (sum(not f(r) for r in diff_q), len(diff_q)),
         ),
         (
             "contradictions flagged (at any similarity)",
             (lambda x, n: x >= 0.95 * n, "at least 95%"),
-            lambda f: (sum(f(r) for r in contra), len(contra)),
+            lambda f, merged: (sum(f(r) for r in contra), len(contra)),
         ),
         (
             "negation contradictions flagged (at any similarity)",
             (lambda x, n: x >= 0.90 * n, "at least 90%"),
-            lambda f: (sum(f(r) for r in neg), len(neg)),
+            lambda f, merged: (sum(f(r) for r in neg), len(neg)),
         ),
         (
             f"true duplicates in the queue (>= {t}) falsely flagged",
             at_most_10,
-            lambda f: (sum(f(r) for r in dup_q), len(dup_q)),
+            lambda f, merged: (sum(f(r) for r in dup_q), len(dup_q)),
         ),
         (
             f"different-fact pairs auto-consolidation merges at {auto_t} (flagged pairs never)",
             (lambda x, n: x == 0, "none"),
-            lambda f: (sum(not f(r) for r in auto), n_diff),
+            lambda f, merged: (sum(not f(r) for r in auto), n_diff),
         ),
         (
             "the same, auto-consolidation merging only copies (no flag, same words in order)",
             (lambda x, n: x == 0, "none"),
-            lambda f: (sum(r.unattended and not f(r) for r in auto), n_diff),
+            lambda f, merged: (sum(r.unattended and not f(r) for r in auto), n_diff),
         ),
         (
-            "auto-consolidation merging only copies, at every similarity",
+            "auto-consolidation merging only copies, at every similarity (with the judge: "
+            f"copies it calls the same at P >= {MERGE_AT})",
             (lambda x, n: x == 0, "none"),
-            lambda f: (sum(r.unattended and not f(r) for r in diff_all), n_diff),
+            lambda f, merged: (sum(merged(r) for r in diff_all), n_diff),
         ),
     ]
     who = flaggers(threshold)
@@ -168,11 +171,19 @@ def targets(rows: list[Judged], t: float, auto_t: float, threshold: float) -> li
     ]
     for name, (ok, goal), count in rows_out:
         cells = []
-        for f in who.values():
-            part, whole = count(f)
+        for who_name, f in who.items():
+            part, whole = count(f, _merges(who_name))
             cells.append(f"{_share(part, whole)} | {'yes' if ok(part, whole) else 'no'}")
         out.append(f"| {name} | {goal} | " + " | ".join(cells) + " |")
     return out
+
+
+def _merges(who: str) -> Callable[[Judged], bool]:
+    """What auto-consolidation merges when ``who`` judges: the rules' copies; with the
+    judge, the copies it calls the same fact at P(same) >= MERGE_AT."""
+    if who == "rules":
+        return lambda r: r.unattended
+    return lambda r: r.unattended and 1 - r.learned >= MERGE_AT
 
 
 def _flag(r: Judged, threshold: float, rules: bool) -> bool:

@@ -28,6 +28,9 @@ from qqweb.lib.differences import Difference
 
 # The threshold bench/judgment.py chose on train for the shipped weights (see the notes).
 FLAG_AT = 0.95
+# The judge's probability of the same fact a pair needs to be merged with nobody looking
+# (auto-consolidation, beside the rules' copies test): a confident "same", never a doubt.
+MERGE_AT = 0.8
 SAME, LEFT_MORE, RIGHT_MORE, EACH_MORE = "same", "left_more", "right_more", "each_more"
 DIFFERENT, CONTRADICTION, UPDATE = "different", "contradiction", "update"
 _EXTRA_WORDS = 12  # words of an added detail quoted in the verdict
@@ -57,6 +60,12 @@ class Verdict:
     @property
     def contradiction(self) -> bool:
         return self.kind == CONTRADICTION
+
+    @property
+    def safe_to_merge_unattended(self) -> bool:
+        """The same fact, and the judge sure of it (:data:`MERGE_AT`); without the judge
+        (``p_same`` None) the rules' copies test alone decides."""
+        return self.kind == SAME and (self.p_same is None or self.p_same >= MERGE_AT)
 
     @property
     def says_more(self) -> bool:

@@ -128,3 +128,21 @@ def test_a_contradiction_and_a_rewording_are_left_and_unflagged_merges_the_rewor
     assert rewordings.stats["merged"] == 1 and rewordings.stats["left_for_review"] == 1
     assert notes_store().get_full_note("note_000000000bak2")["content"] == NO_BACKUPS
     assert notes_store().count() == 3
+
+
+def test_an_edit_that_keeps_a_copys_words_but_turns_the_fact_around_is_left_for_review(stores):
+    """ "has visited" / "has yet to visit": the same content words in the same order, so the
+    copies test alone would merge it; the pair judge calls it a contradiction."""
+    visited = vector("Tom has visited Paris.")
+    plant("note_00000000tom01", 0.6, 20, embedding=visited, content="Tom has visited Paris.")
+    plant("note_00000000tom02", 0.6, 2, embedding=visited, content="Tom has yet to visit Paris.")
+    children = vector("Ada has children")
+    plant("note_00000000ada01", 0.6, 20, embedding=children, content="Ada has children")
+    plant("note_00000000ada02", 0.6, 2, embedding=children, content="Ada is childless")
+    run = _run()
+    assert run.stats["merged"] == 0 and notes_store().count() == 4
+    reasons = {row["note_id"]: row["reason"] for row in run.stats["left"]}
+    assert reasons["note_00000000tom01"].startswith(
+        "not a copy, says the pair judge: contradiction"
+    )
+    assert reasons["note_00000000ada01"].startswith("not a copy, says the pair judge")

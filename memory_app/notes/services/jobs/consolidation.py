@@ -139,7 +139,8 @@ def pairs_split(
 def judged_copies(
     candidates: list[Pair], docs: dict[str, Note]
 ) -> tuple[list[Pair], list[LeftPair]]:
-    """Of the pairs the rules would merge, those the pair judge also calls the same fact;
+    """Of the pairs the rules would merge, those the pair judge also calls the same fact
+    with confidence (``Verdict.safe_to_merge_unattended``, P(same) >= MERGE_AT);
     the others are left for review with the judge's words ("not a copy, says the pair
     judge: different facts"). A one-word edit that turns a fact around ("has visited" /
     "has yet to visit") keeps the same words in order, so the rules alone would merge it at
@@ -152,8 +153,9 @@ def judged_copies(
     doubted: list[LeftPair] = []
     for (a, b, similarity), row in zip(candidates, judged, strict=True):
         said = verdict(dict(zip(CLASSES, row, strict=True)), docs[a].content, docs[b].content, ())
-        if said.flagged:
-            reason = f"not a copy, says the pair judge: {said.words}"
+        if not said.safe_to_merge_unattended:
+            words = said.words if said.flagged else f"same fact, but only {said.p_same:.0%} sure"
+            reason = f"not a copy, says the pair judge: {words}"
             doubted.append(LeftPair(a, b, round(similarity, 4), reason))
         else:
             mergeable.append((a, b, similarity))
