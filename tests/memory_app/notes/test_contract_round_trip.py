@@ -55,9 +55,10 @@ def scan_pairs():
 @pytest.mark.parametrize("how", ["api", "auto_consolidation"])
 def test_a_merge_without_a_primary_keeps_the_higher_importance_note(curator_client, stores, how):
     text = "Lumen stores its notes in MongoDB with vector search"
+    reworded = "Lumen keeps its notes in MongoDB with vector search"  # the judge: the same
     plant(
         agent_doc("note_0000000000a1", text, vector(text), importance=0.4),
-        agent_doc("note_0000000000b2", text + " today", vector(text + " today"), importance=0.7),
+        agent_doc("note_0000000000b2", reworded, vector(reworded), importance=0.7),
     )
     pair = scan_pairs()
     assert (pair.note_a, pair.note_b) == ("note_0000000000a1", "note_0000000000b2")
@@ -79,7 +80,7 @@ def test_a_merge_without_a_primary_keeps_the_higher_importance_note(curator_clie
 
     assert notes_store().get_full_note("note_0000000000a1") is None
     kept = notes_store().get_full_note("note_0000000000b2")
-    assert kept["importance"] == 0.75 and kept["content"] == text + " today"
+    assert kept["importance"] == 0.75 and kept["content"] == reworded
     [line] = archive_manager().read().notes
     assert line.note_id == "note_0000000000a1"
     assert line.reason.startswith("Consolidated with note_0000000000b2 (similarity: 0.")

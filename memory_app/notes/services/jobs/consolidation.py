@@ -132,15 +132,17 @@ def pairs_split(
             left.append(LeftPair(a, b, round(similarity, 4), pair_reason(judgment)))
         else:
             candidates.append((a, b, similarity))
-    mergeable, doubted = judged_copies(candidates, docs)
+    mergeable, doubted = judged_copies(candidates, docs, merge)
     return mergeable, left + doubted, docs
 
 
 def judged_copies(
-    candidates: list[Pair], docs: dict[str, Note]
+    candidates: list[Pair], docs: dict[str, Note], merge: str = "copies"
 ) -> tuple[list[Pair], list[LeftPair]]:
-    """Of the pairs the rules would merge, those the pair judge also calls the same fact
-    with confidence (``Verdict.safe_to_merge_unattended``, P(same) >= MERGE_AT);
+    """Of the pairs the rules would merge, those the pair judge also calls the same fact:
+    with confidence for copies (``Verdict.safe_to_merge_unattended``, P(same) >=
+    MERGE_AT), and without a flag of its own for ``merge="unflagged"`` (the rewordings a
+    curator opted into);
     the others are left for review with the judge's words ("not a copy, says the pair
     judge: different facts"). A one-word edit that turns a fact around ("has visited" /
     "has yet to visit") keeps the same words in order, so the rules alone would merge it at
@@ -153,7 +155,8 @@ def judged_copies(
     doubted: list[LeftPair] = []
     for (a, b, similarity), row in zip(candidates, judged, strict=True):
         said = verdict(dict(zip(CLASSES, row, strict=True)), docs[a].content, docs[b].content, ())
-        if not said.safe_to_merge_unattended:
+        sure = said.safe_to_merge_unattended if merge == "copies" else not said.flagged
+        if not sure:
             words = said.words if said.flagged else f"same fact, but only {said.p_same:.0%} sure"
             reason = f"not a copy, says the pair judge: {words}"
             doubted.append(LeftPair(a, b, round(similarity, 4), reason))
