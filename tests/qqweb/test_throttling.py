@@ -125,3 +125,19 @@ def test_a_client_address_that_is_no_address_is_counted_not_a_500(viewer, settin
     assert [Client(**odd).get("/api/me").status_code for _ in range(3)] == [401, 401, 429]
     other = {**odd, "HTTP_X_REAL_IP": "2001:db8::1"}
     assert Client(**other).get("/api/me").status_code == 401
+
+
+def test_guesses_from_one_ipv6_64_share_a_limit_and_another_64_has_its_own(viewer, settings):
+    """An IPv6 client counts by its /64 (one machine's share, which it can vary the rest
+    of at will): a guesser moving to the next address of its /64 is still refused; an
+    address in another /64 is not."""
+    settings.QQ_API_TOKEN_FAILURE_RATE = "2/m"
+    settings.QQ_CLIENT_IP_HEADER = "X-Real-IP"
+
+    def guess(address: str) -> int:
+        client = Client(HTTP_AUTHORIZATION="Bearer qq_guess", HTTP_X_REAL_IP=address)
+        return client.get("/api/me").status_code
+
+    assert [guess("2001:db8:0:1::1"), guess("2001:db8:0:1::2")] == [401, 401]
+    assert guess("2001:db8:0:1:ffff:ffff:ffff:ffff") == 429  # the same /64
+    assert guess("2001:db8:0:2::1") == 401  # the next /64
