@@ -309,7 +309,7 @@ QQ_MAX_WORKING_NOTES = envint("QQ_MAX_WORKING_NOTES", 100)
 # pair whose texts differ in a value: qqweb/lib/differences.py); the review queue's
 # QQ_DEDUP_THRESHOLD is lower because a curator judges each pair there.
 QQ_CONSOLIDATION_THRESHOLD = envfloat("QQ_CONSOLIDATION_THRESHOLD", 0.95)
-# A scheduled decay, archival, purge or auto-consolidation keeps its plan for a curator to
+# A scheduled decay, archival, purge or auto-consolidation keeps its plan for an admin to
 # apply; a schedule an admin opts into applying on its own still stops and waits when its
 # plan would change more than this share of the notes (of the archive's lines: a purge).
 QQ_SCHEDULE_MAX_SHARE = envfloat("QQ_SCHEDULE_MAX_SHARE", 0.05)

@@ -74,7 +74,7 @@ def run_finished(run: Run, stats: dict[str, Any]) -> None:
     if run.total is None:
         run.total = run.processed
     fields = ["status", "stats", "finished_at", "total"]
-    if run.plan is not None:  # a dry run's plan, for the curator to apply
+    if run.plan is not None:  # a dry run's plan, for an admin to apply
         run.plan_size = len(run.plan)
         fields += ["plan", "plan_size"]
     run.save(update_fields=fields)

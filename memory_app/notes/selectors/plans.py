@@ -1,7 +1,7 @@
-"""Reads of the plans the schedule made: which wait for a curator, which expired.
+"""Reads of the plans the schedule made: which wait for an admin, which expired.
 
 A scheduled run of a destructive job (decay, archival, archive purge, auto-consolidation)
-is a dry run: it keeps its plan and waits for a curator to apply it (unless its schedule
+is a dry run: it keeps its plan and waits for an admin to apply it (unless its schedule
 applies on its own, and even then only up to QQ_SCHEDULE_MAX_SHARE). The Overview and
 the Jobs page say "A plan waits: Archive 347 of 501 notes (69%)".
 

@@ -1,5 +1,5 @@
 """Nothing destructive runs unreviewed by default: a scheduled archival (decay, purge,
-auto-consolidation) makes its plan and waits for a curator, the Overview and the
+auto-consolidation) makes its plan and waits for an admin, the Overview and the
 Maintenance page say so; a schedule an admin opts into applying still stops at
 QQ_SCHEDULE_MAX_SHARE of the notes. The schedule runs through the real beat task, Redis
 and Celery worker, the way beat sends it."""
@@ -147,6 +147,28 @@ def test_a_waiting_plan_expires_when_a_planned_note_changes(admin_client_, store
     with pytest.raises(Exception, match="this scheduled plan expired: 1 of its notes"):
         job_apply_plan(actor=ADA, run_id=run.pk)
     assert notes_store().count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_curator_sees_a_waiting_plan_but_an_admin_applies_it(
+    curator_client, admin_client_, stores
+):
+    """Applying a plan is running maintenance, an admin's part (docs/security.md): a
+    curator reads the plan, is told an admin applies it, and is refused (403) with
+    nothing archived."""
+    plant_notes(low=2, total=3)
+    run = scheduled_run_create(kind="archival")
+    job_run(run=run)
+    link = reverse("memory_app:maintenance_run", args=[run.pk])
+    page = curator_client.get(link).content.decode()
+    assert "Archive 2 of 3 notes (67%)" in page and 'id="plan-apply-button"' not in page
+    assert "An admin applies this plan" in page
+    assert curator_client.post(f"{link}apply/").status_code == 403
+    api = curator_client.post(f"/api/maintenance/runs/{run.pk}/apply")
+    assert api.status_code == 403 and api.json()["error"]["code"] == "forbidden"
+    assert notes_store().count() == 3
+    assert not Run.objects.filter(kind="archival", dry_run=False).exists()
+    assert 'id="plan-apply-button"' in admin_client_.get(link).content.decode()
 
 
 @pytest.mark.django_db

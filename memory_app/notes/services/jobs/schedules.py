@@ -2,7 +2,7 @@
 a scheduled run of a destructive job does.
 
 Nothing destructive runs unreviewed by default: a scheduled decay, archival, archive
-purge or auto-consolidation is a dry run that keeps its plan and waits for a curator to
+purge or auto-consolidation is a dry run that keeps its plan and waits for an admin to
 apply it (the Overview and the Jobs page say so). An admin may opt a schedule into
 applying its plan on its own (``apply`` in the beat entry's kwargs; the edit is audited
 and undoable); even then a plan that would change more than QQ_SCHEDULE_MAX_SHARE of the
@@ -163,7 +163,7 @@ def plan_changes(run: Run) -> tuple[int, int]:
 def scheduled_plan_settle(*, run_id: int, apply: bool) -> Run | None:
     """After a scheduled dry run: the run that applies its plan when the schedule is opted
     in, the plan changes at most QQ_SCHEDULE_MAX_SHARE of the whole and loses no pinned
-    recall; else None, and the plan waits for a curator (the run's ``waits`` says why,
+    recall; else None, and the plan waits for an admin (the run's ``waits`` says why,
     when it was opted in)."""
     run = Run.objects.filter(pk=run_id).first()
     if run is None or not apply or run.status != Run.DONE or run.plan is None:
