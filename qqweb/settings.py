@@ -315,6 +315,10 @@ QQ_CONSOLIDATION_THRESHOLD = envfloat("QQ_CONSOLIDATION_THRESHOLD", 0.95)
 QQ_SCHEDULE_MAX_SHARE = envfloat("QQ_SCHEDULE_MAX_SHARE", 0.05)
 QQ_ARCHIVE_RETENTION_DAYS = envint("QQ_ARCHIVE_RETENTION_DAYS", 90)
 QQ_CITE_THRESHOLD = envfloat("QQ_CITE_THRESHOLD", 0.3)
+# Memory tests: at most this many pinned recalls per memory (a labelled set of up to a
+# thousand questions). A run asks the agent once per pinned question, in the worker; a
+# plan's preview (a web request) up to twice per pinned question the plan touches.
+QQ_MAX_PINS_PER_MEMORY = envint("QQ_MAX_PINS_PER_MEMORY", 1000)
 # Days a note brought back by a restore or an undo is kept from the archival pass.
 QQ_RESTORE_GRACE_DAYS = envint("QQ_RESTORE_GRACE_DAYS", 30)
 # An OpenAI-compatible chat endpoint for LLM merges of duplicates (empty: simple merge).

@@ -11,18 +11,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from qqweb.recall.models import MAX_COMMENT, MAX_ITEM_ID, MAX_QUERY, Pin
+from qqweb.recall.models import Pin
+from qqweb.recall.pin_values import LIMITS, pin_value_problem
 from qqweb.recall.services import pin_snapshot
-
-TEXT_FIELDS = {
-    "source": 20,
-    "query": MAX_QUERY,
-    "item_id": MAX_ITEM_ID,
-    "item_text": 100_000,
-    "comment": MAX_COMMENT,
-    "created_by": 200,
-}
-REQUIRED = ("source", "query", "item_id")
 
 
 def pin_records() -> Iterator[dict[str, Any]]:
@@ -40,14 +31,10 @@ def pin_count() -> int:
 
 def pin_record_problem(record: Mapping[str, Any]) -> str:
     """Why an import would refuse this ``pin`` record ("" when it takes it)."""
-    for name, limit in TEXT_FIELDS.items():
-        value = record.get(name, "")
-        if not isinstance(value, str):
-            return f"its {name} is not a text"
-        if name in REQUIRED and not value.strip():
-            return f"its {name} is empty"
-        if len(value) > limit:
-            return f"its {name} is longer than {limit} characters"
+    for name in LIMITS:
+        problem = pin_value_problem(name, record.get(name, ""))
+        if problem:
+            return f"its {name} {problem}"
     try:
         datetime.fromisoformat(str(record.get("created_at")))
     except ValueError:

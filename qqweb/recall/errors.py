@@ -3,7 +3,13 @@ with the one middleware)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from qqweb.lib.errors import Conflict, InvalidInput, NotFound
+
+if TYPE_CHECKING:
+    from qqweb.recall.pin_lines import LineProblem
 
 
 class PinNotFound(NotFound):
@@ -37,18 +43,57 @@ class ItemNotFound(InvalidInput):
         return {**super().details(), "item_id": self.item_id}
 
 
-class InvalidPinLine(InvalidInput):
-    """A line of a JSONL import that cannot be read (400), naming the line and the field;
-    nothing of the import was written."""
+class PinLinesRefused(InvalidInput):
+    """A JSONL import refused (400, nothing written) because of the lines in ``problems``
+    (every refused line, each with its number, field and reason: a
+    :class:`~qqweb.recall.pin_lines.LineProblem`). The message names the first
+    ``NAMED`` of them; the API's body lists them all (``lines``), and ``line`` and
+    ``field`` are the first one's."""
 
-    def __init__(self, line: int, field: str, message: str) -> None:
-        text = f"line {line}: {field}: {message}"
-        super().__init__(field, text)
-        self.args = (text,)
-        self.line = line
+    NAMED = 20
+
+    def __init__(self, problems: Sequence[LineProblem]) -> None:
+        first = problems[0]
+        lines = sorted({p.line for p in problems})
+        named = "; ".join(str(p) for p in problems[: self.NAMED])
+        more = len(problems) - self.NAMED
+        rest = f"; and {more} more problem{'s' if more != 1 else ''}" if more > 0 else ""
+        count = f"{len(lines)} line{'s' if len(lines) != 1 else ''} refused, nothing imported"
+        super().__init__(first.field, f"{count}: {named}{rest}")
+        self.args = (self.message,)
+        self.problems = list(problems)
+        self.line = first.line
 
     def details(self) -> dict[str, object]:
-        return {**super().details(), "line": self.line}
+        return {
+            **super().details(),
+            "line": self.line,
+            "lines": [
+                {"line": p.line, "field": p.field, "message": p.message} for p in self.problems
+            ],
+        }
+
+
+class TooManyPins(Conflict):
+    """A memory holds as many pins as ``QQ_MAX_PINS_PER_MEMORY`` allows (409): unpin
+    some, or raise the setting."""
+
+    code = "too_many_pins"
+
+    def __init__(self, source: str, pinned: int, adding: int, limit: int) -> None:
+        adds = (
+            f"pinning {adding} more would make {pinned + adding}"
+            if adding > 1
+            else (f"it holds {pinned}")
+        )
+        super().__init__(
+            f"{source} may hold at most {limit} pins (QQ_MAX_PINS_PER_MEMORY) and {adds}: "
+            "unpin some first"
+        )
+        self.source, self.limit = source, limit
+
+    def details(self) -> dict[str, object]:
+        return {"source": self.source, "limit": self.limit}
 
 
 class AlreadyPinned(Conflict):

@@ -6,11 +6,11 @@ its text is kept with it, to name it once it is gone."""
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from qqweb.audit.errors import UndoRefused
@@ -20,22 +20,23 @@ from qqweb.lib.errors import InvalidInput
 from qqweb.recall.engines import RecallEngine, recall_engine, recall_sources
 from qqweb.recall.errors import (
     AlreadyPinned,
-    InvalidPinLine,
     ItemNotFound,
+    PinLinesRefused,
     PinNotFound,
+    TooManyPins,
     UnknownSource,
 )
-from qqweb.recall.models import MAX_COMMENT, MAX_ITEM_ID, MAX_QUERY, Pin
+from qqweb.recall.models import Pin
+from qqweb.recall.pin_lines import DEFAULT_SOURCE, LineProblem, PinLine, lines_of, read_pin_line
+from qqweb.recall.pin_values import pin_value_problem
 from qqweb.recall.running import memory_tests_run
 
 PIN = "recall.pin"
 UNPIN = "recall.unpin"
 TARGET = "pin"
 TARGET_ID_MAX = 300  # the audit event's target_id (a core note's id is its whole text)
-DEFAULT_SOURCE = "notes"
 MAX_IMPORT_LINES = 1000
 MAX_IMPORT_BYTES = 2_000_000
-IMPORT_FIELDS = ("query", "item_id", "source", "comment")
 
 __all__ = [
     "MAX_IMPORT_BYTES",
@@ -65,17 +66,13 @@ def pin_snapshot(pin: Pin) -> dict[str, Any]:
     }
 
 
-def _text(value: Any, name: str, limit: int, *, required: bool = True) -> str:
+def _text(value: Any, name: str, *, required: bool = True) -> str:
     if value is None and not required:
         return ""
-    if not isinstance(value, str):
-        raise InvalidInput(name, "must be a text")
-    value = value.strip()
-    if required and not value:
-        raise InvalidInput(name, "must not be empty")
-    if len(value) > limit:
-        raise InvalidInput(name, f"must be at most {limit} characters")
-    return value
+    problem = pin_value_problem(name, value)
+    if problem:
+        raise InvalidInput(name, problem)
+    return str(value).strip()
 
 
 def _engine(source: str) -> RecallEngine:
@@ -97,17 +94,31 @@ class PinSpec:
 def _checked(source: Any, query: Any, item_id: Any, comment: Any) -> PinSpec:
     """The pin's fields, checked, with the item's text now; refused (InvalidInput naming
     the field) when a value does not fit or the memory does not hold the item."""
-    source = _text(source, "source", 20)
     spec = PinSpec(
-        source,
-        _text(query, "query", MAX_QUERY),
-        _text(item_id, "item_id", MAX_ITEM_ID),
-        _text(comment, "comment", MAX_COMMENT, required=False),
+        _text(source, "source"),
+        _text(query, "query"),
+        _text(item_id, "item_id"),
+        _text(comment, "comment", required=False),
     )
-    where = _engine(source).whereabouts(spec.item_id)
+    return _held(spec)
+
+
+def _held(spec: PinSpec) -> PinSpec:
+    """``spec`` with its item's text now; refused when the memory does not hold it."""
+    where = _engine(spec.source).whereabouts(spec.item_id)
     if not where.present:
-        raise ItemNotFound(source, spec.item_id, where.reason)
+        raise ItemNotFound(spec.source, spec.item_id, where.reason)
     return PinSpec(spec.source, spec.query, spec.item_id, spec.comment, where.text)
+
+
+def pins_room(source: str, adding: int) -> None:
+    """Refuse (TooManyPins, 409) pinning ``adding`` more recalls of ``source`` past
+    ``QQ_MAX_PINS_PER_MEMORY``: a run asks the agent once per pinned question, and a
+    plan's preview up to twice per pinned question it touches."""
+    limit = settings.QQ_MAX_PINS_PER_MEMORY
+    pinned = Pin.objects.filter(source=source).count()
+    if adding and pinned + adding > limit:
+        raise TooManyPins(source, pinned, adding, limit)
 
 
 def _write(actor: Actor, spec: PinSpec, batch_id: uuid.UUID | None) -> Pin:
@@ -143,6 +154,7 @@ def pin_create(
     spec = _checked(source, query, item_id, comment)
     if Pin.objects.filter(source=spec.source, query=spec.query, item_id=spec.item_id).exists():
         raise AlreadyPinned(spec.query, spec.item_id)
+    pins_room(spec.source, 1)
     return _write(actor, spec, None)
 
 
@@ -170,50 +182,52 @@ class ImportResult:
     already: int = 0  # lines pinned already (or twice in the file): left as they were
 
 
-def _line_spec(number: int, line: str) -> PinSpec:
+def _line_checked(line: PinLine) -> PinSpec | LineProblem:
+    spec = PinSpec(line.source, line.query, line.item_id, line.comment)
     try:
-        data = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise InvalidPinLine(number, "line", f"is not JSON ({e.msg})") from e
-    if not isinstance(data, dict):
-        raise InvalidPinLine(number, "line", "must be a JSON object")
-    unknown = sorted(set(data) - set(IMPORT_FIELDS))
-    if unknown:
-        raise InvalidPinLine(number, unknown[0], f"is not a field (fields: {IMPORT_FIELDS})")
-    try:
-        return _checked(
-            data.get("source", DEFAULT_SOURCE),
-            data.get("query"),
-            data.get("item_id"),
-            data.get("comment"),
-        )
-    except InvalidInput as e:
-        raise InvalidPinLine(number, e.field, e.message) from e
+        return _held(spec)
+    except InvalidInput as e:  # no such memory, or it does not hold the item
+        return LineProblem(line.line, e.field, e.message)
 
 
 def pins_import(*, actor: Actor, text: str) -> ImportResult:
     """Pin every line of a labelled set (JSONL: ``{"query", "item_id", "source", "comment"}``
-    a line; blank lines skipped). Every line is checked before anything is written: a bad
-    one refuses the import (400 naming its line and field). The pins are one audit batch,
-    undone as one; a recall pinned already is left as it was."""
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    a line; blank lines skipped; read by :mod:`qqweb.recall.pin_lines`). Every line is
+    checked before anything is written: any bad line refuses the import
+    (:class:`PinLinesRefused`, 400, naming every bad line, its field and why). The pins
+    are one audit batch, undone as one; a recall pinned already is left as it was. A
+    memory past ``QQ_MAX_PINS_PER_MEMORY`` with the new pins refuses it (409)."""
+    lines = list(lines_of(text))
     if not lines:
         raise InvalidInput("file", "holds no line to import")
     if len(lines) > MAX_IMPORT_LINES:
         raise InvalidInput("file", f"holds {len(lines)} lines; at most {MAX_IMPORT_LINES}")
-    specs = [_line_spec(n, line) for n, line in lines]
+    problems: list[LineProblem] = []
+    specs: list[PinSpec] = []
+    for number, raw in lines:
+        read = read_pin_line(number, raw)
+        checked = _line_checked(read) if isinstance(read, PinLine) else read
+        if isinstance(checked, PinSpec):
+            specs.append(checked)
+        elif isinstance(checked, LineProblem):
+            problems.append(checked)
+        else:
+            problems.extend(checked)
+    if problems:
+        raise PinLinesRefused(problems)
     result = ImportResult(uuid.uuid4())
-    seen: set[tuple[str, str, str]] = set()
+    new: dict[tuple[str, str, str], PinSpec] = {}
+    for spec in specs:
+        key = (spec.source, spec.query, spec.item_id)
+        pinned = Pin.objects.filter(source=spec.source, query=spec.query, item_id=spec.item_id)
+        if key in new or pinned.exists():
+            result.already += 1
+        else:
+            new[key] = spec
+    for source in sorted({spec.source for spec in new.values()}):
+        pins_room(source, sum(1 for spec in new.values() if spec.source == source))
     with transaction.atomic():
-        for spec in specs:
-            key = (spec.source, spec.query, spec.item_id)
-            exists = Pin.objects.filter(
-                source=spec.source, query=spec.query, item_id=spec.item_id
-            ).exists()
-            if key in seen or exists:
-                result.already += 1
-                continue
-            seen.add(key)
+        for spec in new.values():
             result.created.append(_write(actor, spec, result.batch_id))
     return result
 

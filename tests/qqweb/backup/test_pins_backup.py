@@ -58,4 +58,6 @@ def test_a_malformed_pin_record_is_refused_with_the_reason(exported):
     lines[at] = json.dumps(record)
     path.write_text("\n".join(lines) + "\n")
     refused = backup_preview(source=path).refused
-    assert [(r["kind"], r["reason"]) for r in refused] == [("pin", "its query is not a text")]
+    assert [(r["kind"], r["reason"]) for r in refused] == [
+        ("pin", "its query must be a text, not a number")
+    ]

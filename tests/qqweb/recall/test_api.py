@@ -116,3 +116,55 @@ def test_an_import_answers_the_pins_and_the_batch_and_a_bad_line_is_a_400(curato
         "-", ""
     )
     assert not TestRun.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "words"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "line", "nests too deeply to be read"),
+        ('{"query": ' + "9" * 5000 + ', "item_id": "note_lumen00001"}', "query", "not a number"),
+        ('{"query": "q\\u0000", "item_id": "note_lumen00001"}', "query", "a NUL character"),
+    ],
+)
+def test_an_import_line_no_pin_can_hold_is_a_400_naming_it(curator_client, line, field, words):
+    plant_note("note_lumen00001", content=LUMEN)
+    good = json.dumps({"query": LUMEN, "item_id": "note_lumen00001"})
+    response = _post(curator_client, f"{BASE}/imports", {"jsonl": f"{good}\n{line}\n"})
+    assert response.status_code == 400, response.content[:300]
+    error = response.json()["error"]
+    assert (error["line"], error["field"]) == (2, field) and words in error["message"]
+    assert [(p["line"], p["field"]) for p in error["lines"]] == [(2, field)]
+    assert not Pin.objects.exists()
+
+
+def test_an_import_keeps_a_raw_line_separator_inside_a_question(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    line = '{"query": "Where\u2028are\x85the notes?", "item_id": "note_lumen00001"}'
+    response = _post(curator_client, f"{BASE}/imports", {"jsonl": line})
+    assert response.status_code == 201, response.content
+    assert Pin.objects.get().query == "Where\u2028are\x85the notes?"
+
+
+def test_a_pin_whose_question_holds_a_nul_is_a_400(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    response = _post(
+        curator_client, f"{BASE}/pins", {"query": "q\x00", "item_id": "note_lumen00001"}
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "query"
+    assert "NUL" in response.json()["error"]["message"]
+    assert not Pin.objects.exists()
+
+
+def test_pinning_past_the_limit_of_a_memory_is_a_409(curator_client, settings):
+    settings.QQ_MAX_PINS_PER_MEMORY = 1
+    plant_note("note_lumen00001", content=LUMEN)
+    first = {"query": "one", "item_id": "note_lumen00001"}
+    assert _post(curator_client, f"{BASE}/pins", first).status_code == 201
+    second = _post(curator_client, f"{BASE}/pins", {**first, "query": "two"})
+    assert second.status_code == 409
+    assert second.json()["error"]["code"] == "too_many_pins"
+    assert second.json()["error"]["limit"] == 1
+    lines = json.dumps({**first, "query": "three"})
+    assert _post(curator_client, f"{BASE}/imports", {"jsonl": lines}).status_code == 409
+    assert Pin.objects.count() == 1

@@ -13,7 +13,13 @@ from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo, batch_undo
 from qqweb.lib.actors import Actor
 from qqweb.lib.errors import InvalidInput
-from qqweb.recall.errors import AlreadyPinned, InvalidPinLine, ItemNotFound, PinNotFound
+from qqweb.recall.errors import (
+    AlreadyPinned,
+    ItemNotFound,
+    PinLinesRefused,
+    PinNotFound,
+    TooManyPins,
+)
 from qqweb.recall.models import Pin
 from qqweb.recall.services import pin_create, pin_delete, pins_import
 from tests.helpers import plant_note
@@ -126,22 +132,107 @@ def test_an_import_leaves_recalls_pinned_already_as_they_were():
     ("line", "field", "message"),
     [
         ("{not json", "line", "is not JSON"),
-        ('["a list"]', "line", "must be a JSON object"),
-        ('{"item_id": "note_lumen00001"}', "query", "must be a text"),
+        ('["a list"]', "line", "must be a JSON object, not a list"),
+        ('{"item_id": "note_lumen00001"}', "query", "is missing"),
+        ('{"query": 3, "item_id": "note_lumen00001"}', "query", "must be a text, not a number"),
         ('{"query": "q", "item_id": "note_lumen00001", "itemid": "x"}', "itemid", "not a field"),
         ('{"query": "q", "item_id": "note_gone0000001"}', "item_id", "no item 'note_gone0000001'"),
+        ('{"query": "a", "query": "b", "item_id": "note_lumen00001"}', "query", "given twice"),
+        ('{"query": "q\\u0000", "item_id": "note_lumen00001"}', "query", "a NUL character"),
+        ('{"query": "q\\ud800", "item_id": "note_lumen00001"}', "query", "surrogate (U+D800)"),
+        ("[" * 100_000 + "]" * 100_000, "line", "nests too deeply to be read"),
+        ('{"query": ' + "9" * 5000 + ', "item_id": "x"}', "query", "not a number"),
+        ('{"$where": "1", "query": "q", "item_id": "note_lumen00001"}', "$where", "not a field"),
     ],
 )
 def test_a_bad_line_refuses_the_whole_import_naming_the_line_and_field(line, field, message):
     plant_note("note_lumen00001", content=LUMEN)
     good = json.dumps({"query": QUESTION, "item_id": "note_lumen00001"})
-    with pytest.raises(InvalidPinLine) as refused:
+    with pytest.raises(PinLinesRefused) as refused:
         pins_import(actor=CURATOR, text=f"{good}\n{line}\n")
     assert refused.value.status == 400
     assert refused.value.line == 2 and refused.value.field == field
-    assert str(refused.value).startswith(f"line 2: {field}: ") and message in str(refused.value)
+    (problem,) = refused.value.problems
+    assert (problem.line, problem.field) == (2, field) and message in problem.message
+    assert str(refused.value).startswith("1 line refused, nothing imported: line 2: ")
     assert not Pin.objects.exists()
     assert not AuditEvent.objects.filter(action="recall.pin").exists()
+
+
+def test_every_bad_line_is_named_with_its_reason_in_words():
+    plant_note("note_lumen00001", content=LUMEN)
+    text = (
+        '{"query": "q", "item_id": "note_lumen00001", "itemid": "x"}\n'
+        "\n"
+        '{"query": "q", "item_id": "note_gone0000001"}\n'
+        '{"query": 1, "item_id": 2}\n'
+    )
+    with pytest.raises(PinLinesRefused) as refused:
+        pins_import(actor=CURATOR, text=text)
+    assert [str(p) for p in refused.value.problems] == [
+        "line 1: itemid: is not a field (the fields are query, item_id, source, comment)",
+        "line 3: item_id: notes has no item 'note_gone0000001': deleted: it is neither in "
+        "MongoDB nor archived",
+        "line 4: query: must be a text, not a number",
+        "line 4: item_id: must be a text, not a number",
+    ]
+    assert str(refused.value).startswith("3 lines refused, nothing imported: line 1: itemid:")
+    assert "(" + "'query'" not in str(refused.value)  # no Python tuple in the message
+    assert not Pin.objects.exists()
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85", "\x0c", "\x1e"])
+def test_a_line_break_json_keeps_inside_a_string_stays_in_its_line(separator):
+    plant_note("note_lumen00001", content=LUMEN)
+    line = json.dumps({"query": f"Where{separator}are the notes?", "item_id": "note_lumen00001"})
+    result = pins_import(actor=CURATOR, text=json.dumps(json.loads(line), ensure_ascii=False))
+    assert [p.query for p in result.created] == [f"Where{separator}are the notes?"]
+
+
+def test_windows_line_ends_are_read_as_line_ends():
+    plant_note("note_lumen00001", content=LUMEN)
+    plant_note("note_tea0000001", content="Ada prefers tea in the morning")
+    text = (
+        '{"query": "Where are the notes?", "item_id": "note_lumen00001"}\r\n'
+        '{"query": "What does Ada drink?", "item_id": "note_tea0000001"}\r\n'
+    )
+    result = pins_import(actor=CURATOR, text=text)
+    assert sorted(p.query for p in result.created) == [
+        "What does Ada drink?",
+        "Where are the notes?",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [("q\x00uery", "holds a NUL character"), ("q\ud800", "lone UTF-16 surrogate")],
+)
+def test_a_query_no_database_can_hold_is_refused_before_anything_is_written(query, message):
+    plant_note("note_lumen00001", content=LUMEN)
+    with pytest.raises(InvalidInput, match=message) as refused:
+        pin_create(actor=CURATOR, query=query, item_id="note_lumen00001")
+    assert refused.value.field == "query" and refused.value.status == 400
+    assert not Pin.objects.exists() and not AuditEvent.objects.exists()
+
+
+def test_a_memory_holds_at_most_its_limit_of_pins(settings):
+    settings.QQ_MAX_PINS_PER_MEMORY = 2
+    plant_note("note_lumen00001", content=LUMEN)
+    pin_create(actor=CURATOR, query="one", item_id="note_lumen00001")
+    pin_create(actor=CURATOR, query="two", item_id="note_lumen00001")
+    with pytest.raises(TooManyPins, match="at most 2 pins") as refused:
+        pin_create(actor=CURATOR, query="three", item_id="note_lumen00001")
+    assert refused.value.status == 409 and Pin.objects.count() == 2
+    again = _jsonl({"query": "one", "item_id": "note_lumen00001"})
+    assert pins_import(actor=CURATOR, text=again).already == 1  # pinned already: no room needed
+    Pin.objects.filter(query="two").delete()
+    more = _jsonl(
+        {"query": "two", "item_id": "note_lumen00001"},
+        {"query": "three", "item_id": "note_lumen00001"},
+    )
+    with pytest.raises(TooManyPins, match="pinning 2 more would make 3"):
+        pins_import(actor=CURATOR, text=more)
+    assert Pin.objects.count() == 1
 
 
 def test_an_empty_import_is_refused():

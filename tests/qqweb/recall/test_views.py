@@ -201,3 +201,32 @@ def test_a_run_that_does_not_exist_is_a_404_naming_it(viewer_client):
     response = viewer_client.get(reverse("recall:run_detail", args=[987654]))
     assert response.status_code == 404
     assert "there is no memory tests run 987654" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "line 2: nests too deeply to be read"),
+        (b'{"query": ' + b"9" * 5000 + b', "item_id": "x"}', "line 2: query: must be a text"),
+    ],
+)
+def test_an_uploaded_line_no_pin_can_hold_is_refused_naming_it(curator_client, line, words):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    plant_note("note_lumen00001", content=LUMEN)
+    text = b'{"query": "q", "item_id": "note_lumen00001"}\n' + line + b"\n"
+    upload = SimpleUploadedFile("pins.jsonl", text, content_type="application/x-ndjson")
+    response = curator_client.post(reverse("recall:import"), {"file": upload})
+    assert response.status_code == 400
+    assert words in response.content.decode()
+    assert not Pin.objects.exists()
+
+
+def test_the_pin_form_refuses_a_question_holding_a_nul(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    response = curator_client.post(
+        reverse("recall:pin"), {"query": "Where\x00", "item_id": "note_lumen00001"}
+    )
+    assert response.status_code == 400
+    assert "NUL" in response.content.decode()
+    assert not Pin.objects.exists()
