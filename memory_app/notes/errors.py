@@ -4,7 +4,7 @@ and ``code`` say how the API answers it (the pages show its text)."""
 
 from __future__ import annotations
 
-from qqweb.lib.errors import InvalidInput, NotFound
+from qqweb.lib.errors import Conflict, InvalidInput, NotFound
 
 
 class InvalidSchedule(InvalidInput):
@@ -32,7 +32,26 @@ class PairNotFound(NotFound):
 
 class InvalidVerdict(InvalidInput):
     """A verdict on a review pair that cannot be given or taken back (400): not a
-    verdict, the pair decided already, no verdict of yours, the note to keep not chosen."""
+    verdict, no verdict of yours, the note to keep not chosen."""
+
+
+class PairDecided(Conflict):
+    """A verdict on a pair that has one already, or is being given one right now by
+    another request (409, ``pair_decided``): a pair's verdict is given once."""
+
+    code = "pair_decided"
+
+    def __init__(self, pair_id: int, status: str, by: str, *, deciding: bool = False) -> None:
+        if deciding:
+            message = f"{by or 'someone'} is giving this pair a verdict right now: reload the queue"
+        else:
+            message = f"this pair was {status} already" + (f" (by {by})" if by else "")
+        super().__init__(message)
+        self.pair_id = pair_id
+        self.pair_status = "deciding" if deciding else status
+
+    def details(self) -> dict[str, object]:
+        return {"pair": self.pair_id, "pair_status": self.pair_status}
 
 
 class InvalidMerge(InvalidInput):

@@ -59,6 +59,12 @@ class ReviewPair(models.Model):
     # hash_a and hash_b, computed once by the scan that queued the pair; null when the
     # judge is not installed (the rules alone judge the pair then).
     judged = models.JSONField(null=True, blank=True)
+    # A verdict being given: taken by one conditional UPDATE (only of a pending pair no
+    # one holds, :func:`memory_app.notes.services.review.review_verdict`), so two curators
+    # judging the pair at once give one verdict; cleared when the verdict is recorded or
+    # fails. A claim older than ``CLAIM_EXPIRES_S`` is a request that died and is taken over.
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    claimed_by = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["-similarity", "id"]

@@ -60,7 +60,9 @@ def duplicates_verdict(request: HttpRequest, pair_id: int, body: ReviewVerdictIn
     puts the pair back in the queue. Without ``primary_id`` the merge keeps the
     agent's primary, the note of higher importance (ties: more reads, then older), as
     auto-consolidation does; a pair whose texts contradict each other (one negates the
-    other) is merged only with ``primary_id`` (400 without)."""
+    other) is merged only with ``primary_id`` (400 without). A pair gets one verdict:
+    409 ``pair_decided`` when it has one already, or another request is giving it one
+    right now."""
     require_role(request, CURATOR)
     return services.review_verdict(
         actor=Actor.from_request(request),

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from memory_app.notes.errors import InvalidVerdict, PairNotFound
+from memory_app.notes.errors import InvalidVerdict, PairDecided, PairNotFound
 from memory_app.notes.models import ReviewPair
 from memory_app.notes.selectors import content_hash
 from memory_app.notes.selectors.review import review_last_decided
@@ -188,19 +190,68 @@ def review_verdict(
     agent's primary (``NoteDeduplicator.ordered``: the higher importance), as
     auto-consolidation does, except for a pair whose texts contradict each other: that
     merge needs ``primary_id``. The verdict's audit event is kept on the pair, for
-    :func:`review_back`."""
+    :func:`review_back`.
+
+    A pair gets one verdict: the request first claims it (:func:`_claim`, one conditional
+    UPDATE, atomic on SQLite and PostgreSQL alike), so of two curators judging it at the
+    same moment one gives the verdict and the other is refused (PairDecided, 409), as is
+    a verdict on a pair judged already."""
     if verdict not in VERDICTS:
         raise InvalidVerdict("verdict", f"must be one of {', '.join(VERDICTS)}")
     pair = ReviewPair.objects.filter(pk=pair_id).first()
     if pair is None:
         raise PairNotFound(pair_id)
     if pair.status != ReviewPair.PENDING:
-        raise InvalidVerdict("pair", f"this pair was {pair.status} already")
+        raise PairDecided(pair.pk, pair.status, pair.decided_by)
     if verdict == "merge":
         if primary_id is not None and primary_id not in (pair.note_a, pair.note_b):
             raise InvalidVerdict("primary_id", "must be one of the two notes")
         if primary_id is None:
             _refuse_unchosen_contradiction(pair)
+    claimed_at = _claim(pair, actor)
+    try:
+        return _give(pair, actor, verdict, primary_id, content)
+    except BaseException:
+        _release(pair, claimed_at)
+        raise
+
+
+CLAIM_EXPIRES_S = 600  # a verdict takes seconds; a claim this old is a request that died
+
+
+def _claim(pair: ReviewPair, actor: Actor) -> datetime:
+    """Take the pair for this request's verdict: one UPDATE of the pair if it is still
+    pending and nobody holds it (or the holder's claim expired). Whoever's UPDATE comes
+    second finds no such row (PostgreSQL re-reads the row it waited for; SQLite has one
+    writer) and is refused, naming who decided it or is deciding it."""
+    now = timezone.now()
+    free = Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - timedelta(seconds=CLAIM_EXPIRES_S))
+    taken = ReviewPair.objects.filter(free, pk=pair.pk, status=ReviewPair.PENDING).update(
+        claimed_at=now, claimed_by=actor.label
+    )
+    if taken:
+        return now
+    current = ReviewPair.objects.filter(pk=pair.pk).first()
+    if current is None:
+        raise PairNotFound(pair.pk)
+    if current.status != ReviewPair.PENDING:
+        raise PairDecided(current.pk, current.status, current.decided_by)
+    raise PairDecided(current.pk, current.status, current.claimed_by, deciding=True)
+
+
+def _release(pair: ReviewPair, claimed_at: datetime) -> None:
+    """A verdict that failed lets go of its pair (pending as it was), unless its claim
+    expired and another request holds the pair now."""
+    ReviewPair.objects.filter(pk=pair.pk, claimed_at=claimed_at).update(
+        claimed_at=None, claimed_by=""
+    )
+
+
+def _give(
+    pair: ReviewPair, actor: Actor, verdict: str, primary_id: str | None, content: str | None
+) -> ReviewPair:
+    """The verdict on the claimed ``pair``, written and recorded."""
+    if verdict == "merge":
         merged, event = pair_merge_audited(
             actor=actor,
             note_a_id=pair.note_a,
@@ -252,8 +303,12 @@ def _decide(
     with transaction.atomic():
         pair.status, pair.decided_by, pair.primary = status, actor.label, primary
         pair.decided_at, pair.event = timezone.now(), event
-        pair.save(update_fields=["status", "decided_by", "decided_at", "primary", "event"])
+        pair.claimed_at, pair.claimed_by = None, ""
+        pair.save(update_fields=[*DECIDED_FIELDS, "claimed_at", "claimed_by"])
     return pair
+
+
+DECIDED_FIELDS = ["status", "decided_by", "decided_at", "primary", "event"]
 
 
 def review_back(*, actor: Actor) -> ReviewPair:

@@ -238,7 +238,8 @@ def test_api_lists_the_queue_and_takes_verdicts(curator_client, twins):
         json.dumps({"verdict": "skip"}),
         content_type="application/json",
     )
-    assert again.status_code == 400 and "merged already" in again.json()["error"]["message"]
+    assert again.status_code == 409 and "merged already" in again.json()["error"]["message"]
+    assert again.json()["error"]["code"] == "pair_decided"
 
 
 def test_api_scan_is_admin_only_and_returns_a_run(admin_client_, curator_client, twins):
