@@ -313,10 +313,9 @@ def test_a_first_load_never_asks_the_server_for_more_than_a_batch_of_embeddings(
 def test_a_window_holding_far_more_notes_than_expected_is_still_read_whole_in_bounded_queries(
     tmp_path,
 ):
-    """The load reads each window of note ids in one query sized from the count, with no
-    listing of its ids first; ids of the contract's shape that happen to crowd one window
-    (here 200 of 300 share their first four hex digits, where the count expects about 20
-    a window) are read through that window's ids, still at most ``load_batch``
+    """Ids of the contract's shape that happen to crowd one place (here 200 of 300
+    share their first four hex digits, where a uniform spread puts about 20 there) are
+    read in windows sized from the ids read just before, still at most ``load_batch``
     embeddings a query, and every note is held."""
     rng = np.random.default_rng(41)
     docs = _agent_notes(rng)

@@ -228,36 +228,29 @@ class Reads(MongoBase):
         note_ids: Iterable[str] | None = None,
         object_ids: Iterable[Any] | None = None,
         window: tuple[str | None, str | None] | None = None,
+        after: bool = False,
         limit: int = 0,
     ) -> Iterator[dict[str, Any]]:
         """``_id``, ``note_id``, ``section``, ``embedding``, ``updated_at`` of every note,
         of the given ones, or of those whose ``note_id`` is in ``window`` (from its low
-        edge, included, to its high one, excluded; None: open), one query (at most
-        ``limit`` of them; 0: no limit). Every note at
-        once costs SecantusDB's daemon its whole result in memory before the first batch
-        (past 10 GB at 100k notes of 384 floats): the vector index reads in windows
-        (``follow.every_vector``)."""
+        edge, included, or excluded with ``after``, to its high one, excluded; None:
+        open) in ``note_id`` order (a range of the ``note_id`` index, sorted by it), one
+        query (at most ``limit`` of them; 0: no limit). Every note at once costs
+        SecantusDB's daemon its whole result in memory before the first batch (past 10
+        GB at 100k notes of 384 floats), and a limit does not stop it reading the whole
+        range first: the vector index reads in windows (``follow.every_vector``)."""
         query: dict[str, Any] = {}
         if note_ids is not None:
             query["note_id"] = {"$in": list(note_ids)}
         if object_ids is not None:
             query["_id"] = {"$in": list(object_ids)}
-        if window is not None and (edges := _note_id_range(*window)):
+        if window is not None and (edges := _note_id_range(*window, after=after)):
             query["note_id"] = edges
         with self._guard():
-            yield from self.collection.find(query, VECTOR_FIELDS, limit=max(0, limit)).batch_size(
-                2000
-            )
-
-    def note_ids_in(self, low: str | None, high: str | None) -> list[str]:
-        """The ``note_id`` of every note from ``low`` (included) to ``high`` (excluded;
-        None: open), one range of the ``note_id`` index, unordered."""
-        query = {"note_id": edges} if (edges := _note_id_range(low, high)) else {}
-        with self._guard():
-            return [
-                str(d.get("note_id"))
-                for d in self.collection.find(query, {"_id": 0, "note_id": 1}).batch_size(5000)
-            ]
+            cursor = self.collection.find(query, VECTOR_FIELDS, limit=max(0, limit))
+            if window is not None:
+                cursor = cursor.sort([("note_id", 1)])
+            yield from cursor.batch_size(2000)
 
     def id_versions(self, bounds: Sequence[str] = ()) -> Iterator[tuple[Any, str, tuple[Any, ...]]]:
         """``(_id, note_id, stamp)`` of every note (the vector index's catch-up, and its
@@ -325,6 +318,8 @@ class Reads(MongoBase):
             return list(self.collection.aggregate(pipeline))
 
 
-def _note_id_range(low: str | None, high: str | None) -> dict[str, str]:
-    """``{"$gte": low, "$lt": high}`` without the open edges (both open: empty)."""
-    return {op: str(edge) for op, edge in (("$gte", low), ("$lt", high)) if edge is not None}
+def _note_id_range(low: str | None, high: str | None, *, after: bool = False) -> dict[str, str]:
+    """``{"$gte": low, "$lt": high}`` (``$gt`` with ``after``) without the open edges
+    (both open: empty)."""
+    above = "$gt" if after else "$gte"
+    return {op: str(edge) for op, edge in ((above, low), ("$lt", high)) if edge is not None}

@@ -45,10 +45,9 @@ class VectorSource(Protocol):
         note_ids: Iterable[str] | None = None,
         object_ids: Iterable[Any] | None = None,
         window: tuple[str | None, str | None] | None = None,
+        after: bool = False,
         limit: int = 0,
     ) -> Iterator[dict[str, Any]]: ...
-
-    def note_ids_in(self, low: str | None, high: str | None) -> list[str]: ...
 
     def id_versions(
         self, bounds: Sequence[str] = ()

@@ -39,11 +39,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from itertools import pairwise
 from typing import Any, TypeVar
 
 from memory_app.notes.lib.replica.books import version_key
 from memory_app.notes.lib.replica.core import IndexCore, VectorSource
+from memory_app.notes.lib.replica.id_windows import Window, WindowPlanner
 from qqweb.lib.errors import StoreError, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,6 @@ T = TypeVar("T")
 IDLE_POLL_S = 0.25  # at most four empty polls of the change stream a second
 DIFF_WINDOW = 1000  # notes a diff query reads (a range of note ids; see Reads.id_versions)
 LOAD_RETRIES, LOAD_RETRY_S = 15, 2.0  # one range of the load, asked again (every_vector)
-WINDOW_DIGITS = 6  # hex digits of the windows' edges (id_bounds)
 
 
 def watch(index: IndexCore) -> None:
@@ -195,35 +194,16 @@ def diff(index: IndexCore) -> None:
     index._diff_every = max(index._refresh_interval, 5 * (index._diffed_at - started))
 
 
-def id_bounds(total: int, batch: int) -> list[str]:
-    """Edges of windows of note ids that split ``total`` notes into windows of about
-    ``batch`` or fewer, without reading them: the data contract's ids are ``note_`` + hex
-    of a uuid4 or bare hex of a SHA-256, both uniform, so evenly spaced edges (six hex
-    digits) give windows holding about as many notes each, whichever of the two forms the
-    notes have. The windows cover every string however the ids look; ids of another
-    shape only make some windows larger (below ``000000``, between ``ffffff`` and
-    ``note_000000``, above ``note_ffffff``, or among the hex ones)."""
-    windows = min(max(1, -(-total // max(1, batch))), 16**WINDOW_DIGITS)
-    edges = sorted({(i * 16**WINDOW_DIGITS) // windows for i in range(windows)})
-    hexes = [f"{e:0{WINDOW_DIGITS}x}" for e in edges]
-    return [*hexes, *(f"note_{h}" for h in hexes)]
-
-
 def every_vector(source: VectorSource, total: int | None, batch: int) -> Iterator[dict[str, Any]]:
-    """Every note's row (``vector_rows``) in queries of at most ``batch`` embeddings, so
-    the server answers the pages' queries between them and never holds every vector at
-    once: one query per window of note ids (:func:`id_bounds`, sized from ``total`` to
-    hold about half a batch), asking for at most ``batch`` rows; a window that turns out
-    to hold that many (ids of another shape, a count far off) is read again as the note
-    ids in it (one light range of the ``note_id`` index), then the vectors of
-    consecutive ranges of ``batch`` of those ids. On SecantusDB's daemon listing a
-    window's ids decodes its documents as reading them does, so a window read whole
-    holds no more of the daemon's memory than its listing did (and reading the windows
-    directly spared the listing: 8.8 s of the 42 s the reads took at 100k). A note
-    written meanwhile falls in a window read later, or reaches the index through the
-    change stream (opened before this read) or the next diff. A thread reads the next
-    windows (two at most) while the caller builds from this one: the server's work and
-    the index's overlap."""
+    """Every note's row (``vector_rows``) in queries of at most ``batch`` rows, whatever
+    the note ids look like: one query per window of note ids (``id_windows``: each
+    window's upper edge estimated from the ids read so far, sorted by ``note_id``, at
+    most ``batch`` rows; a window holding more goes on after its last row), so the
+    server answers the pages' queries between them and never holds every vector at
+    once. A note written meanwhile falls in a window read later, or reaches the index
+    through the change stream (opened before this read) or the next diff. A thread reads
+    the next windows (two at most) while the caller builds from this one: the server's
+    work and the index's overlap."""
     ready: queue.Queue[list[dict[str, Any]] | Exception | None] = queue.Queue(maxsize=2)
     stop = threading.Event()
 
@@ -256,26 +236,17 @@ def every_vector(source: VectorSource, total: int | None, batch: int) -> Iterato
 
 
 def _ranges(source: VectorSource, total: int | None, batch: int) -> Iterator[list[dict[str, Any]]]:
-    edges: list[str | None] = [None, *id_bounds(total or 0, max(1, batch // 2)), None]
-    for low, high in pairwise(edges):
-        rows = _retried(partial(_rows_in, source, (low, high), batch))
-        if len(rows) < batch:  # the whole window
-            if rows:
-                yield rows
-            continue
-        del rows  # more than expected: its ids first, then ranges of ``batch`` of them
-        ids = sorted(_retried(partial(source.note_ids_in, low, high)))
-        if not ids:
-            continue
-        parts: list[str | None] = [low, *ids[batch::batch], high]
-        for part in pairwise(parts):
-            yield _retried(partial(_rows_in, source, part))
+    planner = WindowPlanner(total or 0, batch)
+    for window in planner.windows():
+        rows = _retried(partial(_rows_in, source, window, planner.batch))
+        planner.read([str(r["note_id"]) for r in rows])
+        if rows:
+            yield rows
 
 
-def _rows_in(
-    source: VectorSource, window: tuple[str | None, str | None], limit: int = 0
-) -> list[dict[str, Any]]:
-    return list(source.vector_rows(window=window, limit=limit))
+def _rows_in(source: VectorSource, window: Window, limit: int) -> list[dict[str, Any]]:
+    edges = (window.low, window.high)
+    return list(source.vector_rows(window=edges, after=window.after, limit=limit))
 
 
 def _retried(read: Callable[[], list[T]]) -> list[T]:
