@@ -6,16 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest
+from django.urls import reverse
 from ninja import Field, Router, Schema, Status
 
+from qqweb.jobs.models import Run
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import Limit200, UtcDateTime, errors
 from qqweb.lib.auth import CURATOR, VIEWER, require_role
+from qqweb.recall.jobs import memory_tests_cancel, memory_tests_job, memory_tests_start
 from qqweb.recall.models import MAX_COMMENT, MAX_ITEM_ID, MAX_QUERY, Pin, TestRun
 from qqweb.recall.selectors import PinRow, pins_with_results, run_report, runs_list, stored_run
 from qqweb.recall.services import (
     MAX_IMPORT_BYTES,
-    memory_tests_run,
     pin_create,
     pin_delete,
     pin_snapshot,
@@ -117,6 +119,39 @@ class TestRunOut(TestRunSummaryOut):
     pins: list[TestRunPinOut]
 
 
+class MemoryTestsJobOut(Schema):
+    id: int
+    status: str = Field(description="queued, running, done, failed or cancelled")
+    started_by: str
+    processed: int = Field(description="pins evaluated so far")
+    total: int | None = Field(description="pins to evaluate (null until it starts)")
+    error: str = Field(description="why it failed or was cancelled")
+    created_at: UtcDateTime
+    finished_at: UtcDateTime | None
+    test_run: int | None = Field(
+        description="once done: the stored run, at GET /api/memory-tests/runs/{test_run}"
+    )
+    url: str = Field(description="the run's page")
+    poll: str = Field(description="GET it for the status")
+
+
+def _job_out(run: Run) -> dict[str, Any]:
+    stored = run.stats.get("test_run") if isinstance(run.stats, dict) else None
+    return {
+        "id": run.pk,
+        "status": run.status,
+        "started_by": run.started_by,
+        "processed": run.processed,
+        "total": run.total,
+        "error": run.error,
+        "created_at": run.created_at,
+        "finished_at": run.finished_at,
+        "test_run": stored if isinstance(stored, int) else None,
+        "url": reverse("memory_app:maintenance_run", args=[run.pk]),
+        "poll": f"/api/memory-tests/jobs/{run.pk}",
+    }
+
+
 def _pin_out(pin: Pin, row: PinRow | None = None) -> dict[str, Any]:
     result = row.result if row is not None else None
     latest = None
@@ -177,13 +212,32 @@ def pins_import_api(request: HttpRequest, body: PinsImportIn) -> Status:
     )
 
 
-@router.post("/runs", response={201: TestRunOut, **errors()})
+@router.post("/runs", response={202: MemoryTestsJobOut, **errors(503)})
 def run_start(request: HttpRequest) -> Status:
-    """Run every pin now with its agent's retrieval; the run is stored. A memory that
-    cannot answer fails its pins with the reason (the run itself succeeds)."""
+    """Run every pin with its agent's retrieval, in the worker: answers the job's run at
+    once (202; the one queued or running already, if any). Poll ``poll`` until its
+    ``status`` is ``done``; ``test_run`` then names the stored run (``GET
+    /runs/{test_run}``). A memory that cannot answer fails its pins with the reason (the
+    run itself succeeds). 503 when the task broker does not take the job."""
     require_role(request, CURATOR)
-    run = memory_tests_run(actor=Actor.from_request(request), trigger=TestRun.API)
-    return Status(201, _summary(run, with_pins=True))
+    run = memory_tests_start(actor=Actor.from_request(request), trigger=TestRun.API)
+    return Status(202, _job_out(run))
+
+
+@router.get("/jobs/{job_id}", response={200: MemoryTestsJobOut, **errors(404)})
+def job_get(request: HttpRequest, job_id: int) -> dict[str, Any]:
+    """A memory tests run in the worker: its status and progress (pins evaluated of
+    ``total``), then the stored run (``test_run``) or why it failed (``error``)."""
+    require_role(request, VIEWER)
+    return _job_out(memory_tests_job(job_id))
+
+
+@router.post("/jobs/{job_id}/cancel", response={200: MemoryTestsJobOut, **errors(404)})
+def job_cancel(request: HttpRequest, job_id: int) -> dict[str, Any]:
+    """Cancel a memory tests run: a queued one closes at once, a running one stops within
+    the next 20 pins; either stores nothing. 400 when it has ended already."""
+    require_role(request, CURATOR)
+    return _job_out(memory_tests_cancel(actor=Actor.from_request(request), run_id=job_id))
 
 
 @router.get("/runs", response={200: list[TestRunSummaryOut], **errors()})

@@ -12,7 +12,10 @@ class RecallConfig(AppConfig):
     def ready(self) -> None:
         # services import models: after populate
         from qqweb.audit.registry import register_undo
+        from qqweb.jobs.registry import register_job
+        from qqweb.recall.jobs import MEMORY_TESTS_JOB
         from qqweb.recall.services import UNDO_HANDLERS, UNDO_ROLES
 
         for action, handler in UNDO_HANDLERS.items():
             register_undo(action, handler, UNDO_ROLES[action])
+        register_job(MEMORY_TESTS_JOB)

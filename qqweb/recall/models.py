@@ -55,6 +55,15 @@ class TestRun(models.Model):
     recall_at_k = models.FloatField(default=1.0)
     mrr = models.FloatField(default=1.0)
     per_source = models.JSONField(default=dict)
+    # the job's run that made it (the worker's, or the command's in its own process);
+    # None for the runs made before runs were jobs
+    job_run = models.OneToOneField(
+        "jobs.Run",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="memory_tests_run",
+    )
 
     class Meta:
         ordering = ["-started_at", "-id"]

@@ -10,11 +10,14 @@ reason. Every run is stored, with each pin's result."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 
+from qqweb.jobs.models import Run
 from qqweb.lib.actors import Actor
 from qqweb.lib.errors import QQError
 from qqweb.recall.engines import Recall, RecallEngine, recall_engine
@@ -22,6 +25,7 @@ from qqweb.recall.maths import mean_reciprocal_rank, recall_at_k
 from qqweb.recall.models import Pin, PinResult, TestRun
 
 OUTRANKED_NAMED = 3  # named in the reason; outranked_by keeps every one
+Progress = Callable[[int, int | None], None]
 
 
 @dataclass
@@ -139,14 +143,21 @@ class Evaluation:
     engines: dict[str, RecallEngine | None]
 
 
-def pins_evaluate() -> Evaluation:
+# A run reports its progress (and may be cancelled) every this many pins.
+PROGRESS_EVERY = 20
+
+
+def pins_evaluate(progress: Progress | None = None) -> Evaluation:
     """Every pin's outcome now, writing nothing (what a plan would do to them is
-    :func:`qqweb.recall.effects.plan_effect`'s)."""
+    :func:`qqweb.recall.effects.plan_effect`'s). ``progress(done, total)`` is called
+    every ``PROGRESS_EVERY`` pins and at the end (a job's, which stops the run there when
+    it was cancelled)."""
     engines: dict[str, RecallEngine | None] = {}
     recalls: dict[tuple[str, str], Recall | None] = {}
     down: dict[str, Recall] = {}  # a source whose retrieval failed: asked no more this run
     outcomes: list[PinOutcome] = []
-    for pin in Pin.objects.order_by("source", "query", "id"):
+    pins = list(Pin.objects.order_by("source", "query", "id"))
+    for done, pin in enumerate(pins, start=1):
         if pin.source not in engines:
             engines[pin.source] = recall_engine(pin.source)
         engine = engines[pin.source]
@@ -159,15 +170,25 @@ def pins_evaluate() -> Evaluation:
                 down[pin.source] = answered
             recalls[key] = answered
         outcomes.append(PinOutcome(pin, pin_evaluate(engine, recalls[key], pin)))
+        if progress is not None and done % PROGRESS_EVERY == 0:
+            progress(done, len(pins))
+    if progress is not None:
+        progress(len(pins), len(pins))
     return Evaluation(outcomes, engines)
 
 
-def memory_tests_run(*, actor: Actor, trigger: str) -> TestRun:
-    """Run every pin now with its agent's retrieval; store the run and its results."""
-    run = TestRun.objects.create(trigger=trigger, actor=actor.label)
-    evaluation = pins_evaluate()
-    results = [_result(run, o.pin, o.outcome) for o in evaluation.outcomes]
-    PinResult.objects.bulk_create(results)
+def memory_tests_run(
+    *,
+    actor: Actor,
+    trigger: str,
+    progress: Progress | None = None,
+    job_run: Run | None = None,
+) -> TestRun:
+    """Run every pin now with its agent's retrieval; store the run and its results, in
+    one transaction once every pin is evaluated (a run stopped half-way stores nothing).
+    ``job_run``: the job's run this one is (:mod:`qqweb.recall.jobs`)."""
+    started = timezone.now()
+    evaluation = pins_evaluate(progress)
     ranks: dict[str, list[int | None]] = defaultdict(list)
     for o in evaluation.outcomes:
         ranks[o.pin.source].append(o.outcome.rank)
@@ -184,13 +205,24 @@ def memory_tests_run(*, actor: Actor, trigger: str) -> TestRun:
             "mrr": mean_reciprocal_rank(source_ranks),
         }
     every = [r for source_ranks in ranks.values() for r in source_ranks]
-    run.total = len(results)
-    run.passed = sum(1 for r in results if r.passed)
-    run.failed = run.total - run.passed
-    # each rank is within its own source's k already
-    run.recall_at_k = recall_at_k(every, max((int(s["k"]) for s in per_source.values()), default=1))
-    run.mrr = mean_reciprocal_rank(every)
-    run.per_source = per_source
-    run.finished_at = timezone.now()
-    run.save()
+    total = len(evaluation.outcomes)
+    passed = sum(1 for o in evaluation.outcomes if o.outcome.passed)
+    with transaction.atomic():
+        run = TestRun.objects.create(
+            trigger=trigger,
+            actor=actor.label,
+            started_at=started,
+            finished_at=timezone.now(),
+            job_run=job_run,
+            total=total,
+            passed=passed,
+            failed=total - passed,
+            # each rank is within its own source's k already
+            recall_at_k=recall_at_k(
+                every, max((int(s["k"]) for s in per_source.values()), default=1)
+            ),
+            mrr=mean_reciprocal_rank(every),
+            per_source=per_source,
+        )
+        PinResult.objects.bulk_create([_result(run, o.pin, o.outcome) for o in evaluation.outcomes])
     return run

@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from qqweb.jobs.models import Run
+from qqweb.jobs.starting import waits_for_worker
 from qqweb.recall.charts import HistoryChart, RunPoint, history_chart
 from qqweb.recall.engines import recall_engine, recall_sources
 from qqweb.recall.errors import RunNotFound
+from qqweb.recall.jobs import memory_tests_latest_job
 from qqweb.recall.models import Pin, PinResult, TestRun
 
 HISTORY_RUNS = 60  # the chart's points
@@ -93,12 +96,30 @@ class SourceStats:
 
 
 @dataclass(frozen=True)
+class MemoryTestsJob:
+    """The latest memory tests run in the worker, as the page shows it: while it is open
+    (its progress, polled), or when it ended without storing a run (why)."""
+
+    run: Run
+    no_worker: bool  # queued, and no worker is alive to take it
+
+    @property
+    def is_open(self) -> bool:
+        return self.run.is_open
+
+    @property
+    def ended_badly(self) -> bool:
+        return self.run.status in (Run.FAILED, Run.CANCELLED)
+
+
+@dataclass(frozen=True)
 class MemoryTestsPage:
     rows: list[PinRow]
     run: TestRun | None
     sources: list[SourceStats]
     chart: HistoryChart | None  # None before a second run: one point is no history
     memories: list[str]  # the sources a pin may name here
+    job: MemoryTestsJob | None = None  # a run open now, or the last one if it failed
 
     @property
     def failing(self) -> list[PinRow]:
@@ -131,7 +152,18 @@ def memory_tests_page() -> MemoryTestsPage:
     chart = history_chart(points) if len(points) > 1 else None
     sources = run_sources(run) if run is not None else []
     memories = [s for s in recall_sources() if recall_engine(s) is not None]
-    return MemoryTestsPage(pins_with_results(run), run, sources, chart, memories)
+    return MemoryTestsPage(pins_with_results(run), run, sources, chart, memories, _job_shown(run))
+
+
+def _job_shown(stored: TestRun | None) -> MemoryTestsJob | None:
+    """The latest job run when it is open, or it ended (failed, cancelled) after the
+    latest stored run; None when the latest stored run says it all."""
+    job = memory_tests_latest_job()
+    if job is None or job.status == Run.DONE:
+        return None
+    if not job.is_open and stored is not None and stored.started_at > job.created_at:
+        return None
+    return MemoryTestsJob(job, waits_for_worker(job))
 
 
 def run_report(run: TestRun, *, with_pins: bool = True) -> dict[str, Any]:

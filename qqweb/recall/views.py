@@ -4,6 +4,7 @@ with the Undo the dashboard offers everywhere."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -15,11 +16,11 @@ from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, role_required
 from qqweb.lib.errors import InvalidInput
 from qqweb.lib.pages import redirect_back, render_page
+from qqweb.recall.jobs import memory_tests_cancel, memory_tests_start
 from qqweb.recall.models import TestRun
 from qqweb.recall.selectors import memory_tests_page, run_results, run_sources, stored_run
 from qqweb.recall.services import (
     MAX_IMPORT_BYTES,
-    memory_tests_run,
     pin_create,
     pin_delete,
     pins_import,
@@ -38,12 +39,23 @@ def memory_tests(request: HttpRequest) -> HttpResponse:
 @require_POST
 @role_required(CURATOR)
 def run_now(request: HttpRequest) -> HttpResponse:
-    """Run every pin now; htmx gets the results fragment back, a plain form the page."""
-    run = memory_tests_run(actor=Actor.from_request(request), trigger=TestRun.PAGE)
+    """Start a run of every pin in the worker; htmx gets the results fragment back, with
+    the run's progress (polled until it ends), a plain form the page."""
+    run = memory_tests_start(actor=Actor.from_request(request), trigger=TestRun.PAGE)
     if getattr(request, "htmx", False):
         return render_page(request, PAGE, RESULTS, {"page": memory_tests_page()})
-    verdict = "every pin passes" if not run.failed else f"{run.failed} of {run.total} pins fail"
-    done_with_undo(request, f"Memory tests run: {verdict}.")
+    messages.success(request, f"Memory tests run #{run.pk} started: its results show here.")
+    return redirect("recall:memory_tests")
+
+
+@require_POST
+@role_required(CURATOR)
+def run_cancel(request: HttpRequest, job_id: int) -> HttpResponse:
+    """Cancel the memory tests run ``job_id`` (it stores nothing)."""
+    memory_tests_cancel(actor=Actor.from_request(request), run_id=job_id)
+    if getattr(request, "htmx", False):
+        return render_page(request, PAGE, RESULTS, {"page": memory_tests_page()})
+    messages.success(request, "Memory tests run cancelled: it stores nothing.")
     return redirect("recall:memory_tests")
 
 

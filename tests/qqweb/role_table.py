@@ -91,6 +91,7 @@ PAGES: dict[str, tuple[tuple[str, ...], str]] = {
     "facts/vanished/scan/": (("POST",), CURATOR),
     "memory-tests/": (("GET",), VIEWER),
     "memory-tests/run/": (("POST",), CURATOR),
+    "memory-tests/run/<int:job_id>/cancel/": (("POST",), CURATOR),
     "memory-tests/pin/": (("POST",), CURATOR),
     "memory-tests/import/": (("POST",), CURATOR),
     "memory-tests/pins/<int:pin_id>/unpin/": (("POST",), CURATOR),
@@ -214,6 +215,8 @@ OPERATIONS: dict[str, str] = {
     "GET /api/memory-tests/runs": VIEWER,
     "POST /api/memory-tests/runs": CURATOR,
     "GET /api/memory-tests/runs/{run_id}": VIEWER,
+    "GET /api/memory-tests/jobs/{job_id}": VIEWER,
+    "POST /api/memory-tests/jobs/{job_id}/cancel": CURATOR,
 }
 
 # Values for path parameters and required fields: ids that exist nowhere.
@@ -232,6 +235,7 @@ SAMPLES: dict[str, Any] = {
     "batch_id": str(uuid.uuid4()),
     "archive_id": 999999,
     "pin_id": 999999,
+    "job_id": 999999,
 }
 
 

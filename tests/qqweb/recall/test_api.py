@@ -8,6 +8,8 @@ import pytest
 
 from memory_app.notes.services.notes import note_archive
 from qqweb.audit.models import AuditEvent
+from qqweb.jobs.models import Run
+from qqweb.jobs.runner import job_run
 from qqweb.lib.actors import Actor
 from qqweb.recall.models import Pin, TestRun
 from qqweb.recall.services import pin_create
@@ -63,8 +65,19 @@ def test_a_run_answers_every_pin_with_its_reason_and_is_listed(curator_client):
     pin_create(actor=CURATOR, query="What does Ada drink?", item_id="note_tea0000001")
     note_archive(actor=CURATOR, note_id="note_tea0000001", reason="outdated")
     response = curator_client.post(f"{BASE}/runs")
-    assert response.status_code == 201
-    run = response.json()
+    assert response.status_code == 202
+    job = response.json()
+    assert (job["status"], job["test_run"], job["started_by"]) == (
+        "queued",
+        None,
+        "user:cora-curator",
+    )
+    assert job["url"] == f"/maintenance/runs/{job['id']}/"
+    assert not TestRun.objects.exists()  # nothing ran in the request
+    job_run(run=Run.objects.get(pk=job["id"]))  # what the worker does with it
+    polled = curator_client.get(job["poll"]).json()
+    assert polled["status"] == "done" and polled["processed"] == polled["total"] == 2
+    run = curator_client.get(f"{BASE}/runs/{polled['test_run']}").json()
     assert (run["total"], run["passed"], run["failed"], run["trigger"]) == (2, 1, 1, "api")
     assert run["sources"]["notes"]["recall_at_k"] == 0.5
     failed = next(p for p in run["pins"] if not p["passed"])
@@ -88,6 +101,18 @@ def test_a_run_answers_every_pin_with_its_reason_and_is_listed(curator_client):
 def test_a_run_that_does_not_exist_is_a_404(viewer_client):
     response = viewer_client.get(f"{BASE}/runs/987654")
     assert response.status_code == 404 and response.json()["error"]["run_id"] == 987654
+    assert viewer_client.get(f"{BASE}/jobs/987654").status_code == 404
+
+
+def test_a_curator_cancels_a_queued_run_and_nothing_is_stored(curator_client, viewer_client):
+    job = curator_client.post(f"{BASE}/runs").json()
+    assert viewer_client.post(f"{BASE}/jobs/{job['id']}/cancel").status_code == 403
+    cancelled = curator_client.post(f"{BASE}/jobs/{job['id']}/cancel")
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    again = curator_client.post(f"{BASE}/jobs/{job['id']}/cancel")
+    assert again.status_code == 400 and "nothing to cancel" in again.json()["error"]["message"]
+    job_run(run=Run.objects.get(pk=job["id"]))  # its task reaches a worker later
+    assert not TestRun.objects.exists()
 
 
 def test_unpinning_answers_204_and_is_undoable(curator_client):

@@ -9,6 +9,8 @@ from django.urls import reverse
 from memory_app.notes.services.notes import note_archive
 from memory_app.notes.stores import core_notes
 from qqweb.audit.models import AuditEvent
+from qqweb.jobs.models import Run
+from qqweb.jobs.runner import job_run
 from qqweb.lib.actors import Actor
 from qqweb.recall.models import Pin, TestRun
 from qqweb.recall.services import memory_tests_run, pin_create
@@ -81,7 +83,8 @@ def test_a_viewer_cannot_pin_run_import_or_unpin(viewer_client):
     assert viewer_client.post(reverse("recall:run")).status_code == 403
     assert viewer_client.post(reverse("recall:import"), {"lines": "{}"}).status_code == 403
     assert viewer_client.post(reverse("recall:unpin", args=[1])).status_code == 403
-    assert not TestRun.objects.exists()
+    assert viewer_client.post(reverse("recall:run_cancel", args=[1])).status_code == 403
+    assert not TestRun.objects.exists() and not Run.objects.exists()
 
 
 def test_pinning_a_note_that_does_not_exist_is_refused_naming_it(curator_client):
@@ -93,16 +96,48 @@ def test_pinning_a_note_that_does_not_exist_is_refused_naming_it(curator_client)
     assert not Pin.objects.exists()
 
 
-def test_run_now_answers_the_results_fragment_with_every_pin_passing(curator_client):
+def test_run_now_starts_a_job_whose_progress_the_fragment_polls_then_shows_the_results(
+    curator_client,
+):
     plant_note("note_lumen00001", content=LUMEN)
     pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen00001")
     response = curator_client.post(reverse("recall:run"), HTTP_HX_REQUEST="true")
     fragment = response.content.decode()
     assert response.status_code == 200
-    assert fragment.lstrip().startswith('<div id="memory-tests-results">')
-    assert "<h1>" not in fragment
-    assert "all 1 pass" in fragment and 'data-status="pass"' in fragment
-    assert TestRun.objects.get().trigger == "page"
+    assert fragment.lstrip().startswith('<div id="memory-tests-results" hx-get=')
+    assert 'hx-trigger="every 1s"' in fragment and "<h1>" not in fragment
+    assert "Running the memory tests" in fragment and 'id="memory-tests-run"' not in fragment
+    job = Run.objects.get(kind="memory_tests")
+    assert job.status == "queued" and job.started_by == "user:cora-curator"
+    assert not TestRun.objects.exists()  # nothing runs in the request
+    job_run(run=job)  # what the worker does with it
+    polled = curator_client.get(PAGE, HTTP_HX_REQUEST="true").content.decode()
+    assert "hx-trigger" not in polled and "Running the memory tests" not in polled
+    assert "all 1 pass" in polled and 'data-status="pass"' in polled
+    stored = TestRun.objects.get()
+    assert stored.trigger == "page" and stored.job_run == job and stored.actor == job.started_by
+
+
+def test_run_now_while_a_run_is_open_shows_that_run_and_starts_no_other(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen00001")
+    curator_client.post(reverse("recall:run"), HTTP_HX_REQUEST="true")
+    curator_client.post(reverse("recall:run"), HTTP_HX_REQUEST="true")
+    assert Run.objects.filter(kind="memory_tests").count() == 1
+
+
+def test_a_cancelled_run_stores_nothing_and_the_page_says_so(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen00001")
+    curator_client.post(reverse("recall:run"), HTTP_HX_REQUEST="true")
+    job = Run.objects.get(kind="memory_tests")
+    response = curator_client.post(reverse("recall:run_cancel", args=[job.pk]), follow=True)
+    page = response.content.decode()
+    assert "Memory tests run cancelled: it stores nothing." in page
+    assert f'The last run (<a href="/maintenance/runs/{job.pk}/">#{job.pk}</a>) cancelled' in page
+    assert 'id="memory-tests-run"' in page  # it may be run again
+    job_run(run=Run.objects.get(pk=job.pk))  # its task reaches a worker later: does nothing
+    assert not TestRun.objects.exists()
 
 
 def test_the_page_shows_a_failing_pin_with_the_reason_and_the_measures(viewer_client):
@@ -119,11 +154,14 @@ def test_the_page_shows_a_failing_pin_with_the_reason_and_the_measures(viewer_cl
     assert page.count("<circle ") == 4  # recall@k and MRR, one dot a run
 
 
-def test_a_plain_run_now_redirects_with_the_verdict(curator_client):
+def test_a_plain_run_now_redirects_to_the_page_showing_the_run_started(curator_client):
     plant_note("note_lumen00001", content=LUMEN)
     pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen00001")
     response = curator_client.post(reverse("recall:run"), follow=True)
-    assert "Memory tests run: every pin passes." in response.content.decode()
+    job = Run.objects.get(kind="memory_tests")
+    page = response.content.decode()
+    assert f"Memory tests run #{job.pk} started: its results show here." in page
+    assert f'data-job-id="{job.pk}" data-job-status="queued"' in page
 
 
 def test_unpin_offers_undo_and_undo_brings_the_pin_back(curator_client):

@@ -1,7 +1,8 @@
 """``manage.py memory_tests``: run every pinned recall with the agent's own retrieval,
 print one line a pin and recall@k / MRR per memory, store the run; exit 1 when a pin
 fails (for a CI that guards an agent's memory), 0 otherwise. ``--json`` prints the same
-as one JSON object."""
+as one JSON object. The run is a job's run (kind ``memory_tests``, in this process, listed
+among the runs); one runs at a time."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from qqweb.jobs.runner import job_run_in_process
 from qqweb.lib.actors import Actor
+from qqweb.recall.jobs import memory_tests_create
 from qqweb.recall.models import TestRun
 from qqweb.recall.selectors import run_report
-from qqweb.recall.services import memory_tests_run
 
 
 class Command(BaseCommand):
@@ -24,7 +26,9 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the run as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        run = memory_tests_run(actor=Actor.job("command:memory_tests"), trigger=TestRun.COMMAND)
+        job = memory_tests_create(actor=Actor.job("command:memory_tests"), trigger=TestRun.COMMAND)
+        job_run_in_process(run=job)  # a failure fails the run with the reason and raises
+        run = TestRun.objects.get(job_run=job)
         report = run_report(run)
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
