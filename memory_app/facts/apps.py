@@ -22,6 +22,7 @@ class FactsAppConfig(AppConfig):
         from qqweb.lib.auth import CURATOR
         from qqweb.lib.sources import register_source
         from qqweb.recall.engines import register_recall_engine
+        from qqweb.recall.undo_effects import register_undo_removals
 
         checks.register(facts_settings_check)
         register_source("facts", facts_source)
@@ -31,6 +32,14 @@ class FactsAppConfig(AppConfig):
             register_undo(action, handler, CURATOR)
         register_job(VANISHED_SCAN_JOB)
         register_recall_engine("facts", facts_recall)
+        for action in UNDO_HANDLERS:  # an undo takes out the facts the action added
+            register_undo_removals(action, "facts", _facts_added, "removed by this undo")
+
+
+def _facts_added(before: Any, after: Any) -> list[str]:
+    """The facts an action inserted or restored (its steps), which its undo removes."""
+    steps = after.get("steps", []) if isinstance(after, dict) else []
+    return [str(s["id"]) for s in steps if s.get("op") in ("insert", "restore") and s.get("id")]
 
 
 def facts_settings_check(**kwargs: Any) -> list[checks.CheckMessage]:

@@ -1,6 +1,18 @@
+from typing import Any
+
 from django.apps import AppConfig
 
 from qqweb.audit.registry import register_settle, register_undo
+
+UNDO_REMOVES = {
+    "note.restore": "archived again by this undo",
+    "note.create": "removed by this undo",
+}
+
+
+def _after_note(before: Any, after: Any) -> list[str]:
+    """The note an action wrote (its ``after``), which its undo removes."""
+    return [str(after["note_id"])] if isinstance(after, dict) and after.get("note_id") else []
 
 
 class MemoryAppConfig(AppConfig):
@@ -20,6 +32,7 @@ class MemoryAppConfig(AppConfig):
         from qqweb.lib.links import register_notes_reader
         from qqweb.lib.sources import register_source
         from qqweb.recall.engines import register_recall_engine
+        from qqweb.recall.undo_effects import register_undo_removals
 
         for action, handler in UNDO_HANDLERS.items():
             register_undo(action, handler, UNDO_ROLES[action])
@@ -30,3 +43,7 @@ class MemoryAppConfig(AppConfig):
         for job in NOTES_JOBS:
             register_job(job)
         register_recall_engine("notes", notes_recall)
+        # the undos that take a note out of the agent's memory again: their preview
+        # names the pins they would lose (qqweb.recall.undo_effects)
+        for action, why in UNDO_REMOVES.items():
+            register_undo_removals(action, "notes", _after_note, why)

@@ -157,6 +157,23 @@ class BulkForm(forms.Form):
         assert isinstance(field, forms.MultipleChoiceField)
         field.choices = [(i, i) for i in ids]
 
+    def clean(self) -> dict[str, Any]:
+        """An action's value is checked before its confirm asks "Yes, apply to N"."""
+        data = super().clean() or {}
+        if data.get("action") == "set_importance" and data.get("importance") is None:
+            raise forms.ValidationError("Give the new importance, a number from 0 to 1.")
+        if data.get("action") == "move_section" and not data.get("to_section"):
+            raise forms.ValidationError("Choose the section to move the notes to.")
+        return data
+
+    def error_words(self) -> str:
+        """The form's errors as a sentence, each named by its field's label."""
+        said = []
+        for name, errors in self.errors.items():
+            label = "" if name == "__all__" else f"{self[name].label}: "
+            said += [f"{label}{e}" for e in errors]
+        return " ".join(said)
+
 
 class JobForm(forms.Form):
     """Start a job. Its parameter fields are made from the job's schema, which

@@ -25,6 +25,7 @@ from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.listing import NotesCount
 from memory_app.notes.lib.replica.lists import ListLoading
 from memory_app.notes.selectors.edits import stale_edit
+from memory_app.notes.selectors.plan_effects import notes_removal_effect
 from memory_app.notes.selectors.plans import plans_waiting
 from qqweb.audit import selectors as audit_selectors
 from qqweb.audit.messages import done_with_undo
@@ -36,6 +37,7 @@ from qqweb.lib.links import entities_reader
 from qqweb.lib.pages import render_page
 from qqweb.lib.positions import list_position, page_offset
 from qqweb.lib.sources import memory_sources
+from qqweb.recall.confirm import pins_first
 from qqweb.recall.selectors import pinned_for, pins_of_item
 
 
@@ -120,7 +122,7 @@ def notes_bulk(request: HttpRequest) -> HttpResponse:
         return render(
             request,
             "memory_app/_bulk_confirm.html",
-            {"form": form, "error": form.errors or filter_form.errors},
+            {"form": form, "error": form.error_words() or filter_form.errors.as_text()},
             status=400,
         )
     data = form.cleaned_data
@@ -151,13 +153,32 @@ def notes_bulk(request: HttpRequest) -> HttpResponse:
         )
     done_with_undo(
         request,
-        f"{data['action'].replace('_', ' ')}: {len(result.done)} done, "
-        f"{len(result.failed)} failed (batch {result.batch_id}).",
+        bulk_done_words(
+            data["action"], result, importance=data["importance"], section=data["to_section"]
+        ),
         batch_id=result.batch_id if result.done else None,
     )
     response = HttpResponse(status=204)
     response["HX-Redirect"] = back
     return response
+
+
+def bulk_done_words(
+    action: str, result: Any, *, importance: float | None, section: str | None
+) -> str:
+    """What a bulk action did, in words: "Archived 2 notes", "Moved 1 note to Key Topics;
+    1 failed"."""
+    done = len(result.done)
+    notes = f"{done} note{'' if done == 1 else 's'}"
+    said = {
+        "archive": f"Archived {notes}",
+        "set_importance": f"Set the importance of {notes} to {importance:g}"
+        if importance is not None
+        else f"Set the importance of {notes}",
+        "move_section": f"Moved {notes} to {section or 'another section'}",
+    }[action]
+    failed = f"; {len(result.failed)} failed" if result.failed else ""
+    return f"{said}{failed}."
 
 
 @require_GET
@@ -291,6 +312,22 @@ def note_keep(request: HttpRequest, note_id: str) -> HttpResponse:
 @require_POST
 @role_required(CURATOR)
 def note_archive(request: HttpRequest, note_id: str) -> HttpResponse:
+    """Archive the note; one that a passing pin is recalled through asks first, naming
+    the pin it would lose (qqweb.recall.confirm)."""
+    asked = pins_first(
+        request,
+        lambda: [
+            notes_removal_effect(
+                [note_id], gone="archived by this archive", subject="Archiving this note"
+            )
+        ],
+        question=f"Archive {note_id}?",
+        yes="Archive it all the same",
+        cancel_url=reverse("memory_app:note_detail", args=[note_id]),
+        then="Archiving it all the same can be undone from the audit log, which brings it back.",
+    )
+    if asked is not None:
+        return asked
     try:
         with events_recorded() as events:
             services.note_archive(actor=Actor.from_request(request), note_id=note_id)

@@ -102,14 +102,16 @@ def archive_restore_many(request: HttpRequest) -> HttpResponse:
 @require_POST
 @role_required(ADMIN)
 def archive_purge(request: HttpRequest) -> HttpResponse:
+    """Count first: the lines it would drop, their texts, and the pinned recalls it
+    would lose (a merged note's line is the way to the note that kept its text); then,
+    confirmed, drop them."""
     try:
         days = int(request.POST.get("days", ""))
+        if request.POST.get("confirmed") != "on":
+            preview = selectors.archive_purge_preview(days=days)
+            return render(request, "memory_app/_purge_confirm.html", {"preview": preview})
         with events_recorded() as events:
-            result = services.archive_purge(
-                actor=Actor.from_request(request),
-                days=days,
-                dry_run=request.POST.get("confirmed") != "on",
-            )
+            result = services.archive_purge(actor=Actor.from_request(request), days=days)
     except (ValueError, InvalidInput):
         return render(
             request,
@@ -117,8 +119,6 @@ def archive_purge(request: HttpRequest) -> HttpResponse:
             {"error": f"days: give a whole number of days, 0 to {MAX_DAYS}"},
             status=400,
         )
-    if not result["dropped"] and request.POST.get("confirmed") != "on":
-        return render(request, "memory_app/_purge_confirm.html", {"result": result})
     done_with_undo(
         request,
         f"Purged {result['dropped']} archive lines older than {days} days.",

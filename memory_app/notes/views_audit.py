@@ -4,6 +4,7 @@ batch (thin views over the audit app's selectors and services)."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
@@ -15,10 +16,13 @@ from memory_app.notes.forms import AuditFilterForm
 from qqweb.audit import selectors as audit_selectors
 from qqweb.audit import services as audit_services
 from qqweb.audit.errors import UndoForbidden, UndoRefused
+from qqweb.audit.models import AuditEvent
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, has_role, role_required, user_role
 from qqweb.lib.errors import StoreUnavailable
-from qqweb.lib.pages import redirect_back, render_page
+from qqweb.lib.pages import back_path, redirect_back, render_page
+from qqweb.recall.confirm import pins_first
+from qqweb.recall.undo_effects import undo_effects
 
 
 @require_GET
@@ -47,9 +51,27 @@ def audit(request: HttpRequest) -> HttpResponse:
     return render_page(request, "memory_app/audit.html", "audit-table", context)
 
 
+def _pins_first(
+    request: HttpRequest, events: Callable[[], list[AuditEvent]]
+) -> HttpResponse | None:
+    return pins_first(
+        request,
+        lambda: undo_effects(events()),
+        question="Undo it?",
+        yes="Undo it all the same",
+        cancel_url=back_path(request, reverse("memory_app:audit")),
+        then="Undoing it all the same can itself be undone from the audit log.",
+    )
+
+
 @require_POST
 @role_required(CURATOR)
 def audit_undo(request: HttpRequest, event_id: int) -> HttpResponse:
+    """Undo one action; an undo that would lose a pinned recall (it archives a restored
+    note again, removes an added one) asks first."""
+    asked = _pins_first(request, lambda: audit_selectors.undo_events(event_id))
+    if asked is not None:
+        return asked
     try:
         audit_services.audit_undo(actor=Actor.from_request(request), event_id=event_id)
         messages.success(request, "Undone.")
@@ -62,7 +84,11 @@ def audit_undo(request: HttpRequest, event_id: int) -> HttpResponse:
 @role_required(CURATOR)
 def audit_batch_undo(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
     """Undo every action of one batch (a bulk action, a merge, a maintenance run; the Undo
-    button after a bulk action, the Audit page's batch view)."""
+    button after a bulk action, the Audit page's batch view). One that would lose a pinned
+    recall asks first."""
+    asked = _pins_first(request, lambda: audit_selectors.batch_undo_events(batch_id))
+    if asked is not None:
+        return asked
     try:
         undone, refused = audit_services.batch_undo(
             actor=Actor.from_request(request), batch_id=batch_id

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memory_app.notes.forms import JobForm
@@ -20,6 +21,7 @@ from memory_app.notes.selectors.jobs import (
 from memory_app.notes.selectors.plan_effects import run_plan_effect
 from memory_app.notes.selectors.plans import plan_expired, plans_waiting
 from memory_app.notes.services.jobs import schedule_update
+from qqweb.audit.selectors import batch_undo_events
 from qqweb.jobs.models import Run
 from qqweb.jobs.registry import JOBS, plan_job
 from qqweb.jobs.runs import run_cancel
@@ -28,6 +30,8 @@ from qqweb.lib.actors import Actor
 from qqweb.lib.auth import ADMIN, VIEWER, has_role, role_required
 from qqweb.lib.errors import Refused
 from qqweb.lib.pages import render_page
+from qqweb.recall.confirm import pins_first
+from qqweb.recall.undo_effects import undo_effects
 
 
 def _context(request: HttpRequest, bound: JobForm | None = None) -> dict[str, Any]:
@@ -157,7 +161,21 @@ def maintenance_schedule(request: HttpRequest, task_id: int) -> HttpResponse:
 @role_required(ADMIN)
 def maintenance_run_undo(request: HttpRequest, run_id: int) -> HttpResponse:
     """Undo everything a run changed (its audit batch), in the worker, as a run of its
-    own whose page shows the progress."""
+    own whose page shows the progress. One that would lose a pinned recall asks first."""
+    asked = pins_first(
+        request,
+        lambda: undo_effects(
+            event
+            for batch in Run.objects.filter(pk=run_id).values_list("batch_id", flat=True)
+            for event in batch_undo_events(batch)
+        ),
+        question=f"Undo run #{run_id}?",
+        yes="Undo it all the same",
+        cancel_url=reverse("memory_app:maintenance_run", args=[run_id]),
+        then="Undoing it all the same can itself be undone from the audit log.",
+    )
+    if asked is not None:
+        return asked
     try:
         undo = run_undo_start(actor=Actor.from_request(request), run_id=run_id)
     except Refused as e:

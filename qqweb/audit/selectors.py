@@ -44,6 +44,26 @@ def undoable_by(*, events: Iterable[AuditEvent], role: str | None) -> set[int]:
     }
 
 
+def undo_events(event_id: int) -> list[AuditEvent]:
+    """The event an undo of ``event_id`` undoes, if there is one that can be undone."""
+    return list(
+        AuditEvent.objects.filter(pk=event_id, status=AuditEvent.DONE, undone_at__isnull=True)
+    )
+
+
+def batch_undo_events(batch_id: uuid.UUID) -> list[AuditEvent]:
+    """The events of a batch its undo undoes, newest first: done, not undone, not an
+    undo themselves."""
+    return list(
+        AuditEvent.objects.filter(
+            batch_id=batch_id,
+            status=AuditEvent.DONE,
+            undone_at__isnull=True,
+            undo_of__isnull=True,
+        ).order_by("-id")
+    )
+
+
 @dataclass(frozen=True)
 class AuditPage:
     """One page of the audit log, newest first; ``next_before`` continues it."""

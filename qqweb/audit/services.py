@@ -17,6 +17,7 @@ from django.utils import timezone
 from qqweb.audit.errors import AuditEventNotFound, UndoForbidden, UndoRefused
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.registry import settle_check, settled_actions, undo_handler, undo_role
+from qqweb.audit.selectors import batch_undo_events
 from qqweb.audit.snapshots import from_json, to_json
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import role_at_least
@@ -88,10 +89,12 @@ def _access_undo(actor: Actor, event: AuditEvent) -> None:
         raise UndoForbidden(event.action, undo_role(event.action, event.actor))
 
 
-def audit_undo(*, actor: Actor, event_id: int) -> AuditEvent:
-    """Undo one action by replaying its ``before``. Forbidden (UndoForbidden, 403) unless
-    ``actor`` holds the role the action needed; refused, with the reason, when it was
-    undone already, did not complete, or its target changed since."""
+def audit_undo(*, actor: Actor, event_id: int, undo_batch: uuid.UUID | None = None) -> AuditEvent:
+    """Undo one action by replaying its ``before``; the undo is recorded in the action's
+    batch, or in ``undo_batch`` (a run's undo: a batch of its own). Forbidden
+    (UndoForbidden, 403) unless ``actor`` holds the role the action needed; refused, with
+    the reason, when it was undone already, did not complete, or its target changed
+    since."""
     event = AuditEvent.objects.filter(pk=event_id).first()
     if event is None:
         raise AuditEventNotFound(event_id)
@@ -105,7 +108,12 @@ def audit_undo(*, actor: Actor, event_id: int) -> AuditEvent:
         raise UndoRefused(f"{event.action} cannot be undone")
     before, after = from_json(event.before), from_json(event.after)
     undo_event = audit_begin(
-        actor, f"undo.{event.action}", event.target_type, event.target_id, after, event.batch_id
+        actor,
+        f"undo.{event.action}",
+        event.target_type,
+        event.target_id,
+        after,
+        undo_batch or event.batch_id,
     )
     undo_event.undo_of = event
     undo_event.save(update_fields=["undo_of"])
@@ -128,26 +136,21 @@ def batch_undo(
     actor: Actor,
     batch_id: uuid.UUID,
     progress: Callable[[int, int], None] | None = None,
+    undo_batch: uuid.UUID | None = None,
 ) -> tuple[int, list[str]]:
     """Undo every action of a batch, newest first. Returns (undone, reasons refused).
     ``progress(done, total)`` is called after each event (a job stops there when it is
     cancelled: what is undone stays undone, the rest can be undone later). Forbidden as a
     whole, before anything is undone, when one of its actions needs a role ``actor`` does
-    not hold."""
-    events = list(
-        AuditEvent.objects.filter(
-            batch_id=batch_id,
-            status=AuditEvent.DONE,
-            undone_at__isnull=True,
-            undo_of__isnull=True,
-        ).order_by("-id")
-    )
+    not hold. ``undo_batch``: record the undos in that batch (a run's undo, whose changes
+    are a batch of their own), not in ``batch_id``."""
+    events = batch_undo_events(batch_id)
     for event in events:
         _access_undo(actor, event)
     undone, refused = 0, []
     for index, event in enumerate(events, start=1):
         try:
-            audit_undo(actor=actor, event_id=event.pk)
+            audit_undo(actor=actor, event_id=event.pk, undo_batch=undo_batch)
             undone += 1
         except UndoRefused as e:
             refused.append(f"{event.target_id}: {e.reason}")

@@ -25,7 +25,10 @@ def undo_run_job(run: Run, progress: Progress) -> dict[str, Any]:
     target = run.undo_of
     if target is None:
         raise RunRefused(f"run {run.pk} undoes no run (it was deleted)")
-    undone, refused = batch_undo(actor=_actor(run), batch_id=target.batch_id, progress=progress)
+    # the undo's changes are a batch of their own (the undo run's), apart from the run's
+    undone, refused = batch_undo(
+        actor=_actor(run), batch_id=target.batch_id, progress=progress, undo_batch=run.batch_id
+    )
     return {"run": target.pk, "undone": undone, "refused": len(refused), "reasons": refused[:50]}
 
 

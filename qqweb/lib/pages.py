@@ -22,6 +22,12 @@ def redirect_back(request: HttpRequest, fallback: str) -> HttpResponse:
     else to ``fallback`` (a path). Only a path is taken: given to ``redirect`` a bare word
     is read as a view's name ("logout" went to the logout page, one that names no view was
     a 500)."""
+    return HttpResponseRedirect(back_path(request, fallback))
+
+
+def back_path(request: HttpRequest, fallback: str) -> str:
+    """The page the form came from (its ``next`` field) when it is a path of ours, else
+    ``fallback``: where a redirect or a Cancel link goes back to."""
     target = request.POST.get("next", "")
     ours = target.startswith("/") and url_has_allowed_host_and_scheme(target, {request.get_host()})
-    return HttpResponseRedirect(target if ours else fallback)
+    return target if ours else fallback

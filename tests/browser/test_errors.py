@@ -6,24 +6,28 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 from tests.browser.watch import PageWatch
+from tests.browser.words import shot
 from tests.helpers import add_note
 
 
-def test_a_refused_bulk_action_shows_the_servers_message(
+def test_a_bulk_action_with_no_value_is_refused_before_it_asks_to_apply(
     page: Page, page_watch: PageWatch, sign_in: Any, curator: Any
 ) -> None:
+    """Set importance with the importance left empty: refused at Apply…, in words, not
+    after "Yes, apply to 1"."""
     add_note("note_00000000err1", "Lumen stores vectors in MongoDB")
     sign_in(curator)
     page.goto("/notes/")
     page.get_by_label("Bulk action").select_option("set_importance")
     page.get_by_label("Select note_00000000err1").check()
-    page.get_by_role("button", name="Apply").click()
     page_watch.expect(400, "/notes/bulk/")
-    page.get_by_role("button", name="Yes, apply to 1").click()
+    page.get_by_role("button", name="Apply").click()
     error = page.locator("#request-error")
     expect(error).to_be_visible()
     expect(error).to_contain_text("Not done (400")
-    expect(error).to_contain_text("importance")
+    expect(error).to_contain_text("Give the new importance, a number from 0 to 1.")
+    expect(page.get_by_role("button", name="Yes, apply to 1")).to_have_count(0)
+    shot(page, "bulk-refused-before-confirm")
     error.get_by_role("button", name="Dismiss").click()
     expect(error).to_be_hidden()
 

@@ -2,14 +2,18 @@
 destructive job's dry run shows its plan and applying it archives exactly the planned
 notes; a run is undone in the worker and its notes come back."""
 
+import re
 import time
 from typing import Any
 
 from playwright.sync_api import Page, expect
 
 from memory_app.notes.stores import archive_manager, notes_store
+from qqweb.audit.models import AuditEvent
+from qqweb.jobs.models import Run
 from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
+from tests.browser.words import assert_reads_as_words, shot
 from tests.helpers import plant_note
 
 FADED = ("note_0000000000f1", "note_0000000000f2", "note_0000000000f3")
@@ -71,8 +75,18 @@ def test_undoing_a_run_in_the_worker_brings_its_notes_back(
 
     page.goto(f"/maintenance/runs/{run.pk}/")
     page.locator("#run-undo").click()
-    expect(page.locator("h1")).to_contain_text(f"Undo of run #{run.pk}")
+    expect(page.locator("#run-title")).to_have_text(
+        re.compile(rf"^Run #\d+: undo of run #{run.pk}$")
+    )
     expect(page.locator("#run-status")).to_have_text("done", timeout=WORKER_WAIT)
+    assert_reads_as_words(page.locator("#run-detail"))
+    shot(page, "undo-run-in-words")
+    undo = Run.objects.get(undo_of=run)
+    # the run's changes and its undo's are two batches of the audit log, not one of 6
+    assert AuditEvent.objects.filter(batch_id=run.batch_id).count() == 3
+    assert (
+        AuditEvent.objects.filter(batch_id=undo.batch_id, action="undo.note.archive").count() == 3
+    )
     page.get_by_role("link", name=f"run #{run.pk}", exact=True).click()
     expect(page.locator("#run-undone")).to_have_attribute("data-undo-status", "done")
     expect(page.locator("#run-undone")).to_contain_text("3 changes undone")

@@ -5,6 +5,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
+from tests.browser.words import assert_reads_as_words, shot
 from tests.helpers import add_note
 
 
@@ -53,7 +54,8 @@ def test_bulk_archive_asks_next_to_apply_then_archives_exactly_the_ticked_notes(
     apply = page.get_by_role("button", name="Apply…")
     apply.click()
     dialog = page.get_by_role("dialog", name="Confirm bulk action")
-    expect(dialog).to_contain_text("Archive on 2 notes?")
+    expect(dialog.locator("#bulk-question")).to_contain_text("Archive 2 notes?")
+    assert_reads_as_words(dialog)
     expect(dialog).to_contain_text("Lumen keeps its vectors in MongoDB")
     expect(dialog).to_contain_text("Lumen deploys on Fridays")
     apply_box, dialog_box = apply.bounding_box(), dialog.bounding_box()
@@ -64,6 +66,8 @@ def test_bulk_archive_asks_next_to_apply_then_archives_exactly_the_ticked_notes(
 
     apply.click()
     dialog.get_by_role("button", name="Yes, apply to 2").click()
-    expect(page.get_by_role("status")).to_contain_text("archive: 2 done, 0 failed")
+    expect(page.get_by_role("status")).to_contain_text("Archived 2 notes.")
+    assert_reads_as_words(page.locator("#messages"))
+    shot(page, "bulk-archived-in-words")
     expect(page.locator("#notes-table tbody tr")).to_have_count(3)
     expect(page.get_by_text("Lumen deploys on Fridays")).to_have_count(0)

@@ -5,6 +5,7 @@ from memory_app.notes.selectors.archive import (
     ArchiveView,
     RestorePreview,
     archive_browse,
+    archive_purge_preview,
     archive_restore_preview,
 )
 from memory_app.notes.selectors.core import (
@@ -69,6 +70,7 @@ __all__ = [
     "SearchOutcome",
     "SourceSummary",
     "archive_browse",
+    "archive_purge_preview",
     "archive_restore_preview",
     "content_hash",
     "core_view",

@@ -7,14 +7,17 @@ from datetime import datetime
 
 from django.conf import settings
 
+from memory_app.notes.job_params import MAX_DAYS
 from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.archive import ArchivedNote, ArchiveLine, new_note_id
 from memory_app.notes.lib.archive.entries import parse_local
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.lib.grace import keep_until
 from memory_app.notes.selectors.notes import SourceSummary, source_summary
+from memory_app.notes.selectors.plan_effects import purge_effect
 from memory_app.notes.stores import archive_manager, notes_store
 from qqweb.lib.errors import InvalidInput
+from qqweb.recall.effects import PlanEffect
 
 # A page of the archive reads about this many bytes of the file back from where it starts
 # and parses lines only until the page is full: a page of the newest lines reads 512 KB
@@ -139,4 +142,35 @@ def archive_restore_preview(*, note_id: str, boost: float = 0.1) -> RestorePrevi
         settings.QQ_RESTORE_GRACE_DAYS,
         grace_until(now=now),
         settings.QQ_ARCHIVE_THRESHOLD,
+    )
+
+
+@dataclass(frozen=True)
+class PurgePreview:
+    """What purging the lines older than ``days`` would drop: how many, the first of
+    them (``shown``: id, text, when and why archived) and its effect on the pins."""
+
+    days: int
+    count: int
+    shown: list[ArchivedNote]
+    pins: PlanEffect
+
+    @property
+    def more(self) -> int:
+        return self.count - len(self.shown)
+
+
+PURGE_SHOWN = 10
+
+
+def archive_purge_preview(*, days: int) -> PurgePreview:
+    """The purge's plan, read the way the purge reads it (no write)."""
+    if not 0 <= days <= MAX_DAYS:
+        raise InvalidInput("days", f"must be a whole number of days, 0 to {MAX_DAYS}")
+    lines = archive_manager().plan_purge(days).lines
+    return PurgePreview(
+        days,
+        len(lines),
+        lines[:PURGE_SHOWN],
+        purge_effect([n.note_id for n in lines], subject="This purge"),
     )

@@ -63,13 +63,16 @@ def run_plan_effect(run: Run) -> PlanEffect | None:
     return None
 
 
-def notes_removal_effect(note_ids: Iterable[str], *, gone: str) -> PlanEffect:
+def notes_removal_effect(
+    note_ids: Iterable[str], *, gone: str, subject: str = "This plan"
+) -> PlanEffect:
     """The effect on the pins of taking ``note_ids`` out of the agent's memory at once (a
-    bulk archive): each is ``gone`` ("archived by this plan"), with no survivor."""
-    return plan_effect("notes", dict.fromkeys(note_ids), gone=gone)
+    bulk archive, a note's Archive): each is ``gone`` ("archived by this plan"), with no
+    survivor; ``subject`` names the write in the summary."""
+    return plan_effect("notes", dict.fromkeys(note_ids), gone=gone, subject=subject)
 
 
-def purge_effect(line_ids: list[str]) -> PlanEffect:
+def purge_effect(line_ids: list[str], *, subject: str = "This plan") -> PlanEffect:
     """The pins a purge loses: a pinned note merged away whose archive line the purge
     drops (only the pinned ids of the plan are read; a note restored since, live again,
     keeps its pins). Not counted: a line further down a chain of merges (a pinned note
@@ -77,7 +80,8 @@ def purge_effect(line_ids: list[str]) -> PlanEffect:
     pinned = set(Pin.objects.filter(source="notes").values_list("item_id", flat=True))
     ids = [i for i in line_ids if i in pinned]
     live = notes_store().notes_by_ids(ids) if ids else {}
-    return notes_removal_effect((i for i in ids if i not in live), gone=PURGED)
+    gone = PURGED.replace("this plan", subject.lower())
+    return notes_removal_effect((i for i in ids if i not in live), gone=gone, subject=subject)
 
 
 def consolidation_effect(plan: list[PairItem]) -> PlanEffect:
