@@ -65,6 +65,7 @@ WRITES_KEEPING_PINS: dict[str, str] = {
     "graph_app:relationship_change": "the graph is not a memory with pins",
     "graph_app:duplicates_verdict": "the graph is not a memory with pins",
     "recall:run": "runs the memory tests",
+    "recall:run_cancel": "stops a memory-tests run",
     "recall:pin": "adds a pin",
     "recall:import": "adds pins; the pins there already are left as they are",
     "recall:unpin": "removes a pin on purpose: the curator's own choice, undoable",
