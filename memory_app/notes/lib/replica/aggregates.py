@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from memory_app.notes.lib.replica.read_model import DAY_US, MISSING, ReadModel, _us
+from memory_app.notes.lib.replica.read_model import ReadModel
 
 NO_SOURCE = "(no source)"
 DECAY_DAYS = (0, 7, 30, 90)
@@ -71,20 +71,10 @@ def _named_counts(model: ReadModel, table: str, empty: str | None) -> list[tuple
     return sorted(rows, key=lambda row: (-row[1], row[0]))
 
 
-def effective_buckets(values: np.ndarray, bins: int) -> list[int]:
-    counts, _ = np.histogram(np.clip(values, 0, 1), bins=bins, range=(0, 1))
-    return [int(c) for c in counts]
-
-
 def weeks_created(model: ReadModel, now: datetime, weeks: int) -> list[int]:
     """Notes created in each of the last ``weeks`` weeks, oldest first (a note with no
     creation date, or created after ``now``, is in none)."""
-    created = model.columns["created_us"][: model.size][_live(model)]
-    created = created[created != MISSING]
-    ago = ((_us(now) - created) // DAY_US) // 7
-    ago = ago[(ago >= 0) & (ago < weeks)]
-    counts = np.bincount(ago, minlength=weeks)
-    return [int(c) for c in counts[::-1]]
+    return model.created_per_week(now, weeks)
 
 
 def would_archive(model: ReadModel, threshold: float, now: datetime) -> int:
@@ -96,14 +86,15 @@ def would_archive(model: ReadModel, threshold: float, now: datetime) -> int:
 def read_pictures(
     model: ReadModel, *, now: datetime, threshold: float, bins: int = 10, weeks: int = 26
 ) -> ReadPictures:
-    """Every picture of the Overview, from the columns."""
-    at = model.effective_importance_at([now + timedelta(days=d) for d in DECAY_DAYS])
-    effective = dict(zip(DECAY_DAYS, at, strict=True))
+    """Every picture of the Overview, from the columns; the effective importance's
+    buckets and the notes per week from what the read model keeps up to date
+    (``replica/effective.py``), not a pass over every note."""
+    days = {d: now + timedelta(days=d) for d in DECAY_DAYS}
     return ReadPictures(
         total=int(_live(model).sum()),
         stored=model.importance_histogram(bins=bins),
-        effective={d: effective_buckets(v, bins) for d, v in effective.items()},
-        would_archive=int((effective[0] < threshold).sum()),
+        effective={d: model.effective_histogram(at, bins) for d, at in days.items()},
+        would_archive=would_archive(model, threshold, now),
         by_source_type=_named_counts(model, "source_type", NO_SOURCE),
         top_files=_named_counts(model, "source_file", None)[:10],
         per_week=weeks_created(model, now, weeks),

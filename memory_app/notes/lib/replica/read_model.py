@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from memory_app.notes.lib.constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE
+from memory_app.notes.lib.replica.effective import Effective
 from memory_app.notes.lib.replica.words import WordIndex
 
 # The fields whose change the id diff looks for: the agent bumps access_count and
@@ -140,6 +141,7 @@ class ReadModel:
         self.ids = np.zeros(0, dtype=f"S{ID_WIDTH}")
         self.nulls = np.zeros(0, dtype=np.int8)
         self.words = WordIndex()
+        self.effective = Effective()  # the decayed importance, kept up to date
         self._grow(1024)
 
     def _grow(self, capacity: int) -> None:
@@ -210,6 +212,7 @@ class ReadModel:
         if "content" in doc:
             self.words.put(row, doc.get("content"))
         self.live[row] = True
+        self.effective.touch(row)
 
     def forget(self, note_id: str) -> None:
         row = self.rows.pop(note_id, None)
@@ -218,6 +221,7 @@ class ReadModel:
             self.ids[row] = b""
             self.words.forget(row)
             self.free.append(row)
+            self.effective.touch(row)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -231,6 +235,7 @@ class ReadModel:
         other.ids, other.nulls, other.words = self.ids.copy(), self.nulls.copy(), self.words.copy()
         other.tables = {n: list(t) for n, t in self.tables.items()}
         other._codes = {n: dict(t) for n, t in self._codes.items()}
+        other.effective = Effective()
         return other
 
     # --- persistence ------------------------------------------------------------------------
@@ -274,6 +279,7 @@ class ReadModel:
         model.ids = np.load(directory / "id_bytes.npy", mmap_mode="c")
         model.nulls = np.load(directory / "nulls.npy", mmap_mode="c")
         model.words = WordIndex.open(directory, model.size)
+        model.effective = Effective()
         if model.size == 0:
             model._grow(1024)
         return model
@@ -305,43 +311,20 @@ class ReadModel:
     def effective_importance_at(
         self, nows: list[datetime], section: str | None = None
     ) -> list[np.ndarray]:
-        """:meth:`effective_importance` at each of ``nows``, the columns masked and the
-        whole days counted once: ``nows[k]`` is ``nows[0]`` plus whole days, or the days
-        are counted again for it."""
+        """:meth:`effective_importance` at each of ``nows``, of the live notes (of
+        ``section``), kept up to date between calls (``replica/effective.py``): only the
+        notes changed since, or whose whole days since creation or last read ticked
+        over, are computed again."""
         mask = self._mask(section)
-        n = self.size
-        c = self.columns
-        created = c["created_us"][:n][mask]
-        accessed = c["accessed_us"][:n][mask]
-        stored = c["importance"][:n][mask]
-        importance = np.where(np.isnan(stored), 0.5, stored)
-        bonus = np.minimum(0.5, c["access_count"][:n][mask] * 0.05)
-        rate = c["decay_rate"][:n][mask]
-        undated, unread = created == MISSING, accessed == MISSING
-        out = []
-        base_us: int | None = None
-        for now in nows:
-            now_us = _us(now)
-            if base_us is None or (now_us - base_us) % DAY_US:
-                base_us = now_us
-                # no creation date: created now, whatever now is (age 0)
-                age0 = np.where(undated, 0, (now_us - created) // DAY_US)
-                idle0 = np.where(unread, age0, (now_us - accessed) // DAY_US)
-            # (t + d days - x) // day == (t - x) // day + d, exactly, in integers
-            days = (now_us - base_us) // DAY_US
-            age_days = np.where(undated, 0, age0 + days)
-            idle_days = np.where(unread, age_days, idle0 + days)
-            value = (importance - idle_days * rate + bonus) * (1.0 / (1 + age_days * 0.01))
-            out.append(round4(np.clip(value, 0.0, 1.0)))
-        return out
+        return [self.effective.values(self, _us(now))[mask] for now in nows]
 
+    def effective_histogram(self, now: datetime, bins: int = 10) -> list[int]:
+        """The live notes' effective importance at ``now`` in ``bins`` buckets over
+        [0, 1] (``np.histogram`` of the clipped values), kept up to date."""
+        return self.effective.histogram(self, _us(now), bins)
 
-def round4(values: np.ndarray) -> np.ndarray:
-    """``round(v, 4)`` of every value, as Python rounds (numpy's scaled rounding differs
-    next to a tie, e.g. 0.48125): numpy's, then Python's for the values close to a tie."""
-    out = np.round(values, 4)
-    scaled = values * 1e4
-    near_tie = np.flatnonzero(np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6)
-    for i in near_tie.tolist():
-        out[i] = round(float(values[i]), 4)
-    return out
+    def created_per_week(self, now: datetime, weeks: int) -> list[int]:
+        """Live notes created in each of the last ``weeks`` weeks back from ``now``,
+        oldest first (a note with no creation date, or created after ``now``, is in
+        none)."""
+        return self.effective.created_weeks(self, _us(now), weeks)
