@@ -158,8 +158,10 @@ class DeleteQuery(Schema):
 
 @router.patch("/facts/{fact_id}", response={200: FactActionOut, **errors(404, 409, 503)})
 def fact_edit(request: HttpRequest, fact_id: FactId, payload: FactEditIn) -> FactActionOut:
-    """In place: guarded on ``expected_content`` (409 ``stale`` when the fact changed or
-    is gone), ``_id`` and ``timestamp`` kept."""
+    """In place: guarded on ``expected_content`` (409 ``stale`` when the fact changed, or
+    is gone: ``replaced_by`` names the fact in its place when one is found, as the agent's
+    update replaces a fact under a new id), ``_id`` and ``timestamp`` kept. 404 when no
+    such fact is known at all."""
     require_role(request, CURATOR)
     result = services.fact_edit(
         actor=Actor.from_request(request),

@@ -77,6 +77,7 @@ def _write(
         context["plan"] = e.plan
     except Refused as e:  # an invalid value (400), no such fact (404), changed (409) ...
         context["error"] = str(e)
+        context["replaced_by"] = getattr(e, "replaced_by", "")  # the fact in its place
         status = e.status
     else:
         if result.applied:

@@ -46,6 +46,12 @@ def fact_id_at(when: datetime, tail: bytes) -> FactId:
     return ObjectId(seconds.to_bytes(4, "big") + tail)
 
 
+def inserted_at(hex_id: str) -> datetime | None:
+    """When the fact of ``hex_id`` was inserted (its ObjectId's second, aware UTC), or None
+    for an id that is no ObjectId."""
+    return ObjectId(hex_id).generation_time if ObjectId.is_valid(hex_id) else None
+
+
 def written_since(hex_id: str, since: datetime) -> bool:
     """Inserted after ``since`` (an ObjectId's time, to the second): the agent's saves and
     updates after an action. Another ``_id`` (the agent never writes one) is not."""

@@ -49,9 +49,24 @@ class FactChanged(Conflict):
         return {"fact_id": self.fact_id}
 
 
+class FactReplaced(FactChanged):
+    """The fact a write names is gone and another fact holds its place now (409 ``stale``,
+    naming it in ``replaced_by``): the agent's update replaced it (a delete, then an insert
+    under a new ``_id``), or its cleanup deleted it as a copy of an older fact."""
+
+    def __init__(self, fact_id: str, replaced_by: str, text: str, how: str) -> None:
+        quoted = text if len(text) <= 80 else f"{text[:79]}…"
+        super().__init__(fact_id, f"{how}: it is {replaced_by} now ({quoted!r})")
+        self.replaced_by = replaced_by
+
+    def details(self) -> dict[str, object]:
+        return {"fact_id": self.fact_id, "replaced_by": self.replaced_by}
+
+
 class FactGone(FactChanged, NotFound):
-    """The fact a write names is not in the collection (404): it never was, or the agent
-    replaced it (its update is a delete then an insert) or deleted it since it was shown.
+    """The fact a write names is not in the collection and nothing says it ever was (404):
+    neither qqweb's tracker nor its archive knows it, and no fact looks like its
+    replacement. (A fact known to be replaced or deleted since is a 409 ``stale``.)
     A :class:`FactChanged`, so a page tells it as one."""
 
     status = 404
@@ -59,5 +74,6 @@ class FactGone(FactChanged, NotFound):
 
     def __init__(self, fact_id: str) -> None:
         super().__init__(
-            fact_id, "it is gone (the agent replaced it with an update, or deleted it)"
+            fact_id,
+            "there is no such fact (it never was, or the agent deleted it before qqweb saw it)",
         )

@@ -4,6 +4,7 @@ cleanup on its result first, archives before it deletes, and is one undoable aud
 - :mod:`.actions`: the shared machinery (model check, confirmation, audit, undo);
 - :mod:`.steps`: archive, set, insert, restore, embed, and their inverses;
 - :mod:`.writes`: create, edit, delete, restore, embed a legacy fact;
+- :mod:`.gone`: where a fact a write names went (the fact that replaced it), for its 409;
 - :mod:`.pairs`: the next-start review's pair actions, contradiction verdicts;
 - :mod:`.undo`: the undo of every action, refused when it would let the agent delete a
   fact written since;

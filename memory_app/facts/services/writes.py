@@ -15,9 +15,9 @@ from collections.abc import Collection
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from memory_app.facts.lib import Fact, FactNotFound
+from memory_app.facts.lib import Fact, FactNotFound, FactsStore
 from memory_app.facts.lib.domain import EmbeddingState, document_from_bson, new_fact_id
-from memory_app.facts.lib.errors import FactChanged, FactGone, InvalidFact
+from memory_app.facts.lib.errors import FactChanged, InvalidFact
 from memory_app.facts.lib.extjson import document_dumps, document_loads
 from memory_app.facts.lib.guard import write_plan
 from memory_app.facts.models import ArchivedFact
@@ -31,6 +31,7 @@ from memory_app.facts.services.actions import (
     resolution_steps,
     store_and_facts,
 )
+from memory_app.facts.services.gone import gone_error
 from memory_app.facts.services.steps import as_snapshot_time, location_of
 from qqweb.lib.actors import Actor
 from qqweb.lib.embeddings import Embedder
@@ -74,10 +75,18 @@ def fact_create(
     )
 
 
-def _editable(facts: list[Fact], fact_id: str, expected: str) -> Fact:
+def _editable(
+    store: FactsStore, facts: list[Fact], fact_id: str, expected: str, embedder: Embedder | None
+) -> Fact:
     fact = find_fact(facts, fact_id)
-    if fact is None:
-        raise FactGone(fact_id)
+    if fact is None:  # replaced by the agent's update, deleted, or never there
+        raise gone_error(
+            facts=facts,
+            location=location_of(store),
+            fact_id=fact_id,
+            expected=expected,
+            embedder=embedder,
+        )
     if fact.content != expected:
         raise FactChanged(fact_id, "another curator edited it (the agent never edits in place)")
     return fact
@@ -97,7 +106,7 @@ def fact_edit(
     content the curator saw match; ``_id``, ``timestamp`` and ``metadata`` are kept."""
     text = clean_content(content)
     store, facts = store_and_facts()
-    fact = _editable(facts, fact_id, expected_content)
+    fact = _editable(store, facts, fact_id, expected_content, embedder)
     if fact.is_legacy:
         raise InvalidFact("fact_id", "is a legacy fact without a vector: embed it first")
     if text == fact.content:

@@ -93,6 +93,26 @@ def test_an_edit_on_a_stale_copy_is_a_409(
     assert ok.status_code == 200 and facts_store.get(str(fact)).text == NEW_PORT
 
 
+def test_an_edit_of_a_fact_the_agent_replaced_is_a_409_naming_the_new_fact(
+    facts_store: FactsStore, agent_model: Embedder, agent: SimulatedAgent, curator_client: Client
+) -> None:
+    """The agent's update deletes the fact and inserts the new text under a new id: the
+    edit is refused with nothing written, as docs/facts.md says: 409 ``stale``, with the
+    fact in its place in ``replaced_by``."""
+    fact = agent_writes(facts_store, agent_model, OLD_PORT, days_ago=2)
+    new = agent.update(fact, "The TTS-Provider service moved to port 9200.")
+    response = curator_client.patch(
+        f"/api/facts/{fact}",
+        {"expected_content": OLD_PORT, "content": NEW_PORT},
+        content_type="application/json",
+    )
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "stale" and error["replaced_by"] == str(new)
+    assert error["fact_id"] == str(fact) and "replaced it with an update" in error["message"]
+    assert [f.text for f in facts_store.facts()] == ["The TTS-Provider service moved to port 9200."]
+
+
 def test_delete_then_restore(
     facts_store: FactsStore, agent_model: Embedder, curator_client: Client
 ) -> None:

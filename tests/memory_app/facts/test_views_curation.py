@@ -99,6 +99,19 @@ def test_a_stale_edit_is_a_409_page(
     assert page.status_code == 409 and "another curator" in page.content.decode()
 
 
+def test_an_edit_of_a_replaced_fact_is_a_409_page_linking_the_new_fact(
+    facts_store: FactsStore, agent_model: Embedder, agent: SimulatedAgent, curator_client: Client
+) -> None:
+    fact = agent_writes(facts_store, agent_model, OLD_PORT, days_ago=2)
+    new = agent.update(fact, "The TTS-Provider service moved to port 9200.")
+    page = curator_client.post(
+        f"/facts/{fact}/edit/", {"expected_content": OLD_PORT, "content": NEW_PORT}
+    )
+    html = page.content.decode()
+    assert page.status_code == 409 and "replaced it with an update" in html
+    assert f'href="/facts/{new}/" id="replaced-by"' in html
+
+
 def test_new_fact_then_delete_then_restore_from_the_archive_page(
     facts_store: FactsStore, agent_model: Embedder, curator_client: Client
 ) -> None:

@@ -11,7 +11,12 @@ import pytest
 from bson import ObjectId
 
 from memory_app.facts.lib import Fact, FactsStore
-from memory_app.facts.lib.errors import AgentModelRequired, FactChanged, InvalidFact
+from memory_app.facts.lib.errors import (
+    AgentModelRequired,
+    FactChanged,
+    FactReplaced,
+    InvalidFact,
+)
 from memory_app.facts.lib.extjson import document_loads
 from memory_app.facts.models import ArchivedFact
 from memory_app.facts.services import (
@@ -21,6 +26,7 @@ from memory_app.facts.services import (
     fact_edit,
     fact_embed,
     fact_restore,
+    facts_scan,
 )
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
@@ -33,6 +39,7 @@ OLD_PORT = "The TTS-Provider service runs on port 9000."
 NEW_PORT = "The TTS-Provider service runs on port 9100."
 CAT = "The master's cat Mochi is three years old."
 TEA = "The master drinks green tea every morning."
+JAZZ = "The master likes jazz."
 
 
 def test_a_new_fact_has_the_agents_exact_shape(
@@ -115,9 +122,55 @@ def test_an_edit_on_a_stale_text_says_who_changed_it(
     fact = agent_writes(facts_store, agent_model, TEA, days_ago=3)
     with pytest.raises(FactChanged, match="another curator"):
         fact_edit(actor=curator_actor, fact_id=str(fact), expected_content="old text", content=CAT)
-    agent.update(fact, "The master drinks black coffee.")
-    with pytest.raises(FactChanged, match="replaced it with an update"):
+    coffee = agent.update(fact, "The master drinks black coffee.")
+    with pytest.raises(FactReplaced, match="replaced it with an update") as raised:
         fact_edit(actor=curator_actor, fact_id=str(fact), expected_content=TEA, content=CAT)
+    assert raised.value.status == 409 and raised.value.code == "stale"
+    assert raised.value.replaced_by == str(coffee)
+    assert "The master drinks black coffee." in str(raised.value)
+    assert facts_store.get(str(coffee)).text == "The master drinks black coffee."  # untouched
+
+
+def test_an_edit_of_a_fact_replaced_since_names_the_fact_in_its_place(
+    facts_store: FactsStore, agent_model: Embedder, agent: SimulatedAgent, curator_actor: Actor
+) -> None:
+    """How the facts domain follows a fact: the tracker's finding, the same text under a
+    new id, and the agent's update among unrelated new facts; a fact nothing explains but
+    the tracker saw was deleted (409); an id nothing knows is a 404."""
+    tea = agent_writes(facts_store, agent_model, TEA, days_ago=3)
+    port = agent_writes(facts_store, agent_model, OLD_PORT, days_ago=3)
+    cat = agent_writes(facts_store, agent_model, CAT, days_ago=3)
+    facts_scan(actor=curator_actor)
+    facts_store.collection.delete_one({"_id": cat})  # deleted, nothing in its place
+    facts_scan(actor=curator_actor)  # the tracker says the cat fact vanished
+    agent.add(JAZZ)  # unrelated, written since
+    coffee = agent.update(tea, "The master drinks black coffee.")
+    again = agent.update(port, OLD_PORT)  # the same text under a new id
+
+    def refused(fact_id: object, text: str) -> FactChanged:
+        with pytest.raises(FactChanged) as raised:
+            fact_edit(
+                actor=curator_actor, fact_id=str(fact_id), expected_content=text, content=NEW_PORT
+            )
+        return raised.value
+
+    assert getattr(refused(tea, TEA), "replaced_by", None) == str(coffee)
+    assert getattr(refused(port, OLD_PORT), "replaced_by", None) == str(again)
+    deleted = refused(cat, CAT)
+    assert (deleted.status, deleted.code) == (409, "stale") and "deleted it" in str(deleted)
+    unknown = refused("0123456789abcdef01234567", CAT)
+    assert (unknown.status, unknown.code) == (404, "not_found")
+    assert facts_store.count() == 3  # jazz, coffee, the port again: nothing written
+
+
+def test_an_edit_of_a_fact_another_curator_deleted_says_so(
+    facts_store: FactsStore, agent_model: Embedder, curator_actor: Actor
+) -> None:
+    cat = agent_writes(facts_store, agent_model, CAT, days_ago=3)
+    fact_delete(actor=curator_actor, fact_id=str(cat))
+    with pytest.raises(FactChanged, match="qqweb archived it") as raised:
+        fact_edit(actor=curator_actor, fact_id=str(cat), expected_content=CAT, content=TEA)
+    assert raised.value.status == 409
 
 
 def test_undo_of_an_edit_puts_back_the_text_and_the_archived_fact(
