@@ -16,8 +16,10 @@ from memory_app.facts.lib import MISSING
 from memory_app.facts.lib.lint import agent_broken
 from memory_app.facts.plan_effects import deletion_effect, next_start_effect
 from memory_app.facts.schemas import (
+    DeleteQuery,
     FactActionOut,
     FactCreateIn,
+    FactDeleteIn,
     FactDetailOut,
     FactEditIn,
     FactId,
@@ -30,7 +32,7 @@ from memory_app.facts.schemas import (
 )
 from memory_app.facts.shapes import action_out, json_value, pair_out
 from qqweb.lib.actors import Actor
-from qqweb.lib.api_types import Cursor, Limit200, SearchText, ShortText, errors
+from qqweb.lib.api_types import Cursor, Limit200, SearchText, errors
 from qqweb.lib.auth import CURATOR, VIEWER, require_role
 from qqweb.recall.effect_schemas import effect_out
 
@@ -151,11 +153,6 @@ def fact_create(request: HttpRequest, payload: FactCreateIn) -> Status:
     return Status(201 if result.applied else 200, action_out(result))
 
 
-class DeleteQuery(Schema):
-    archive: list[ShortText] = Field(default=[], max_length=1000)
-    dry_run: bool = False
-
-
 @router.patch("/facts/{fact_id}", response={200: FactActionOut, **errors(404, 409, 503)})
 def fact_edit(request: HttpRequest, fact_id: FactId, payload: FactEditIn) -> FactActionOut:
     """In place: guarded on ``expected_content`` (409 ``stale`` when the fact changed, or
@@ -176,12 +173,22 @@ def fact_edit(request: HttpRequest, fact_id: FactId, payload: FactEditIn) -> Fac
 
 @router.delete("/facts/{fact_id}", response={200: FactActionOut, **errors(404, 409, 503)})
 def fact_delete(request: HttpRequest, fact_id: FactId, query: Query[DeleteQuery]) -> FactActionOut:
-    """Archived in qqweb's table first, then deleted; restorable."""
+    """Archived in qqweb's table first, then deleted; restorable. ``archive`` and
+    ``dry_run`` in the query string: at most 200 ids fit a URL (422 past it); the same
+    delete with a longer list is ``POST /api/facts/{fact_id}/delete``."""
+    return _delete(request, fact_id, query.archive, query.dry_run)
+
+
+@router.post("/facts/{fact_id}/delete", response={200: FactActionOut, **errors(404, 409, 503)})
+def fact_delete_post(request: HttpRequest, fact_id: FactId, payload: FactDeleteIn) -> FactActionOut:
+    """``DELETE /api/facts/{fact_id}`` with its options in a JSON body, for an ``archive``
+    list a URL cannot carry (up to 1000 ids)."""
+    return _delete(request, fact_id, payload.archive, payload.dry_run)
+
+
+def _delete(request: HttpRequest, fact_id: str, archive: list[str], dry_run: bool) -> FactActionOut:
     require_role(request, CURATOR)
     result = services.fact_delete(
-        actor=Actor.from_request(request),
-        fact_id=fact_id,
-        confirm=query.archive,
-        dry_run=query.dry_run,
+        actor=Actor.from_request(request), fact_id=fact_id, confirm=archive, dry_run=dry_run
     )
     return action_out(result, pins=deletion_effect(fact_id))

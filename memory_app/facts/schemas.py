@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from ninja import Field, Schema
+from pydantic import field_validator
 
 from qqweb.lib.api_types import NotAPage, ShortText, UtcDateTime
 from qqweb.lib.judge.schemas import VerdictOut
@@ -113,6 +114,39 @@ class WriteOptions(Schema):
         default=[], max_length=1000
     )  # the ids the preview said qqweb also archives: confirmed
     dry_run: bool = False  # only the preview
+
+
+class FactDeleteIn(WriteOptions):
+    """``POST /api/facts/{fact_id}/delete``: the delete with its options in a JSON body,
+    for an ``archive`` list longer than a URL carries."""
+
+
+# DELETE /api/facts/{id} takes its options in the query string, and a request line is at
+# most 8,190 bytes (gunicorn's largest; nginx's default is 8 KB): 200 ids of at most 24
+# unreserved characters (an ObjectId's 24 hex digits) are 6,600 bytes with their
+# "&archive=". The 260 of a report answered 414, from gunicorn, before the app.
+URL_ARCHIVE_MAX = 200
+UrlFactId = Annotated[str, Field(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9_.~-]+$")]
+
+
+class DeleteQuery(Schema):
+    archive: list[UrlFactId] = Field(
+        default=[],
+        description=f"At most {URL_ARCHIVE_MAX} ids that fit a URL (24 characters each, "
+        "unreserved); more, or other ids: POST /api/facts/{fact_id}/delete with a JSON body.",
+        json_schema_extra={"maxItems": URL_ARCHIVE_MAX},
+    )
+    dry_run: bool = False
+
+    @field_validator("archive")
+    @classmethod
+    def _fits_a_url(cls, value: list[str]) -> list[str]:
+        if len(value) > URL_ARCHIVE_MAX:
+            raise ValueError(
+                f"at most {URL_ARCHIVE_MAX} ids fit in a URL, not {len(value)}: send them in "
+                "the JSON body of POST /api/facts/{fact_id}/delete (up to 1000)"
+            )
+        return value
 
 
 class FactCreateIn(WriteOptions):

@@ -195,6 +195,7 @@ OPERATIONS: dict[str, str] = {
     "POST /api/facts": CURATOR,
     "PATCH /api/facts/{fact_id}": CURATOR,
     "DELETE /api/facts/{fact_id}": CURATOR,
+    "POST /api/facts/{fact_id}/delete": CURATOR,
     "POST /api/facts/{fact_id}/embed": CURATOR,
     "POST /api/facts/next-start/resolve": CURATOR,
     "GET /api/facts/archive": VIEWER,

@@ -113,6 +113,34 @@ def test_an_edit_of_a_fact_the_agent_replaced_is_a_409_naming_the_new_fact(
     assert [f.text for f in facts_store.facts()] == ["The TTS-Provider service moved to port 9200."]
 
 
+def test_a_delete_confirming_more_ids_than_a_url_carries_goes_in_a_body(
+    facts_store: FactsStore, agent_model: Embedder, curator_client: Client
+) -> None:
+    """260 ids (8.6 kB of query string) answered 414 before the app: the query takes at
+    most 200 and says where the rest go; POST /api/facts/{id}/delete takes up to 1,000 in
+    its JSON body, the same delete."""
+    fact = agent_writes(facts_store, agent_model, OLD_PORT, days_ago=2)
+    ids = [str(ObjectId()) for _ in range(260)]
+    query = "&".join(f"archive={i}" for i in ids)
+    refused = curator_client.delete(f"/api/facts/{fact}?dry_run=true&{query}")
+    assert refused.status_code == 422
+    error = refused.json()["error"]
+    assert error["fields"] == ["archive"]
+    assert "at most 200 ids fit in a URL, not 260" in error["message"]
+    assert "POST /api/facts/{fact_id}/delete" in error["message"]
+    preview = curator_client.post(
+        f"/api/facts/{fact}/delete", {"archive": ids, "dry_run": True}, "application/json"
+    )
+    assert preview.status_code == 200 and preview.json()["applied"] is False
+    assert facts_store.count() == 1
+    done = curator_client.post(f"/api/facts/{fact}/delete", {"archive": ids}, "application/json")
+    assert done.status_code == 200 and done.json()["applied"] is True
+    assert facts_store.count() == 0
+    few = "&".join(f"archive={i}" for i in ids[:200])  # what a URL carries still works
+    gone = curator_client.delete(f"/api/facts/{fact}?dry_run=true&{few}")
+    assert gone.status_code == 404
+
+
 def test_delete_then_restore(
     facts_store: FactsStore, agent_model: Embedder, curator_client: Client
 ) -> None:
