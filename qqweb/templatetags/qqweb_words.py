@@ -5,6 +5,8 @@ below, else the key with its underscores as spaces. A page never shows a raw key
 from __future__ import annotations
 
 from django import template
+from django.utils.html import conditional_escape
+from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
 
@@ -31,3 +33,14 @@ LABELS = {
 def words(key: object) -> str:
     text = str(key)
     return LABELS.get(text, text.replace("_", " "))
+
+
+@register.filter
+def ticks_as_code(text: object) -> SafeString:
+    """A message whose commands are written in backticks ("`make dev` is starting it"),
+    escaped, with each `command` shown as code instead of its backticks."""
+    parts = conditional_escape(str(text)).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: shown as it is
+        return mark_safe("`".join(parts))  # noqa: S308 (escaped above)
+    shown = [f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)]
+    return mark_safe("".join(shown))  # noqa: S308 (escaped above)

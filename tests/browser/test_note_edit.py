@@ -9,6 +9,7 @@ from playwright.sync_api import Page, expect
 
 from memory_app.notes.stores import notes_store
 from tests.browser.watch import PageWatch
+from tests.browser.words import assert_reads_as_words, shot
 from tests.helpers import add_note
 
 
@@ -41,6 +42,14 @@ def test_a_stale_edit_is_refused_with_a_diff_and_can_be_applied_on_top(
     mine = page.get_by_role("region", name="Your version")
     expect(store_side.locator(".gone")).to_have_text("every Monday")
     expect(mine.locator(".new")).to_have_text("on Thursdays after review")
+    # no "reload it and make your change again" above a working Save my version
+    expect(page.locator("#stale-why")).to_have_text(
+        "The note was changed after you opened it. Compare the two versions below, then "
+        "save yours over it, or keep the store's."
+    )
+    expect(page.get_by_text("make your change again")).to_have_count(0)
+    assert_reads_as_words(page.locator("main"))
+    shot(page, "stale-edit-in-words")
 
     page.get_by_role("button", name="Save my version over this one").click()
     expect(page.get_by_role("status")).to_contain_text("Saved.")
