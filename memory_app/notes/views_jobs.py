@@ -84,8 +84,12 @@ def maintenance_start(request: HttpRequest, kind: str) -> HttpResponse:
         messages.error(request, str(e))
         return redirect("memory_app:maintenance")
     what = "Preview" if destructive else ("Dry run" if run.dry_run else "Run")
-    messages.success(request, f"{what} #{run.pk} of {kind} queued.")
+    messages.success(request, f"{what} #{run.pk} of the {JOBS[kind].title.lower()} queued.")
     return redirect("memory_app:maintenance_run", run_id=run.pk)
+
+
+# runs whose undo brings notes back, each kept from the archival pass for a grace period
+BRINGS_BACK = ("archival", "auto_consolidation")
 
 
 @require_GET
@@ -103,6 +107,8 @@ def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
         "decay_comparison": decay_agent_comparison(run=run) if run.kind == "decay" else None,
         "is_admin": has_role(request.user, ADMIN),
         "no_worker": waits_for_worker(run),
+        # the notes an undo of an archival or a merge brings back are kept from archival
+        "undo_grace_days": settings.QQ_RESTORE_GRACE_DAYS if run.kind in BRINGS_BACK else None,
     }
     return render_page(request, "memory_app/run.html", "run-detail", context)
 
@@ -181,5 +187,12 @@ def maintenance_run_undo(request: HttpRequest, run_id: int) -> HttpResponse:
     except Refused as e:
         messages.error(request, str(e))
         return redirect("memory_app:maintenance_run", run_id=run_id)
-    messages.success(request, f"Run #{undo.pk} undoes run #{run_id}.")
+    kept = ""
+    if undo.undo_of is not None and undo.undo_of.kind in BRINGS_BACK:
+        days = settings.QQ_RESTORE_GRACE_DAYS
+        kept = (
+            f" The notes it brings back are kept from the archival pass for {days} days "
+            "(QQ_RESTORE_GRACE_DAYS); a note's page ends that grace period."
+        )
+    messages.success(request, f"Run #{undo.pk} undoes run #{run_id}.{kept}")
     return redirect("memory_app:maintenance_run", run_id=undo.pk)

@@ -6,6 +6,7 @@ import re
 import time
 from typing import Any
 
+from django.conf import settings
 from playwright.sync_api import Page, expect
 
 from memory_app.notes.stores import archive_manager, notes_store
@@ -74,7 +75,11 @@ def test_undoing_a_run_in_the_worker_brings_its_notes_back(
     expect(page.locator("#notes-table tbody tr")).to_have_count(2)
 
     page.goto(f"/maintenance/runs/{run.pk}/")
+    days = settings.QQ_RESTORE_GRACE_DAYS
+    grace = f"kept from the archival pass for {days} days"
+    expect(page.locator("#run-undo-grace")).to_contain_text(grace)  # said before the click
     page.locator("#run-undo").click()
+    expect(page.locator("#messages")).to_contain_text(grace)  # and after it
     expect(page.locator("#run-title")).to_have_text(
         re.compile(rf"^Run #\d+: undo of run #{run.pk}$")
     )
