@@ -69,6 +69,7 @@ def _write(
         "what": what,
         "question": question or f"{what}?",
         "yes": yes or "Yes",
+        "cancel_url": done_url,  # Cancel goes back where the write would have gone
     }
     status = 200
     try:

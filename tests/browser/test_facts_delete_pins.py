@@ -54,6 +54,12 @@ def test_deleting_a_pinned_fact_names_the_pin_before_the_confirm_button(
     _shot(page, "facts-delete-pin-warning")
     assert facts_store.get(fact).hex_id == fact  # the preview deleted nothing
 
+    page.locator("#write-cancel").click()  # Cancel closes the preview, deletes nothing
+    expect(confirm).to_have_count(0)
+    assert facts_store.get(fact).hex_id == fact
+    page.locator('button[data-action="delete"]').click()
+    confirm = page.locator("#write-confirm")
+
     confirm.click()
     expect(page.locator(".messages, [role=status]").first).to_contain_text("done")
     assert ArchivedFact.objects.filter(fact_id=fact).exists()
