@@ -139,6 +139,8 @@ class IndexCore:
         self._watching = False  # the change-stream thread was started
         self._start_lock = threading.Lock()
         self._stream_live = threading.Event()
+        self._stream_live_at = 0.0  # wall clock: when the stream last became live
+        self.diffed_itself = 0  # start-up catch-ups this process diffed (not shared)
         self._stream_tried = threading.Event()  # the first open of the stream ended either way
         self._drained = threading.Condition()  # told when the stream answers "nothing more"
         self._drained_asked = 0.0  # when the last such answer was asked for (monotonic)

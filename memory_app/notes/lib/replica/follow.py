@@ -62,6 +62,8 @@ def watch(index: IndexCore) -> None:
     while not index._stop.is_set():
         try:
             with source.watch_changes(resume_after=token) as stream:
+                if not index._stream_live.is_set():
+                    index._stream_live_at = time.time()
                 index._stream_live.set()
                 index._stream_tried.set()
                 while stream.alive and not index._stop.is_set():
@@ -162,12 +164,26 @@ def fold(index: IndexCore) -> None:
 
 
 def diff(index: IndexCore) -> None:
+    """:func:`changed_ids`, handed to the follower to re-read, and when to diff next."""
+    started = time.monotonic()
+    changed = changed_ids(index)
+    record_diff(index, changed, time.monotonic() - started)
+
+
+def record_diff(index: IndexCore, changed: set[str], seconds: float) -> None:
+    with index._lock:
+        index._pending_notes.update(changed)
+    index._diffed_at = time.monotonic()
+    index._diff_every = max(index._refresh_interval, 5 * seconds)
+
+
+def changed_ids(index: IndexCore) -> set[str]:
     """Compare every ``(_id, note_id, updated_at)`` with what the index holds, read in
     windows of about :data:`DIFF_WINDOW` of the note ids the index knows (notes with
     other ids fall in the windows around them), so the server answers the pages'
-    queries between windows instead of after the whole read."""
+    queries between windows instead of after the whole read; the note ids that differ
+    (changed, new, or gone)."""
     assert index._source is not None
-    started = time.monotonic()
     live: set[str] = set()
     changed: set[str] = set()
     with index._lock:
@@ -188,10 +204,7 @@ def diff(index: IndexCore) -> None:
             compare()
     compare()
     changed.update(i for i in known if i not in live)
-    with index._lock:
-        index._pending_notes.update(changed)
-    index._diffed_at = time.monotonic()
-    index._diff_every = max(index._refresh_interval, 5 * (index._diffed_at - started))
+    return changed
 
 
 def every_vector(source: VectorSource, total: int | None, batch: int) -> Iterator[dict[str, Any]]:

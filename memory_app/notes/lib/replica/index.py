@@ -63,8 +63,16 @@ import numpy as np
 
 from memory_app.notes.lib.replica import follow as vector_follow
 from memory_app.notes.lib.replica import search as vector_search
+from memory_app.notes.lib.replica import shared_diff
 from memory_app.notes.lib.replica.core import IndexCore, IndexWarming, VectorSource
-from memory_app.notes.lib.replica.follow import diff, fold, follow, needs_fold
+from memory_app.notes.lib.replica.follow import (
+    changed_ids,
+    diff,
+    fold,
+    follow,
+    needs_fold,
+    record_diff,
+)
 from memory_app.notes.lib.replica.search import SearchResult
 from memory_app.notes.lib.replica.state import build_snapshot, load_snapshot
 from qqweb.lib.errors import StoreUnavailable
@@ -160,11 +168,12 @@ class VectorIndex(IndexCore):
         catching_up = not self._caught_up.is_set()
         if catching_up:
             self._stream_opened()
-        if catching_up or (
-            not self.follows_change_stream
-            and (force or time.monotonic() - self._diffed_at >= self._diff_every)
+        if catching_up:  # after a load from a snapshot: what changed since it was saved
+            self._catch_up_diff()
+        elif not self.follows_change_stream and (
+            force or time.monotonic() - self._diffed_at >= self._diff_every
         ):
-            self._diff()  # after a load from a snapshot: what changed since it was saved
+            self._diff()
         self._apply()
         if catching_up:
             self._caught_up.set()
@@ -230,6 +239,23 @@ class VectorIndex(IndexCore):
 
     def _diff(self) -> None:
         diff(self)
+
+    def _catch_up_diff(self) -> None:
+        """The diff after opening a snapshot, shared with the other processes that opened
+        it (``shared_diff.py``): one of them diffs, the others take its result."""
+        began = time.monotonic()
+
+        def live_since() -> float | None:
+            return self._stream_live_at if self.follows_change_stream else None
+
+        changed, itself = shared_diff.catch_up(
+            self._snapshot.directory,
+            live_since if self._use_change_stream else None,
+            lambda: changed_ids(self),
+            self._stop.is_set,
+        )
+        self.diffed_itself += itself
+        record_diff(self, changed, time.monotonic() - began)
 
     def _apply(self, notes: set[str] | None = None) -> None:
         assert self._source is not None
