@@ -68,6 +68,15 @@ def _int32(raw: bytes, pos: int) -> int:
 def note_vector(raw: bytes | memoryview) -> tuple[str, np.ndarray] | None:
     """``(note_id, embedding as float32)`` of a raw document projected on both; None when
     it has no embedding."""
+    note_id, row = note_row(raw)
+    if note_id is None or row is None:
+        return None
+    return note_id, row
+
+
+def note_row(raw: bytes | memoryview) -> tuple[str | None, np.ndarray | None]:
+    """``(note_id, embedding as float32)`` of a raw document projected on both; the
+    embedding None when it has none (empty, missing, not numbers)."""
     raw = bytes(raw)
     pos, end = 4, len(raw) - 1
     note_id: Any = None
@@ -95,9 +104,13 @@ def note_vector(raw: bytes | memoryview) -> tuple[str, np.ndarray] | None:
     if slow or note_id is None:
         doc = bson_decode(raw)
         values = doc.get("embedding")
+        found = None if doc.get("note_id") is None else str(doc["note_id"])
         if not isinstance(values, list) or not values:
-            return None
-        return str(doc["note_id"]), np.asarray(values, dtype=np.float32)
+            return found, None
+        try:
+            return found, np.asarray(values, dtype=np.float32)
+        except (TypeError, ValueError):
+            return found, None
     if row is None or not len(row):
-        return None
+        return str(note_id), None
     return str(note_id), row

@@ -23,8 +23,11 @@ from memory_app.notes.lib.importance import (
     decay_write_plan,
 )
 from memory_app.notes.lib.mongo.base import WRITTEN_AT_FIELD, MongoBase
-from memory_app.notes.lib.mongo.raw_vectors import note_vector
+from memory_app.notes.lib.mongo.raw_vectors import note_row
+from memory_app.notes.lib.replica.id_windows import WindowPlanner
 from memory_app.notes.lib.replica.state import Columns
+
+VECTOR_BATCH = 500  # vectors one query of the full dedup scan asks for at most
 
 DECAY_FIELDS = {
     "_id": 0,
@@ -250,15 +253,32 @@ class DecayScans(MongoBase):
         return written
 
     def vectors_by_dimension(
-        self, section: str | None = None
+        self, section: str | None = None, *, batch: int = VECTOR_BATCH
     ) -> dict[int, tuple[list[str], np.ndarray]]:
         """Every non-empty embedding as float32 rows, grouped by length: ``{dim: (ids,
-        matrix)}``. Vectors of different lengths are never put side by side."""
-        query: dict[str, Any] = {"embedding.0": {"$exists": True}}
-        if section:
-            query["section"] = section
+        matrix)}``. Vectors of different lengths are never put side by side. Read in
+        windows of note ids of at most ``batch`` notes a query (``replica/id_windows.py``,
+        as the vector index's first load reads them): one find of every vector made the
+        Rust server grow by 4 GB in 10 s at 100k notes, and SecantusDB's daemon holds a
+        find's whole result before its first batch. With ``section`` the windows are
+        sized by that section's notes (the daemon still decodes every note of a window)."""
         groups: dict[int, Columns] = {}  # float32 chunks, no Python list per vector
-        self._raw_vectors_into(groups, query)
+        with self._guard():
+            total = int(self.collection.estimated_document_count())
+        planner = WindowPlanner(total, batch)
+        for window in planner.windows():
+            edges = {
+                op: edge
+                for op, edge in (
+                    ("$gt" if window.after else "$gte", window.low),
+                    ("$lt", window.high),
+                )
+                if edge is not None
+            }
+            query: dict[str, Any] = {"note_id": edges}
+            if section:
+                query["section"] = section
+            planner.read(self._raw_vectors_into(groups, query, sort=True, limit=planner.batch))
         return {dim: (cols.ids, cols.matrix()) for dim, cols in groups.items()}
 
     def vectors_of(
@@ -275,19 +295,34 @@ class DecayScans(MongoBase):
             self._raw_vectors_into(groups, {"note_id": {"$in": part}})
         return {dim: (cols.ids, cols.matrix()) for dim, cols in groups.items()}
 
-    def _raw_vectors_into(self, groups: dict[int, Columns], query: dict[str, Any]) -> None:
+    def _raw_vectors_into(
+        self,
+        groups: dict[int, Columns],
+        query: dict[str, Any],
+        *,
+        sort: bool = False,
+        limit: int = 0,
+    ) -> list[str]:
+        """The vectors ``query`` matches into ``groups``; the note ids read, in order
+        (with ``sort``: ``note_id`` order, at most ``limit``)."""
         fields = {"_id": 0, "note_id": 1, "embedding": 1}
         raw = self.collection.with_options(
             codec_options=CodecOptions(document_class=RawBSONDocument)
         )
+        read: list[str] = []
         with self._guard():
-            for doc in raw.find(query, fields).batch_size(2000):
-                found = note_vector(doc.raw)  # float32 from the BSON bytes: no list of floats
-                if found is None:
+            cursor = raw.find(query, fields, limit=max(0, limit))
+            if sort:
+                cursor = cursor.sort([("note_id", 1)])
+            for doc in cursor.batch_size(2000):
+                note_id, row = note_row(doc.raw)  # float32 from the BSON bytes: no floats
+                if note_id is None:
                     continue
-                note_id, row = found
-                cols = groups.setdefault(len(row), Columns(len(row)))
-                cols.append(note_id, "", row)
+                read.append(note_id)
+                if row is not None:
+                    cols = groups.setdefault(len(row), Columns(len(row)))
+                    cols.append(note_id, "", row)
+        return read
 
     def note_ids_changed_since(self, since: datetime) -> set[str]:
         """The notes whose text or embedding may have changed since ``since`` (naive UTC):
