@@ -211,6 +211,8 @@ class NumpyBertEncoder:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
+        if len(texts) == 1:  # a query: no padding, no attention mask (every token is real)
+            return self._encode_one(texts[0])[None, :]
         encodings = self.tokenizer.encode_batch(texts)
         for rows in length_batches([len(e.ids) for e in encodings], batch_size, _BATCH_TOKENS):
             out[rows] = self._encode_batch([encodings[i] for i in rows])
@@ -223,7 +225,14 @@ class NumpyBertEncoder:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.maximum(norms, _NORM_EPS)
 
-    def _forward(self, ids: np.ndarray, types: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def _encode_one(self, text: str) -> np.ndarray:
+        e = self.tokenizer.encode(text)
+        ids = np.asarray([e.ids], dtype=np.int64)
+        types = np.asarray([e.type_ids], dtype=np.int64)
+        pooled = self._forward(ids, types, None)[0].mean(axis=0)
+        return pooled / max(float(np.linalg.norm(pooled)), _NORM_EPS)
+
+    def _forward(self, ids: np.ndarray, types: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         words, positions, token_types, ln_w, ln_b = self._embeddings
         x = words[ids] + positions[: ids.shape[1]][None, :, :] + token_types[types]
         x = layer_norm(x, ln_w, ln_b, self.eps)
@@ -271,7 +280,11 @@ def mean_pooled(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def encoder_layers(
-    x: np.ndarray, mask: np.ndarray, layers: list[dict[str, np.ndarray]], heads: int, eps: float
+    x: np.ndarray,
+    mask: np.ndarray | None,
+    layers: list[dict[str, np.ndarray]],
+    heads: int,
+    eps: float,
 ) -> np.ndarray:
     """BERT's layers over the embedded tokens ``x`` (batch, width, dimension), ``mask`` 1.0
     where a token is real; the weights of each layer as :meth:`NumpyBertEncoder._layer`
@@ -280,18 +293,22 @@ def encoder_layers(
     x = x.reshape(batch * width, dimension)
     head = dimension // heads
     scale = np.float32(1.0 / math.sqrt(head))
-    # Masked keys get the lowest float32 (as transformers does), and weight 0 after exp().
-    bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
-    keep = mask[:, None, None, :]
+    # Masked keys get the lowest float32 (as transformers does), and weight 0 after exp();
+    # no mask (one text, every token real): nothing to add or keep.
+    bias = None if mask is None else ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
+    keep = None if mask is None else mask[:, None, None, :]
     for w in layers:
         qkv = (x @ w["qkv"] + w["qkv_b"]).reshape(batch, width, 3, heads, head)
         # (batch, heads, width, head) contiguous: matmul of strided views skips BLAS
         q, k, v = np.ascontiguousarray(qkv.transpose(2, 0, 3, 1, 4))
-        scores = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
+        scores = (q @ k.transpose(0, 1, 3, 2)) * scale
+        if bias is not None:
+            scores += bias
         scores -= scores.max(axis=-1, keepdims=True)
         np.maximum(scores, -80.0, out=scores)  # no subnormal exp() (see erf)
         np.exp(scores, out=scores)
-        scores *= keep
+        if keep is not None:
+            scores *= keep
         scores /= scores.sum(axis=-1, keepdims=True)
         context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * width, dimension)
         x = layer_norm(context @ w["out"] + w["out_b"] + x, w["ln1_w"], w["ln1_b"], eps)

@@ -21,6 +21,7 @@ from qqweb.audit.selectors import target_history
 from qqweb.audit.snapshots import to_json
 from qqweb.lib.clients import embedder
 from qqweb.lib.errors import QQError
+from qqweb.lib.query_vectors import query_vector
 
 
 def notes_count(*, flt: NoteFilter) -> NotesCount:
@@ -190,7 +191,7 @@ def notes_search(
     if section is not None and section not in SECTIONS:
         raise InvalidQuery("section", f"must be one of {', '.join(SECTIONS)}")
     model = embedder()
-    vector = model.embed([query])[0]
+    vector = query_vector(model, query)  # the last 256 queries' vectors are kept
     store = notes_store()
     result = store.vector_index.search(vector, limit=limit, section=section, min_score=min_score)
     scores = dict(result.hits)

@@ -22,6 +22,7 @@ from memory_app.notes.selectors.retrieval import PREVIEW_LIMIT
 from memory_app.notes.stores import archive_manager, core_notes, notes_store
 from qqweb.lib.clients import embedder
 from qqweb.lib.errors import QQError
+from qqweb.lib.query_vectors import query_vector
 from qqweb.recall.engines import Recall, RecalledItem, Whereabouts
 
 NOTES_RECALL_K = PREVIEW_LIMIT
@@ -55,7 +56,7 @@ class NotesRecall:
         nearest notes above the citation threshold are read in widening windows (20, 80,
         320, ... notes), since decayed notes among the nearest do not count; at most
         ``MAX_READ`` notes are read for one query."""
-        vector = embedder().embed([query])[0]
+        vector = query_vector(embedder(), query)
         store = notes_store()
         want = self.k + BEYOND
         limit = want + len(without)
@@ -148,7 +149,7 @@ class NotesRecall:
         note = notes_store().note(item_id)
         if note is None or not note.embedding:
             return None
-        vector = np.asarray(embedder().embed([query])[0], dtype=np.float64)
+        vector = np.asarray(query_vector(embedder(), query), dtype=np.float64)
         stored = np.asarray(note.embedding, dtype=np.float64)
         if vector.shape != stored.shape:
             return None
