@@ -8,6 +8,9 @@ README's page figures were measured before), labelled as such.
     .venv/bin/python bench/pages_http.py                    # 100k notes, Rust server
     .venv/bin/python bench/pages_http.py --n 10000 --server py --embedder hashing
 
+``--first-minutes S`` (120): first the Overview and the "effective >= 0.9" list, for
+``S`` s from the moment the workers answer, while they catch up (issue 35).
+
 Then the Overview with an archive of 2,000 and of 50,000 lines (``archive.jsonl`` in the
 contract's format, docs/ and ``memory_app/notes/lib/archive/entries.py``) over HTTP: the first
 request after the whole file is written, the warm requests, and the first request after
@@ -31,6 +34,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +49,7 @@ from bench.common import (
     port_free,
     sample,
     start_server,
+    timed_ms,
     wait_idle,
 )
 from bench.pages_browser import PASSWORD, WORKERS, Browser, curator, wait_workers_ready
@@ -86,12 +91,37 @@ def measured(fn: Callable[[], Any], repeat: int) -> tuple[Figure, Figure]:
     return Figure(p50, load()), Figure(p95, load())
 
 
+def first_minutes_rows(browser: Browser, seconds: float) -> list[Row]:
+    """The Overview and the "effective >= 0.9" list over HTTP right after the workers
+    answer (catching up meanwhile), in turn every ``PACE_S`` for ``seconds``: p50, p95."""
+    paths = {
+        "Overview / in the first minutes": "/",
+        "effective >= 0.9 in the first minutes": "/notes/?min_effective=0.9",
+    }
+    times: dict[str, list[float]] = {name: [] for name in paths}
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for name, path in paths.items():
+            times[name].append(timed_ms(partial(browser.get, path))[0])
+            time.sleep(PACE_S)
+    rows = []
+    for name, taken in times.items():
+        ordered = sorted(taken)
+        row = Row(name)
+        row.figures["over HTTP"] = Figure(ordered[len(ordered) // 2], load(), f"{len(taken)} asked")
+        row.figures["over HTTP p95"] = Figure(ordered[int(len(ordered) * 0.95)], load())
+        report(row)
+        rows.append(row)
+    return rows
+
+
 def page_rows(browser: Browser, token: str, repeat: int) -> list[Row]:
     """Each page over HTTP and its selectors in-process."""
     from bench.server_scale import read_model_cursor
     from memory_app.notes.lib.listing import NoteFilter
     from memory_app.notes.selectors import (
         archive_browse,
+        core_view,
         memory_insights,
         memory_overview,
         note_detail,
@@ -133,6 +163,12 @@ def page_rows(browser: Browser, token: str, repeat: int) -> list[Row]:
             lambda: listed(NoteFilter(), cursor),
         ),
         (
+            "notes list, effective importance >= 0.9",
+            lambda: browser.get("/notes/?min_effective=0.9"),
+            lambda: listed(NoteFilter(min_effective=0.9)),
+        ),
+        ("Core page", lambda: browser.get("/core/"), core_view),
+        (
             "note page",
             lambda: browser.get(f"/notes/{next(ids)}/"),
             lambda: note_detail(note_id=next(ids)),
@@ -158,6 +194,8 @@ def page_rows(browser: Browser, token: str, repeat: int) -> list[Row]:
                 "/notes/",
                 f"/notes/?section={section.replace(' ', '+')}",
                 f"/notes/?cursor={cursor}&pos={depth}",
+                "/notes/?min_effective=0.9",
+                "/core/",
                 f"/notes/{some_ids[0]}/",
                 "/search/?q=warm+up",
                 "/search/?q=warm+up",  # the API's worker: its model and index as the page's
@@ -272,6 +310,12 @@ def main() -> None:
     parser.add_argument("--archive-sizes", default="2000,50000")
     parser.add_argument("--embedder", default="minilm", choices=("minilm", "hashing"))
     parser.add_argument("--out", default="pages_http")
+    parser.add_argument(
+        "--first-minutes",
+        type=float,
+        default=120.0,
+        help="seconds of Overview / filter requests right after the workers answer (0: none)",
+    )
     args = parser.parse_args()
     found = dict(servers(args.server))
     if args.server not in found:
@@ -311,6 +355,11 @@ def main() -> None:
         gunicorn = launch(web_port, workers=WORKERS, production=True)
         browser = Browser(f"http://127.0.0.1:{web_port}")
         ready_s = wait_workers_ready(browser, token)
+        if args.first_minutes:
+            browser.sign_in(user, PASSWORD)
+            title = f"{args.n:,} notes, {args.server} server, the first minutes after a start"
+            print(f"\n== {title}", flush=True)
+            results[title] = first_minutes_rows(browser, args.first_minutes)
         # the requests may all have gone to one worker: each loads its model and index in
         # the background from its start; wait until every one is idle
         workers = Path(f"/proc/{gunicorn.pid}/task/{gunicorn.pid}/children").read_text().split()
