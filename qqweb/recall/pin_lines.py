@@ -107,7 +107,8 @@ def read_pin_line(number: int, line: str) -> PinLine | list[LineProblem]:
     try:
         data = _parsed(line)
     except json.JSONDecodeError as e:
-        return refused(LINE, f"is not JSON: {e.msg.lower()} at character {e.pos + 1}")
+        what = e.msg.lower().removesuffix(" at")  # "unterminated string starting at"
+        return refused(LINE, f"is not JSON: {what} at character {e.pos + 1}")
     except _DuplicateKey as e:
         return refused(str(e)[:60], "is given twice in the object")
     except RecursionError:
