@@ -1,9 +1,10 @@
-# qqweb: `make dev` runs the dashboard with demo data; `make test` runs every test.
+# qqweb: `make dev` runs the dashboard with demo data; `make test` runs every test
+# (Django's tables on SQLite), `make test-postgres` runs them all on PostgreSQL.
 SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 PY := .venv/bin/python
 
-.PHONY: install dev test test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-reliability bench-graph bench-judgment bench-judge-train bench-recall bench-search-libs neo4j clean
+.PHONY: install dev test test-postgres test-torch lint format-templates typecheck bench bench-scale bench-dedup-scale bench-reliability bench-graph bench-judgment bench-judge-train bench-recall bench-search-libs neo4j clean
 
 install: $(PY)
 $(PY): pyproject.toml uv.lock
@@ -21,6 +22,14 @@ dev: install
 test: install
 	scripts/neo4j.sh build
 	$(PY) -m pytest
+
+# The same tests with Django's tables on PostgreSQL, the production database: the test setup
+# starts a throwaway cluster of its own (tests/plugins/database.py; needs Debian's
+# `postgresql`, which .ci/run installs).
+# One folder: QQ_TEST_DATABASE=postgres .venv/bin/pytest tests/qqweb.
+test-postgres: install
+	scripts/neo4j.sh build
+	QQ_TEST_DATABASE=postgres $(PY) -m pytest
 
 # The tests marked torch (pyproject.toml): the numpy encoder against sentence-transformers
 # live, and the committed golden vectors against it. They need the `torch` extra (6 GB

@@ -17,10 +17,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import dj_database_url
-
 from qqweb.lib.config import (
     broker_transport_options,
+    database_config,
     envbool,
     envfloat,
     envint,
@@ -117,26 +116,14 @@ TEMPLATES = [
     },
 ]
 
+# SQLite by default; PostgreSQL (`postgres://...`, the `postgres` extra) in production.
+# The options for each: qqweb/lib/config.py, database_config.
 DATABASES = {
-    "default": dj_database_url.parse(
-        envstr("DATABASE_URL", f"sqlite:///{VAR_DIR / 'qqweb.sqlite3'}"), conn_max_age=60
+    "default": database_config(
+        envstr("DATABASE_URL", f"sqlite:///{VAR_DIR / 'qqweb.sqlite3'}"),
+        sqlite_test_path=envstr("QQ_TEST_DATABASE_PATH", str(VAR_DIR / "test-qqweb.sqlite3")),
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Under load (a dedup scan writing its pairs while people curate): WAL, so readers never
-    # wait for the writer; a 20 s busy timeout; and transactions that take the write lock
-    # when they begin (IMMEDIATE), so one never fails at once with "database is locked"
-    # when it turns from reading to writing while another writes.
-    DATABASES["default"]["OPTIONS"] = {
-        "timeout": 20,
-        "transaction_mode": "IMMEDIATE",
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-    }
-    # The test database is a file (not :memory:) so a Celery worker started by the tests
-    # reads and writes the same rows.
-    DATABASES["default"]["TEST"] = {
-        "NAME": envstr("QQ_TEST_DATABASE_PATH", str(VAR_DIR / "test-qqweb.sqlite3"))
-    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -193,7 +180,7 @@ AXES_FAILURE_LIMIT = envint("QQ_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = envint("QQ_LOGIN_COOLOFF_MINUTES", 15) / 60  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "qqweb.lib.security.client_ip"
+AXES_CLIENT_IP_CALLABLE = "qqweb.lib.security.login_client_ip"
 AXES_VERBOSE = False
 
 # API token rate limits (django-ratelimit, counted in the default cache): a token may make

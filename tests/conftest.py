@@ -51,16 +51,22 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # The Celery workers, the personas and the MongoDB command recorder are fixtures of their
 # own modules.
-pytest_plugins = ["tests.plugins.workers", "tests.plugins.personas", "tests.plugins.mongo_commands"]
+pytest_plugins = [
+    "tests.plugins.database",
+    "tests.plugins.workers",
+    "tests.plugins.personas",
+    "tests.plugins.mongo_commands",
+]
 
 _db_numbers = itertools.count(1)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Django's test database lives in ``var/`` (settings: QQ_TEST_DATABASE_PATH), which a
-    fresh clone does not have yet."""
-    test_db = django_settings.DATABASES["default"].get("TEST", {}).get("NAME")
-    Path(test_db or ROOT / "var" / "test.sqlite3").parent.mkdir(parents=True, exist_ok=True)
+    """Django's test database on SQLite lives in ``var/`` (settings: QQ_TEST_DATABASE_PATH),
+    which a fresh clone does not have yet."""
+    if django_settings.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+        test_db = django_settings.DATABASES["default"]["TEST"]["NAME"]
+        Path(test_db).parent.mkdir(parents=True, exist_ok=True)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -1,5 +1,6 @@
 """Start the real services the tests run against: SecantusDB (in-process), Neo4j (the
-launcher in scripts/), Redis (Debian's redis-server) and a Celery worker.
+launcher in scripts/), Redis (Debian's redis-server), a Celery worker, and PostgreSQL
+(Debian's postgresql) when the run asks for it (tests/plugins/database.py).
 
 Nothing here skips: a service that cannot start raises ``ServiceStartError`` naming
 what is missing, and every test that needs it fails with that message.
@@ -8,13 +9,19 @@ what is missing, and every test that needs it fails with that message.
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import psycopg
+import psycopg.sql
 
 from qqweb.celery import app as celery_app
 
@@ -228,3 +235,129 @@ def celery_uses(url: str, result_backend: str | None = None) -> None:
         celery_app.amqp._producer_pool = None
     celery_app._backend_cache = None
     celery_app._local.__dict__.pop("backend", None)
+
+
+class PostgresCluster:
+    """A throwaway PostgreSQL cluster for Django's tables (QQ_TEST_DATABASE=postgres):
+    ``initdb`` in a temporary directory, the server on a free port of the loopback with
+    fsync off (nothing in it outlives the run), stopped and deleted by :meth:`stop`.
+
+    The binaries are Debian's (``apt-get install postgresql``: /usr/lib/postgresql/<version>/
+    bin, the newest version there) or the first ``initdb`` on PATH. initdb and the server
+    refuse to run as root: as root (CI) they run as the ``postgres`` system user the
+    package creates, in a directory it owns."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        self.workdir: Path | None = None
+        self.port = 0
+        self.url = ""
+        self.version = ""
+
+    def start(self) -> str:
+        bindir = postgres_bindir()
+        user = _postgres_user()
+        self.workdir = Path(tempfile.mkdtemp(prefix="qqweb-test-postgres-"))
+        data = self.workdir / "data"
+        if user is not None:
+            os.chown(self.workdir, user.pw_uid, user.pw_gid)
+        as_user: dict[str, Any] = (
+            {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []} if user else {}
+        )
+        init = subprocess.run(
+            [str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
+             "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"],
+            capture_output=True, text=True, check=False, cwd=self.workdir, **as_user,
+        )  # fmt: skip
+        if init.returncode != 0:
+            raise ServiceStartError(f"initdb failed:\n{init.stdout[-2000:]}{init.stderr[-2000:]}")
+        port = free_port()
+        log = self.workdir / "postgres.log"
+        settings = {
+            "listen_addresses": "127.0.0.1",
+            "port": str(port),
+            "unix_socket_directories": str(self.workdir),
+            "fsync": "off",
+            "synchronous_commit": "off",
+            "full_page_writes": "off",
+            "max_connections": "200",
+        }
+        with open(log, "w") as out:
+            if user is not None:
+                os.chown(log, user.pw_uid, user.pw_gid)
+            self.proc = subprocess.Popen(
+                [str(bindir / "postgres"), "-D", str(data)]
+                + [arg for name, value in settings.items() for arg in ("-c", f"{name}={value}")],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                text=True,
+                cwd=self.workdir,
+                start_new_session=True,
+                **as_user,
+            )
+        _wait_for_line(self.proc, "database system is ready to accept connections", log, 60)
+        self.version = (data / "PG_VERSION").read_text().strip()
+        self.port = port
+        self.url = self.database_url("qqweb")
+        return self.url
+
+    def database_url(self, name: str) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
+
+    def create_database(self, name: str) -> str:
+        """A new empty database ``name`` in the cluster; returns its URL."""
+        with psycopg.connect(self.database_url("postgres"), autocommit=True) as conn:
+            conn.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(name)))
+        return self.database_url(name)
+
+    def drop_database(self, name: str) -> None:
+        """Drop ``name``, closing whatever connections are still open to it."""
+        with psycopg.connect(self.database_url("postgres"), autocommit=True) as conn:
+            conn.execute(
+                psycopg.sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                    psycopg.sql.Identifier(name)
+                )
+            )
+
+    def stop(self) -> None:
+        """Fast shutdown (SIGINT: open connections are closed), then the directory goes."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def postgres_bindir() -> Path:
+    """Where initdb and postgres are: Debian's newest /usr/lib/postgresql/<version>/bin, or
+    the directory of the ``initdb`` on PATH."""
+    versions = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+        key=lambda path: int(path.parent.parent.name) if path.parent.parent.name.isdigit() else 0,
+    )
+    if versions:
+        return versions[-1].parent
+    on_path = shutil.which("initdb")
+    if on_path is not None:
+        return Path(on_path).resolve().parent
+    raise ServiceStartError(
+        "PostgreSQL is not installed (no initdb): apt-get install postgresql (.ci/run does)"
+    )
+
+
+def _postgres_user() -> pwd.struct_passwd | None:
+    """The user initdb and the server run as when this process is root (they refuse
+    root): the ``postgres`` system user; None when not root (they run as this user)."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        return pwd.getpwnam("postgres")
+    except KeyError:
+        raise ServiceStartError(
+            "running as root, PostgreSQL needs the 'postgres' system user to run as "
+            "(apt-get install postgresql creates it)"
+        ) from None

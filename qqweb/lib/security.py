@@ -24,6 +24,19 @@ def client_ip(request: HttpRequest) -> str:
     return str(request.META.get("REMOTE_ADDR") or "unknown")
 
 
+def login_client_ip(request: HttpRequest) -> str | None:
+    """The address django-axes records for a login (its access log, its lockouts): the
+    client's address, or None when that is no address (a request with no REMOTE_ADDR,
+    as behind a proxy on a Unix socket; a proxy header gone wrong). Its column is an
+    address on PostgreSQL (``inet``), where "unknown" failed every login with a 500;
+    clients with no address share their lockout, per username."""
+    value = client_ip(request)
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        return None
+
+
 def client_key(_group: str, request: HttpRequest) -> str:
     """The rate limits' key for an address: an IPv6 address counts by its /64 (one
     machine's share), an IPv4 address alone; a value that is no address (a proxy header

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings as django_settings
 from secantus import SecantusDBServer
 
 from memory_app.notes.stores import notes_store, vector_indexes_close
 from qqweb.health import forget_cached_health
+from tests.plugins.database import child_database_url
 from tests.services import CLOSED, celery_uses, start_celery_worker, stop
 
 
@@ -39,7 +39,7 @@ def worker_process(
         "CELERY_RESULT_BACKEND": redis_url,
         "QQ_EMBEDDING_BACKEND": "hashing",
         "QQ_BACKUP_DIR": str(workdir / "backups"),
-        "DATABASE_URL": f"sqlite:///{django_settings.DATABASES['default']['TEST']['NAME']}",
+        "DATABASE_URL": child_database_url(),
         "QQ_HEARTBEAT_INTERVAL_S": "2",  # a transactional test's flush empties its table
     }
     proc = start_celery_worker(env, workdir)
@@ -75,7 +75,7 @@ def dev_broker_worker_process(
         "CELERY_BROKER_URL": f"sqla+sqlite:///{workdir / 'celery-broker.sqlite3'}",
         "CELERY_RESULT_BACKEND": f"db+sqlite:///{workdir / 'celery-results.sqlite3'}",
         "QQ_EMBEDDING_BACKEND": "hashing",
-        "DATABASE_URL": f"sqlite:///{django_settings.DATABASES['default']['TEST']['NAME']}",
+        "DATABASE_URL": child_database_url(),
         "QQ_HEARTBEAT_INTERVAL_S": "2",  # a transactional test's flush empties its table
     }
     proc = start_celery_worker(
@@ -116,7 +116,7 @@ def own_dev_broker(stores: dict[str, Any], settings: Any, tmp_path: Path) -> dic
         "DJANGO_SETTINGS_MODULE": "qqweb.settings",
         "CELERY_BROKER_URL": f"sqla+sqlite:///{tmp_path / 'celery-broker.sqlite3'}",
         "CELERY_RESULT_BACKEND": f"db+sqlite:///{tmp_path / 'celery-results.sqlite3'}",
-        "DATABASE_URL": f"sqlite:///{django_settings.DATABASES['default']['TEST']['NAME']}",
+        "DATABASE_URL": child_database_url(),
         "MONGODB_URI": f"mongodb://{CLOSED}/",
         "NEO4J_URI": f"bolt://{CLOSED}",
         "QQ_EMBEDDING_BACKEND": "hashing",

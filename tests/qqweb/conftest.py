@@ -7,17 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings as django_settings
 
 from tests.crashing import CrashServer
+from tests.plugins.database import child_database_url
 
 
 @pytest.fixture(scope="module")
 def crash_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CrashServer]:
-    test_db = django_settings.DATABASES["default"]["TEST"]["NAME"]
     env = {
         "DJANGO_SETTINGS_MODULE": "qqweb.settings",
-        "DATABASE_URL": f"sqlite:///{test_db}",
+        "DATABASE_URL": child_database_url(),
         "QQ_EMBEDDING_BACKEND": "hashing",
         "QQ_EMBEDDING_DIMENSION": "384",
         "QQ_EMBEDDER_WARM_UP": "0",

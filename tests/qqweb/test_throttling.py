@@ -43,6 +43,22 @@ def test_the_lockout_is_per_address(viewer, settings):
     assert login(Client(REMOTE_ADDR="10.0.0.2"), "pw-vera-viewer").status_code == 302
 
 
+def test_a_login_from_a_client_with_no_address_signs_in_and_is_locked_out_as_any(viewer, settings):
+    """A proxy on a Unix socket leaves REMOTE_ADDR empty, a proxy header may hold no
+    address: such a login still signs in (before: a 500 on PostgreSQL, whose column for
+    the address takes only addresses), and its wrong passwords still lock it out."""
+    settings.AXES_FAILURE_LIMIT = 3
+    settings.QQ_CLIENT_IP_HEADER = "X-Real-IP"
+    assert login(Client(HTTP_X_REAL_IP="unknown"), "pw-vera-viewer").status_code == 302
+    assert login(Client(REMOTE_ADDR=""), "pw-vera-viewer").status_code == 302
+    answers = [
+        login(Client(HTTP_X_REAL_IP="proxy-gone-wrong"), "wrong").status_code for _ in range(3)
+    ]
+    assert answers == [200, 200, 429]
+    assert login(Client(HTTP_X_REAL_IP="unknown"), "pw-vera-viewer").status_code == 429
+    assert login(Client(HTTP_X_REAL_IP="10.0.0.9"), "pw-vera-viewer").status_code == 302
+
+
 def test_a_token_past_its_rate_is_answered_429(viewer, settings):
     settings.QQ_API_TOKEN_RATE = "3/m"
     _, raw = api_token_create(user=viewer, name="busy script")

@@ -1,6 +1,7 @@
 """`make dev` end to end, as a person runs it in a terminal: on free ports and its own var
 folder, in a pseudo-terminal (Maven and Django colour their output only on one), stopped
-with Ctrl-C typed into that terminal. Real SecantusDB, Neo4j, Django, Celery."""
+with Ctrl-C typed into that terminal. Real SecantusDB, Neo4j, Django, Celery; Django's
+tables on SQLite, or on PostgreSQL in the PostgreSQL run (``dev_database_url``)."""
 
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ def _controlling_terminal() -> None:  # in the child, after setsid: the pty beco
 
 
 @pytest.fixture
-def make_dev(tmp_path: Path) -> Iterator[DevRun]:
+def make_dev(tmp_path: Path, dev_database_url: str | None) -> Iterator[DevRun]:
     ports = {"QQ_DEV_MONGO_PORT": free_port(), "QQ_DEV_NEO4J_PORT": free_port()}
     ports["QQ_DEV_PORT"] = free_port()
     var = tmp_path / "var"
@@ -90,6 +91,8 @@ def make_dev(tmp_path: Path) -> Iterator[DevRun]:
         and k not in {"DATABASE_URL", "MEMORY_DIR", "DEBUG", "MFLAGS"}
     }
     env.update({k: str(v) for k, v in ports.items()}, QQ_VAR_DIR=str(var), TERM="xterm-256color")
+    if dev_database_url is not None:  # the PostgreSQL run: make dev on PostgreSQL
+        env["DATABASE_URL"] = dev_database_url
     master, slave = pty.openpty()
     process = subprocess.Popen(
         ["make", "--no-print-directory", "dev"],

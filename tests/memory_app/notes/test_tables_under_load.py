@@ -1,6 +1,7 @@
-"""Django's own tables on SQLite while a dedup scan writes thousands of pairs: every
-promotion made meanwhile either happens and answers success, or does not happen. And a
-bulk change answers success once applied, whatever its query string holds."""
+"""Django's own tables (SQLite, or PostgreSQL with QQ_TEST_DATABASE=postgres) while a dedup
+scan writes thousands of pairs: every promotion made meanwhile either happens and answers
+success, or does not happen. And a bulk change answers success once applied, whatever its
+query string holds."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ pytestmark = pytest.mark.usefixtures("transactional_db")
 SHARED = "Lumen is the retrieval service built on MongoDB with vector search and a reranker"
 
 
+@pytest.mark.sqlite
 def test_the_database_runs_in_wal_mode_with_a_busy_timeout():
     with connection.cursor() as cursor:
         assert cursor.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -111,7 +113,8 @@ def test_a_rescan_that_finds_the_queue_as_it_is_writes_no_pair(mongo, memory_dir
 
 # A rescan that finds every pair it queued before writes each of them again (its
 # similarity, a skipped pair back to pending): with SCAN_PAIRS pairs, enough batches to
-# outlast SQLite's busy timeout, which is cut from 20 s to BUSY_TIMEOUT_S here so that a
+# outlast SQLite's busy timeout, which is cut from 20 s to BUSY_TIMEOUT_S here (on
+# PostgreSQL a lock_timeout of as much) so that a
 # few thousand pairs (not the 16,000 of the report) show it in seconds. The rescan lasts
 # about 23 s, so a writer left waiting for the whole of it still fails; 2 s was too short
 # for one batch of 100 pairs at load 6 (four full test runs on the 2 cores: a promote's
@@ -129,7 +132,7 @@ def test_token_requests_during_a_rescan_of_thousands_of_queued_pairs_never_answe
 ):
     """Loopback load: three scripts call the API with their tokens (over HTTP, the
     server's own threads) while a rescan rewrites thousands of queued pairs: two read,
-    one promotes notes to core.md (each promotion writes its audit event to SQLite).
+    one promotes notes to core.md (each promotion writes its audit event to the database).
     Every request answers 200: a token request writes nothing to wait for, and the
     scan's batches leave the database to other writers in between."""
     ids = [f"note_{i:012d}" for i in range(SCAN_NOTES)]
@@ -143,8 +146,7 @@ def test_token_requests_during_a_rescan_of_thousands_of_queued_pairs_never_answe
     promoter = api_token_create(user=curator, name="promoter")[1]
     for raw in [*tokens, promoter]:  # each script has run before: its token was used a moment ago
         assert _get(live_server.url, raw).status_code == 200
-    connection.settings_dict["OPTIONS"]["timeout"] = BUSY_TIMEOUT_S
-    connection.close()
+    _wait_for_locks_at_most(BUSY_TIMEOUT_S)
     scan_errors: list[BaseException] = []
     answers: list[int] = []
 
@@ -179,12 +181,25 @@ def test_token_requests_during_a_rescan_of_thousands_of_queued_pairs_never_answe
         for thread in scripts:
             thread.join()
     finally:
-        connection.settings_dict["OPTIONS"]["timeout"] = 20
-        connection.close()
+        _wait_for_locks_at_most(None)
     assert scan_errors == []
     assert ReviewPair.objects.filter(status=ReviewPair.PENDING).count() == len(rows)
     assert answers and set(answers) == {200}, Counter(answers)
     assert AuditEvent.objects.filter(action="core.promote").count() >= 1
+
+
+def _wait_for_locks_at_most(seconds: float | None) -> None:
+    """How long a connection opened from now on waits for a lock before its statement
+    fails (None: the settings' own): SQLite's busy timeout (20 s in the settings), or
+    PostgreSQL's lock_timeout (none in the settings)."""
+    options = connection.settings_dict["OPTIONS"]
+    if connection.vendor == "sqlite":
+        options["timeout"] = 20 if seconds is None else seconds
+    elif seconds is None:
+        options.pop("options", None)
+    else:
+        options["options"] = f"-c lock_timeout={int(seconds * 1000)}"
+    connection.close()
 
 
 def _get(base: str, raw: str) -> requests.Response:
