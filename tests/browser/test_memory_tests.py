@@ -3,6 +3,7 @@ the Memory tests page, runs the tests (a job in the real worker, whose progress 
 polls) and sees the pin pass; once the note is archived the next run fails it with the
 reason."""
 
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,6 +59,10 @@ def test_pin_from_the_retrieval_preview_then_see_the_memory_tests_pass(
     expect(page.locator("#memory-tests-verdict")).to_contain_text("all 1 pass", timeout=WORKER_WAIT)
     expect(page.locator("#memory-tests-job")).to_have_count(0)
     expect(page.locator("#pins-table tr[data-status='pass']")).to_contain_text(LUMEN)
+    # "scores 0.88" alone, or after what the cell says and a dot: never run into it
+    expect(page.locator("#pins-table tr[data-status='pass'] td.long")).to_have_text(
+        re.compile(r"^\s*(?:.*\S · )?scores \d\.\d\d\s*$")
+    )
     expect(page.locator("#memory-tests-sources tr[data-source='notes']")).to_contain_text("1.00")
     page.locator("#memory-tests-run").click()  # a second run: the history has two points
     expect(page.locator(".history-chart circle")).to_have_count(4, timeout=WORKER_WAIT)
@@ -65,6 +70,9 @@ def test_pin_from_the_retrieval_preview_then_see_the_memory_tests_pass(
 
     page.goto(f"/notes/{NOTE}/")
     page.locator("form[action$='/archive/'] button.danger").click()
+    # the note's pin passes: the archive names it first, then archives all the same
+    expect(page.locator("#plan-pins-lost")).to_contain_text("Archiving this note loses 1 of 1")
+    page.locator("#pins-confirm-yes").click()
     expect(page.locator("#messages")).to_contain_text("rchived")
     page.goto("/memory-tests/")
     page.locator("#memory-tests-run").click()
