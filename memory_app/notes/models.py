@@ -62,9 +62,11 @@ class ReviewPair(models.Model):
     # A verdict being given: taken by one conditional UPDATE (only of a pending pair no
     # one holds, :func:`memory_app.notes.services.review.review_verdict`), so two curators
     # judging the pair at once give one verdict; cleared when the verdict is recorded or
-    # fails. A claim older than ``CLAIM_EXPIRES_S`` is a request that died and is taken over.
+    # fails. A claim whose process is gone (``claim_process``: host and pid; on this host,
+    # a pid that no longer runs) or older than ``CLAIM_EXPIRES_S`` is taken over.
     claimed_at = models.DateTimeField(null=True, blank=True)
     claimed_by = models.CharField(max_length=200, blank=True)
+    claim_process = models.CharField(max_length=300, blank=True)
 
     class Meta:
         ordering = ["-similarity", "id"]

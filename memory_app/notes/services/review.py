@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -219,31 +221,54 @@ def review_verdict(
 CLAIM_EXPIRES_S = 600  # a verdict takes seconds; a claim this old is a request that died
 
 
+def _process() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
 def _claim(pair: ReviewPair, actor: Actor) -> datetime:
     """Take the pair for this request's verdict: one UPDATE of the pair if it is still
     pending and nobody holds it (or the holder's claim expired). Whoever's UPDATE comes
     second finds no such row (PostgreSQL re-reads the row it waited for; SQLite has one
-    writer) and is refused, naming who decided it or is deciding it."""
+    writer) and is refused, naming who decided it or is deciding it. A claim whose
+    process died (a worker killed mid-verdict, on this host) is taken over at once, with
+    the same conditional UPDATE on that claim: the curator's retry finishes the verdict."""
     now = timezone.now()
     free = Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - timedelta(seconds=CLAIM_EXPIRES_S))
-    taken = ReviewPair.objects.filter(free, pk=pair.pk, status=ReviewPair.PENDING).update(
-        claimed_at=now, claimed_by=actor.label
-    )
-    if taken:
+    mine = {"claimed_at": now, "claimed_by": actor.label, "claim_process": _process()}
+    pending = ReviewPair.objects.filter(pk=pair.pk, status=ReviewPair.PENDING)
+    if pending.filter(free).update(**mine):
         return now
     current = ReviewPair.objects.filter(pk=pair.pk).first()
     if current is None:
         raise PairNotFound(pair.pk)
     if current.status != ReviewPair.PENDING:
         raise PairDecided(current.pk, current.status, current.decided_by)
+    held = {"claimed_at": current.claimed_at, "claim_process": current.claim_process}
+    if _process_gone(current.claim_process) and pending.filter(**held).update(**mine):
+        return now
     raise PairDecided(current.pk, current.status, current.claimed_by, deciding=True)
+
+
+def _process_gone(process: str) -> bool:
+    """Is the process that holds a claim known to be gone: on this host, its pid runs no
+    more? (Another host's process is waited for until its claim expires.)"""
+    host, _, pid = process.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)  # signal 0: only asks whether the pid exists
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # another user's live process
+        return False
+    return False
 
 
 def _release(pair: ReviewPair, claimed_at: datetime) -> None:
     """A verdict that failed lets go of its pair (pending as it was), unless its claim
     expired and another request holds the pair now."""
     ReviewPair.objects.filter(pk=pair.pk, claimed_at=claimed_at).update(
-        claimed_at=None, claimed_by=""
+        claimed_at=None, claimed_by="", claim_process=""
     )
 
 
@@ -303,8 +328,8 @@ def _decide(
     with transaction.atomic():
         pair.status, pair.decided_by, pair.primary = status, actor.label, primary
         pair.decided_at, pair.event = timezone.now(), event
-        pair.claimed_at, pair.claimed_by = None, ""
-        pair.save(update_fields=[*DECIDED_FIELDS, "claimed_at", "claimed_by"])
+        pair.claimed_at, pair.claimed_by, pair.claim_process = None, "", ""
+        pair.save(update_fields=[*DECIDED_FIELDS, "claimed_at", "claimed_by", "claim_process"])
     return pair
 
 

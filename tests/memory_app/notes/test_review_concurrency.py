@@ -7,6 +7,9 @@ request is told 409 ``pair_decided`` (the API) or a message (the Review page), n
 from __future__ import annotations
 
 import re
+import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -15,7 +18,9 @@ import pytest
 import requests
 from django.conf import settings
 from django.test import Client
+from django.utils import timezone
 
+from memory_app.notes.errors import PairDecided
 from memory_app.notes.models import ReviewPair
 from memory_app.notes.services import review_verdict
 from memory_app.notes.stores import notes_store
@@ -139,6 +144,24 @@ def test_two_clicks_on_the_review_pages_merge_at_once_merge_once_and_say_why(
         ), round_
         assert len(verdict_events(pair)) == 1
         assert notes_store().count() == round_ + 1  # each round's pair merged into one note
+
+
+def test_a_pair_held_by_a_process_that_died_is_taken_over_at_once(mongo, memory_dir, db):
+    """A worker killed mid-verdict leaves its claim: the curator's retry takes it over when
+    that process runs no more (on this host); one still running keeps the pair."""
+    pair = queued_pair(0)
+    host = socket.gethostname()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    for process, taken in ((f"{host}:1", False), (f"{host}:{dead.pid}", True)):
+        ReviewPair.objects.filter(pk=pair.pk).update(
+            claimed_at=timezone.now(), claimed_by="user:carl-curator", claim_process=process
+        )
+        if taken:
+            assert review_verdict(actor=CORA, pair_id=pair.pk, verdict="skip").status == "skipped"
+        else:
+            with pytest.raises(PairDecided, match="carl-curator is giving this pair a verdict"):
+                review_verdict(actor=CORA, pair_id=pair.pk, verdict="skip")
 
 
 def test_a_verdict_that_fails_lets_go_of_its_pair(mongo, memory_dir, db):
