@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from qqweb.lib.fields import NulSafeJSONField
+
 
 class AuditEvent(models.Model):
     """One curation action: who, what, on which target, the state before and after, and
@@ -26,8 +28,9 @@ class AuditEvent(models.Model):
     action = models.CharField(max_length=50, db_index=True)
     target_type = models.CharField(max_length=20)
     target_id = models.CharField(max_length=300, db_index=True)
-    before = models.JSONField(null=True, blank=True)
-    after = models.JSONField(null=True, blank=True)
+    # a note's text whole, NUL characters included (PostgreSQL's jsonb takes none as such)
+    before = NulSafeJSONField(null=True, blank=True)
+    after = NulSafeJSONField(null=True, blank=True)
     batch_id = models.UUIDField(default=uuid.uuid4, db_index=True)
     status = models.CharField(max_length=10, choices=STATUSES, default=PENDING)
     detail = models.TextField(blank=True)
