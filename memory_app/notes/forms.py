@@ -10,6 +10,7 @@ from memory_app.notes.lib.constants import CORE_CATEGORIES, SECTIONS
 from memory_app.notes.lib.listing import MAX_STALE_DAYS, SORT_FIELDS, SOURCE_TYPES, NoteFilter
 from qqweb.jobs.params import InvalidJobParams, JobParams, params_validate
 from qqweb.lib.errors import InvalidInput
+from qqweb.lib.words import key_words
 
 SECTION_CHOICES = [("", "any section"), *[(s, s) for s in SECTIONS]]
 
@@ -200,7 +201,9 @@ class JobForm(forms.Form):
         except InvalidJobParams:  # a setting out of bounds: the run will say so
             defaults = {}
         for name, prop in schema.model_json_schema().get("properties", {}).items():
-            self.fields[name] = _param_field(prop, defaults.get(name))
+            self.fields[name] = _param_field(
+                {**prop, "title": _capital(key_words(name))}, defaults.get(name)
+            )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -211,6 +214,10 @@ class JobForm(forms.Form):
             for name, message in e.errors:
                 self.add_error(name if name in self.fields else None, message)
         return data
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _param_field(prop: dict[str, Any], initial: Any) -> forms.Field:

@@ -1,6 +1,5 @@
-"""``{{ key|words }}``: a stored key ("of_notes", "agent_differs_rate", "archive_purge")
-as a curator reads it ("of the notes", "agent differs", "Archive purge"): the labels
-below, else the key with its underscores as spaces. A page never shows a raw key."""
+"""``{{ key|words }}``: a stored key as a curator reads it (``qqweb.lib.words``), and
+``{{ text|ticks_as_code }}``: a message's `commands` as code."""
 
 from __future__ import annotations
 
@@ -8,31 +7,14 @@ from django import template
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
-register = template.Library()
+from qqweb.lib.words import key_words
 
-LABELS = {
-    "of_notes": "of the notes",
-    "agent_differs_rate": "share where the agent differs",
-    "full_because": "a full scan, because",
-    "vectors_read_from": "vectors read from",
-    "use_llm": "use an LLM",
-    "dry_run": "dry run",
-    "left_for_review": "left for review",
-    "archive_purge": "archive purge",
-    "auto_consolidation": "auto-consolidation",
-    "dedup_scan": "duplicate scan",
-    "promotion_scan": "promotion scan",
-    "vector_index_rebuild": "vector index rebuild",
-    "graph_orphan_scan": "graph orphan scan",
-    "graph_reembed": "graph re-embedding",
-    "reembed": "re-embedding",
-}
+register = template.Library()
 
 
 @register.filter
 def words(key: object) -> str:
-    text = str(key)
-    return LABELS.get(text, text.replace("_", " "))
+    return key_words(str(key))
 
 
 @register.filter

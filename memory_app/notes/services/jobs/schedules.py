@@ -172,18 +172,20 @@ def scheduled_plan_settle(*, run_id: int, apply: bool) -> Run | None:
     if changes == 0:
         return None
     cap = float(settings.QQ_SCHEDULE_MAX_SHARE)
+    # every reason it waits, said together: the cap and the pins it would lose
+    reasons = []
     if changes > cap * whole:
         what = "archive lines" if run.kind == "archive_purge" else "notes"
         share = f"{100 * changes / whole:.1f}%" if whole else "all"
-        _waits(
-            run,
+        reasons.append(
             f"it would change {changes} of {whole} {what} ({share}), more than "
-            f"QQ_SCHEDULE_MAX_SHARE ({100 * cap:g}%) allows on a schedule: it waits for review",
+            f"QQ_SCHEDULE_MAX_SHARE ({100 * cap:g}%) allows on a schedule"
         )
-        return None
     pins = _pins_lost(run)
     if pins:
-        _waits(run, pins)
+        reasons.append(pins)
+    if reasons:
+        _waits(run, ", and ".join(reasons) + ": it waits for review")
         return None
     return job_apply_plan(actor=SCHEDULER, run_id=run.pk)
 
@@ -198,7 +200,7 @@ def _pins_lost(run: Run) -> str:
     if not effect.lost:
         return ""
     lost = len(effect.lost)
-    return f"it would lose {lost} pinned recall{'' if lost == 1 else 's'}: it waits for review"
+    return f"it would lose {lost} pinned recall{'' if lost == 1 else 's'}"
 
 
 def _waits(run: Run, reason: str) -> None:
