@@ -2,9 +2,11 @@
 per week and the "effective importance >= x" filter come from what the read model keeps
 up to date (``replica/effective.py``), not from a pass over every note per request
 (issue 35). They must stay exactly what computing every note's decayed importance
-afresh gives: after notes change, and as time passes (minutes, hours, across a note's
-daily tick, days, and a clock set back)."""
+afresh gives (and the stored importance's histogram, kept the same way, what the
+database's ``$bucket`` gives): after notes change, and as time passes (minutes, hours,
+across a note's daily tick, days, and a clock set back)."""
 
+import bisect
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -53,7 +55,14 @@ def _brute(docs: dict[str, dict], now: datetime, bins: int = 10, weeks: int = 26
         ago = (now - created).days // 7
         if 0 <= ago < weeks:
             per_week[weeks - 1 - ago] += 1
+    bounds = [round(i / bins, 6) for i in range(bins)] + [1.000001]
+    stored = [0] * bins
+    for doc in docs.values():
+        value = doc.get("importance", 0.5)
+        if isinstance(value, float) and 0 <= value < 1.000001:
+            stored[bisect.bisect_right(bounds, value) - 1] += 1
     return {
+        "stored": stored,
         "effective": {
             d: [int(c) for c in np.histogram(np.clip(v, 0, 1), bins=bins, range=(0, 1))[0]]
             for d, v in values.items()
@@ -67,6 +76,7 @@ def _brute(docs: dict[str, dict], now: datetime, bins: int = 10, weeks: int = 26
 def _kept(model: ReadModel, now: datetime) -> dict:
     pictures = read_pictures(model, now=now, threshold=THRESHOLD)
     return {
+        "stored": pictures.stored,
         "effective": pictures.effective,
         "would_archive": pictures.would_archive,
         "at_least_0.9": int((model.effective_importance(now) >= 0.9).sum()),

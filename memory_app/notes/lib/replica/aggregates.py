@@ -92,7 +92,7 @@ def read_pictures(
     days = {d: now + timedelta(days=d) for d in DECAY_DAYS}
     return ReadPictures(
         total=int(_live(model).sum()),
-        stored=model.importance_histogram(bins=bins),
+        stored=model.importance_histogram(bins=bins),  # kept up to date
         effective={d: model.effective_histogram(at, bins) for d, at in days.items()},
         would_archive=would_archive(model, threshold, now),
         by_source_type=_named_counts(model, "source_type", NO_SOURCE),

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from memory_app.notes.lib.constants import DEFAULT_DECAY_RATE, DEFAULT_IMPORTANCE
-from memory_app.notes.lib.replica.effective import Effective
+from memory_app.notes.lib.replica.effective import Effective, stored_buckets
 from memory_app.notes.lib.replica.words import WordIndex
 
 # The fields whose change the id diff looks for: the agent bumps access_count and
@@ -295,13 +295,14 @@ class ReadModel:
 
     def importance_histogram(self, bins: int = 10, section: str | None = None) -> list[int]:
         """Stored importance in ``bins`` buckets over [0, 1] (the database's ``$bucket``:
-        a number outside [0, 1] or not a number is in no bucket)."""
+        a number outside [0, 1] or not a number is in no bucket); of every section kept up
+        to date (``replica/effective.py``), of one section counted now."""
         bins = max(1, min(int(bins), 100))
+        if section is None:
+            return self.effective.stored_histogram(self, bins)
         values = self.columns["importance"][: self.size][self._mask(section)]
-        values = values[(values >= 0) & (values < 1.000001)]
-        bounds = np.asarray([round(i / bins, 6) for i in range(bins)] + [1.000001])
-        which = np.searchsorted(bounds, values, side="right") - 1
-        return [int(c) for c in np.bincount(which, minlength=bins)[:bins]]
+        which = stored_buckets(values, bins)
+        return [int(c) for c in np.bincount(which[which >= 0], minlength=bins)[:bins]]
 
     def effective_importance(self, now: datetime, section: str | None = None) -> np.ndarray:
         """The decayed importance of every live note at ``now``: the contract's formula
