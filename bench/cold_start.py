@@ -4,6 +4,7 @@ vector snapshot yet, measured the way a user meets it.
 
     .venv/bin/python bench/cold_start.py              # 100k notes of 384 floats
     .venv/bin/python bench/cold_start.py --n 20000    # a smaller run
+    .venv/bin/python bench/cold_start.py --ids counter  # note_000001... (or uuid4)
 
 1. A fresh ``secantusd-py`` on ``--port`` with its own data directory under /tmp is seeded
    with ``--n`` agent-shaped notes (clustered random vectors, ``bench/server_scale.seed``,
@@ -41,6 +42,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -143,17 +145,25 @@ def sample_memory(watch: Watch, daemon: int, gunicorn: int) -> None:
         watch.rss.append((round(watch.since(), 1), status_mb(daemon, "VmRSS"), worker, load()))
 
 
-def note_ids(n: int) -> list[str]:
+ID_SHAPES = ("agent", "counter", "uuid4")
+
+
+def note_ids(n: int, shape: str = "agent") -> list[str]:
     """The ids the agent gives new notes (``note_`` + 12 hex of a uuid4: uniform),
-    deterministic; the bench's other notes count up (``note_000000000001``...)."""
+    deterministic; or a counter's (``note_000001``..., issue 35: the loader of that time
+    never finished at 100k), or uuid4s."""
     rng = np.random.default_rng(28)
+    if shape == "counter":
+        return [f"note_{i:06d}" for i in range(1, n + 1)]
+    if shape == "uuid4":
+        return [str(uuid.UUID(bytes=rng.bytes(16), version=4)) for _ in range(n)]
     ids: dict[str, None] = {}
     while len(ids) < n:
         ids.update(dict.fromkeys(f"note_{x:012x}" for x in rng.integers(0, 16**12, n)))
     return list(ids)[:n]
 
 
-def seed(uri: str, n: int, dim: int) -> float:
+def seed(uri: str, n: int, dim: int, shape: str = "agent") -> float:
     """``server_scale.seed``'s notes with the agent's ids; the seconds it took."""
     from django.conf import settings
     from pymongo import MongoClient
@@ -161,7 +171,7 @@ def seed(uri: str, n: int, dim: int) -> float:
     client: MongoClient[dict[str, Any]] = MongoClient(uri)
     collection = client[settings.QQ_MONGO_DB][settings.QQ_MONGO_COLLECTION]
     collection.drop()
-    ids = note_ids(n)
+    ids = note_ids(n, shape)
     t = time.perf_counter()
     for start in range(0, n, 10_000):
         stop = min(n, start + 10_000)
@@ -183,7 +193,7 @@ def seed_daemon(args: argparse.Namespace, binary: str, data: str) -> None:
 
     uri, proc = start_server("py", binary, args.port, data)
     try:
-        seconds = seed(uri, args.n, args.dim)
+        seconds = seed(uri, args.n, args.dim, args.ids)
         print(f"seeded {args.n:,} notes in {seconds:.0f} s [load {load():.1f}]", flush=True)
         t = time.perf_counter()
         client: MongoClient[dict[str, Any]] = MongoClient(uri, tz_aware=False)
@@ -198,7 +208,7 @@ def seed_daemon(args: argparse.Namespace, binary: str, data: str) -> None:
 
 
 def rows_of(watch: Watch, daemon_hwm: int, worker_hwm: int, args: argparse.Namespace) -> Row:
-    row = Row(f"cold start at {args.n:,} notes, secantusd-py, no vector snapshot")
+    row = Row(f"cold start at {args.n:,} notes ({args.ids} ids), secantusd-py, no vector snapshot")
     f = row.figures
     note = "" if watch.answered is not None else f"not answered in {args.give_up:.0f} s"
     f["first search answered"] = Figure(
@@ -237,6 +247,7 @@ def main() -> None:
     parser.add_argument(
         "--data", default="", help="a data directory an earlier run seeded with --n notes"
     )
+    parser.add_argument("--ids", choices=ID_SHAPES, default="agent", help="the note ids' shape")
     args = parser.parse_args()
     started = time.perf_counter()
     binary = str(ROOT / ".venv/bin/secantusd-py")
@@ -271,7 +282,8 @@ def main() -> None:
             target=search_until_answered, args=(watch, args.web_port, token, args.give_up)
         ),
         threading.Thread(
-            target=ask_pages, args=(watch, args.web_port, token, note_ids(args.n)[args.n // 2])
+            target=ask_pages,
+            args=(watch, args.web_port, token, note_ids(args.n, args.ids)[args.n // 2]),
         ),
         threading.Thread(target=sample_memory, args=(watch, daemon.pid, web.pid)),
     ]
