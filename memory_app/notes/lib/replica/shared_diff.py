@@ -53,8 +53,8 @@ def catch_up(
     with handle:
         if not _take(handle, wait=False):
             while not _take(handle, wait=False):  # another process is diffing
-                if stopped():
-                    return diff(), True
+                if stopped():  # the index is closing: nothing to catch up
+                    return set(), True
                 time.sleep(POLL_S)
             since = live_since()
             shared = None if since is None else _result(directory, since)
