@@ -184,8 +184,10 @@ def pins_list(request: HttpRequest) -> list[dict[str, Any]]:
 @router.post("/pins", response={201: PinOut, **errors(409, 503)})
 def pin_add(request: HttpRequest, body: PinIn) -> Status:
     """Pin "when the agent is asked ``query``, it must recall ``item_id``" (audited
-    ``recall.pin``, undoable). 400 naming the item when the memory does not hold it, 409
-    when the same recall is pinned already."""
+    ``recall.pin``, undoable). 400 naming the item when the memory does not hold it, or
+    the field holding a NUL; 409 when the same recall is pinned already
+    (``already_pinned``) or the memory holds ``QQ_MAX_PINS_PER_MEMORY`` pins
+    (``too_many_pins``)."""
     require_role(request, CURATOR)
     pin = pin_create(actor=Actor.from_request(request), **body.model_dump())
     return Status(201, _pin_out(pin))
@@ -200,10 +202,12 @@ def pin_remove(request: HttpRequest, pin_id: int) -> Status:
     return Status(204, None)
 
 
-@router.post("/imports", response={201: PinsImportOut, **errors(503)})
+@router.post("/imports", response={201: PinsImportOut, **errors(409, 503)})
 def pins_import_api(request: HttpRequest, body: PinsImportIn) -> Status:
-    """Pin every line of a labelled set, checked whole first: a bad line answers 400
-    naming it (``line``) and its field, and nothing is written. One audit batch."""
+    """Pin every line of a labelled set, checked whole first: any bad line answers 400
+    naming every bad line (``lines``: line, field, message; ``line`` and ``field`` the
+    first one's), and nothing is written. 409 ``too_many_pins`` when a memory would hold
+    more than ``QQ_MAX_PINS_PER_MEMORY``. One audit batch."""
     require_role(request, CURATOR)
     result = pins_import(actor=Actor.from_request(request), text=body.jsonl)
     created = [_pin_out(pin) for pin in result.created]
