@@ -45,6 +45,7 @@ def graph_demo_seed(
             report.written = write_demo_graph(graph, build_demo_graph(now=now), embed)
         else:
             report.skipped.append("graph")
+        graph.warm_up()  # the first entity page after a restart: no seconds of planning
     except GraphUnavailable as e:
         report.skipped.append(f"graph ({e.message})")
     return report

@@ -11,6 +11,7 @@ from memory_app.facts.stores import facts_enabled
 from qqweb.dev_startup import graph_starting
 from qqweb.health import StoreStatus, cached_stores_health
 from qqweb.lib.auth import ADMIN, CURATOR, has_role, user_role
+from qqweb.liveness import worker_dot
 
 NAV = (
     ("overview", "Overview", "memory_app:overview"),
@@ -55,6 +56,7 @@ def navigation(request: HttpRequest) -> dict[str, Any]:
         "can_curate": has_role(request.user, CURATOR),
         # None: not checked yet; the dots then ask at once (qqweb/_store_status.html)
         **store_context(cached_stores_health()),
+        "worker_dot": worker_dot(),
         "graph_starting": graph_starting(),
     }
 

@@ -215,3 +215,22 @@ def liveness(*, now: datetime | None = None) -> Liveness:
 def jobs_wait_for_a_worker() -> bool:
     """True when a job queued now would wait: no worker on this broker is alive."""
     return not liveness().worker_alive
+
+
+@dataclass(frozen=True)
+class WorkerDot:
+    """The header's "worker" dot, beside the stores': green while a worker's heartbeat is
+    fresh, red when none has reported in ``QQ_HEARTBEAT_STALE_S`` (a dead worker no
+    longer leaves every dot green); ``title`` says which, and what to do."""
+
+    up: bool
+    title: str
+
+
+def worker_dot() -> WorkerDot:
+    alive = liveness()
+    if alive.worker_alive:
+        seen = min(w.seen_ago_s for w in alive.workers if w.state == ALIVE)
+        return WorkerDot(True, f"worker: alive, its heartbeat {seen} s ago")
+    why = alive.error or alive.worker_problem
+    return WorkerDot(False, f"worker: down. {why} Start one with {WORKER_COMMAND}.")

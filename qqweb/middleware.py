@@ -15,7 +15,8 @@ import logging
 from collections.abc import Callable
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.core.exceptions import MiddlewareNotUsed
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 
@@ -127,3 +128,30 @@ class UploadLimitMiddleware(_ExceptionMiddleware):
                     return JsonResponse({"error": error}, status=413)
                 return HttpResponse(message, status=413, content_type="text/plain")
         return self.get_response(request)
+
+
+class PlainNotFoundMiddleware(_ExceptionMiddleware):
+    """With DEBUG (``make dev``), Django answers an unknown URL with its technical 404,
+    which lists every URL pattern of the site: the normal 404 page is served instead, as
+    in production (the API's JSON 404 included). Off without DEBUG, where Django serves
+    the normal page itself."""
+
+    MARK = b"<code>DEBUG = True</code>"  # only Django's technical pages say it
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        if not settings.DEBUG:
+            raise MiddlewareNotUsed
+        super().__init__(get_response)
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        technical = (
+            response.status_code == 404
+            and not getattr(response, "streaming", False)
+            and self.MARK in response.content
+        )
+        if not technical:
+            return response
+        from qqweb.views import error_404
+
+        return error_404(request, Http404(request.path))

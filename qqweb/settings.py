@@ -76,6 +76,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "qqweb.middleware.PlainNotFoundMiddleware",  # DEBUG only: no technical 404 (URL list)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "qqweb.middleware.UploadLimitMiddleware",  # before anything reads the body
     "django.contrib.sessions.middleware.SessionMiddleware",

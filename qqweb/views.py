@@ -13,7 +13,7 @@ from qqweb.context_processors import store_context
 from qqweb.forms import ApiTokenCreateForm
 from qqweb.health import cached_stores_health, checked_stores_health, stores_health
 from qqweb.lib.auth import ADMIN, VIEWER, role_required
-from qqweb.liveness import liveness
+from qqweb.liveness import liveness, worker_dot
 from qqweb.models import ApiToken
 from qqweb.selectors import api_tokens_for
 from qqweb.services import api_token_create, api_token_revoke
@@ -55,7 +55,8 @@ def store_status(request: HttpRequest) -> HttpResponse:
     """The layout's store dots (``#store-status``) and, out of band, its banner
     (``#store-banner``): asked at once by a page rendered before the process had an
     answer, then polled by htmx every 30 s."""
-    context = {**store_context(cached_stores_health(wait=True)), "oob": True}
+    statuses = cached_stores_health(wait=True)
+    context = {**store_context(statuses), "worker_dot": worker_dot(), "oob": True}
     return render(request, "qqweb/_store_status.html", context)
 
 

@@ -36,8 +36,10 @@ from typing import Any
 import pytest
 from django.conf import settings as django_settings
 from django.core.cache import cache
+from neo4j import GraphDatabase
 from secantus import SecantusDBServer
 
+from graph_app.knowledge.store import GraphStore
 from graph_app.stores import graph_store
 from memory_app.notes import stores as memory_stores
 from memory_app.notes.selectors import overview as overview_selectors
@@ -166,6 +168,8 @@ def mongo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecantusD
 def neo4j_uri() -> Iterator[str]:
     service = Neo4jService(ROOT / "var" / "neo4j-test")
     uri = service.start(reuse_uri=os.environ.get("QQ_TEST_NEO4J_URI", ""))
+    with GraphDatabase.driver(uri) as driver:  # plans the pages' reads, as `make dev` does
+        GraphStore(driver).warm_up()
     yield uri
     service.stop(keep=os.environ.get("QQ_KEEP_NEO4J") == "1")
 

@@ -119,6 +119,18 @@ class EntityState:
     def ref(self) -> NodeRef:
         return NodeRef(self.id, tuple(self.labels), self.name)
 
+    @property
+    def entity_rels(self) -> list[RelState]:
+        """Its relationships with other entities (the entity page's lists), without the
+        provenance links to ``:Source`` nodes."""
+        return [r for r in self.rels if not r.other.is_source]
+
+    @property
+    def sources(self) -> list[str]:
+        """The ids of its provenance ``:Source`` nodes, each once (a source may link to it
+        more than once)."""
+        return sorted({r.other.id for r in self.rels if r.other.is_source})
+
     def fingerprint(self) -> str:
         """Equal for two reads of an unchanged node (relationship order aside)."""
         rels = sorted(

@@ -8,6 +8,7 @@ builds one and does no I/O in ``__init__``. Driver errors are classified once
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any, LiteralString, cast
 
@@ -26,7 +27,11 @@ from graph_app.knowledge.domain import (
     ProvenanceLink,
     Relationship,
 )
-from graph_app.knowledge.errors import InvalidIdentifier, driver_errors_classified
+from graph_app.knowledge.errors import (
+    EntityNotFound,
+    InvalidIdentifier,
+    driver_errors_classified,
+)
 from graph_app.knowledge.identifiers import checked_label, checked_rel_type
 from graph_app.knowledge.indexes import IndexesMixin
 from graph_app.knowledge.values import plain
@@ -50,6 +55,26 @@ class GraphStore(BackupMixin, CurationMixin, IndexesMixin):
         started = time.perf_counter()
         self._run(cypher.PING)
         return (time.perf_counter() - started) * 1000
+
+    def warm_up(self) -> None:
+        """Run the graph pages' reads once, matching nothing. Neo4j plans a statement the
+        first time it sees it and keeps the plan; on a JVM just started each plan took
+        seconds, so the first entity page after a restart took up to 20 s. ``make dev``
+        (``seed_demo --only graph``) and the tests' Neo4j call this once it answers."""
+        nothing = "\u0000qqweb warm-up"
+        self.get_entities("QqwebWarmUp", nothing)
+        self.relationships_of(nothing)
+        self.provenance_of(nothing)
+        self.list_entities(q=nothing, limit=1)
+        self.list_entities(label="QqwebWarmUp", limit=1)
+        self.count_by_label()
+        self.count_by_relationship_type()
+        self.count_entities()
+        self.count_sources()
+        self.count_orphans()
+        self.name_for_alias("QqwebWarmUp", nothing)
+        with contextlib.suppress(EntityNotFound):
+            self.entity_state("QqwebWarmUp", nothing)
 
     # --- counts ---------------------------------------------------------------------------
 

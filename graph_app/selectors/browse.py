@@ -11,6 +11,7 @@ from typing import Any
 
 from graph_app.knowledge import EntityNotFound, InvalidIdentifier
 from graph_app.knowledge.domain import Entity, EntityRef, OrphanEntity, ProvenanceLink, Relationship
+from graph_app.knowledge.values import shown as as_shown
 from graph_app.selectors.notes import notes_mentioning
 from graph_app.stores import graph_store
 from qqweb.lib.links import NoteMention
@@ -108,7 +109,7 @@ def entity_detail(*, label: str, name: str) -> EntityDetail:
         label=label,
         name=name,
         labels=list(entity.labels),
-        properties=sorted((k, str(v)) for k, v in shown.items()),
+        properties=sorted((k, as_shown(v)) for k, v in shown.items()),
         aliases=aliases,
         embedding_dimension=entity.embedding_dimension,
         outgoing=[r for r in rels if r.outgoing],

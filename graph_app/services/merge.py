@@ -10,6 +10,7 @@ from graph_app.knowledge.domain import EntityRef, RelationshipRef
 from graph_app.knowledge.errors import InvalidGraphValue
 from graph_app.knowledge.merging import EntityMergePlan, plan_entity_merge
 from graph_app.knowledge.states import EntityState, entity_key
+from graph_app.knowledge.values import shown as as_shown
 from graph_app.services._common import (
     MAX_TEXT,
     _audit,
@@ -43,7 +44,7 @@ class MergeOutcome:
 
 
 def _outcome(plan: EntityMergePlan) -> MergeOutcome:
-    shown = {k: str(v) for k, v in plan.props.items() if k not in ("embedding", "aliases")}
+    shown = {k: as_shown(v) for k, v in plan.props.items() if k not in ("embedding", "aliases")}
     warnings = []
     if plan.source.label != plan.target.label:
         warnings.append(

@@ -30,6 +30,7 @@ from qqweb.lib.judge.model import CLASSES
 from qqweb.lib.judge.verdicts import Verdict, verdict
 
 EMBEDDING_FILTERS = ("ok", "missing", "invalid")
+KIND_FILTERS = ("fact", "turn")  # facts, or the legacy conversation turns
 
 
 @dataclass(frozen=True)
@@ -74,14 +75,16 @@ def _row(doc: StoredDocument, plan: CleanupPlan) -> FactRow:
 
 
 def _matching_ids(
-    docs: list[StoredDocument], plan: CleanupPlan, embedding: str, next_start: bool
+    docs: list[StoredDocument], plan: CleanupPlan, embedding: str, next_start: bool, kind: str
 ) -> tuple[Any, ...] | None:
-    if not embedding and not next_start:
+    if not embedding and not next_start and not kind:
         return None
     deleted = plan.deleted_ids
     keep = []
     for doc in docs:
         if next_start and doc.hex_id not in deleted:
+            continue
+        if kind and doc.kind != kind:
             continue
         if embedding:
             if not isinstance(doc, Fact):
@@ -104,16 +107,18 @@ def facts_list(
     embedding: str = "",
     legacy: bool = False,
     next_start: bool = False,
+    kind: str = "",
     cursor: str | None = None,
     limit: int = 50,
 ) -> FactsListing:
     """A keyset page, newest first on ``(timestamp, _id)``. ``embedding``: ok (usable by
     the agent), missing (legacy, unseen by it) or invalid (empty, zero or breaking);
-    ``next_start``: only the facts the agent deletes at its next start."""
+    ``next_start``: only the facts the agent deletes at its next start; ``kind``: only
+    facts ("fact") or only legacy conversation turns ("turn")."""
     store = facts_store()
     docs = store.documents()
     plan = cleanup_plan([d for d in docs if isinstance(d, Fact)])
-    ids = _matching_ids(docs, plan, embedding, next_start)
+    ids = _matching_ids(docs, plan, embedding, next_start, kind)
     page = store.page(FactQuery(text=text, ids=ids, legacy=legacy), cursor=cursor, limit=limit)
     findings = lint(docs, store.indexes())
     return FactsListing(

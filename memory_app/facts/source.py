@@ -42,6 +42,7 @@ class FactsSource:
             s.counts,
             s.breaks,
             caps,
+            _count_links(url),
         )
 
     def search(self, text: str, k: int) -> SourceSearch:
@@ -64,3 +65,16 @@ class FactsSource:
 
 def facts_source() -> FactsSource | None:
     return FactsSource() if facts_enabled() else None
+
+
+def _count_links(facts_url: str) -> tuple[str, ...]:
+    """The list each count of ``facts_summary`` counts, in its order."""
+    return (
+        f"{facts_url}?kind=fact",
+        f"{facts_url}?embedding=ok",
+        f"{facts_url}?embedding=missing",
+        f"{facts_url}?kind=turn",
+        reverse("facts_app:next_start"),
+        reverse("facts_app:archive"),
+        reverse("facts_app:vanished"),
+    )

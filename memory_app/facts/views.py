@@ -44,8 +44,9 @@ def facts_on(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
 @role_required(VIEWER)
 @facts_on
 def facts_list(request: HttpRequest) -> HttpResponse:
-    embedding = request.GET.get("embedding", "")
+    embedding, kind = request.GET.get("embedding", ""), request.GET.get("kind", "")
     filters: dict[str, Any] = {
+        "kind": kind if kind in selectors.KIND_FILTERS else "",
         "q": request.GET.get("q", "").strip(),
         "embedding": embedding if embedding in selectors.EMBEDDING_FILTERS else "",
         "legacy": request.GET.get("legacy", "") == "1",
@@ -58,6 +59,7 @@ def facts_list(request: HttpRequest) -> HttpResponse:
             embedding=filters["embedding"],
             legacy=filters["legacy"],
             next_start=filters["next_start"],
+            kind=filters["kind"],
             cursor=cursor,
         )
 

@@ -17,6 +17,7 @@ class Bar:
     height: float
     label: str
     value: int
+    query: str = ""  # the notes list's filter that lists this bar's notes ("" none)
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,13 @@ class Chart:
 
 
 def histogram_chart(
-    labels: list[str], bars: list[int], overlays: dict[str, list[int]] | None = None
+    labels: list[str],
+    bars: list[int],
+    overlays: dict[str, list[int]] | None = None,
+    queries: list[str] | None = None,
 ) -> Chart:
-    """Bars for ``bars`` and one line per overlay series, on one scale."""
+    """Bars for ``bars`` and one line per overlay series, on one scale; ``queries``: each
+    bar's filter of the notes list (the bar links to its notes)."""
     overlays = overlays or {}
     top = max([*bars, *(v for s in overlays.values() for v in s), 1])
     n = max(len(bars), 1)
@@ -57,6 +62,7 @@ def histogram_chart(
             round(v / top * plot_h, 1),
             labels[i],
             v,
+            queries[i] if queries else "",
         )
         for i, v in enumerate(bars)
     ]

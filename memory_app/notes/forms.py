@@ -31,6 +31,19 @@ class NoteFilterForm(forms.Form):
         required=False, min_value=0, max_value=1, label="Effective from"
     )
     max_effective = forms.FloatField(required=False, min_value=0, max_value=1, label="to")
+    # Strict bounds and creation dates: what the Overview's bars and counts link to.
+    importance_below = forms.FloatField(
+        required=False, min_value=0, max_value=1, label="Importance below"
+    )
+    effective_below = forms.FloatField(
+        required=False, min_value=0, max_value=1, label="Effective below"
+    )
+    created_after = forms.DateTimeField(
+        required=False, label="Created after", widget=forms.DateTimeInput(attrs={"size": 16})
+    )
+    created_until = forms.DateTimeField(
+        required=False, label="Created until", widget=forms.DateTimeInput(attrs={"size": 16})
+    )
     source_type = forms.ChoiceField(
         required=False,
         label="Source",
@@ -72,6 +85,10 @@ class NoteFilterForm(forms.Form):
             "max_importance",
             "min_effective",
             "max_effective",
+            "importance_below",
+            "effective_below",
+            "created_after",
+            "created_until",
             "stale_days",
         ):
             values[name] = data.get(name)
@@ -121,12 +138,18 @@ class NoteCreateForm(forms.Form):
 
 
 class CoreItemForm(forms.Form):
-    category = forms.ChoiceField(choices=[(c, c) for c in CORE_CATEGORIES])
+    """A note's "Promote to core": the suggested category selected (core_suggest), or
+    "Choose…" when none fits; nothing is promoted until one is picked."""
+
+    category = forms.ChoiceField(choices=[("", "Choose…"), *[(c, c) for c in CORE_CATEGORIES]])
     content = forms.CharField(max_length=2_000)
 
 
 class PromoteForm(forms.Form):
-    category = forms.ChoiceField(choices=[(c, c) for c in CORE_CATEGORIES])
+    """A note's "Promote to core": the suggested category selected (core_suggest), or
+    "Choose…" when none fits; nothing is promoted until one is picked."""
+
+    category = forms.ChoiceField(choices=[("", "Choose…"), *[(c, c) for c in CORE_CATEGORIES]])
 
 
 class SearchForm(forms.Form):

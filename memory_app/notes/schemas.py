@@ -77,6 +77,10 @@ class NotesQuery(Schema):
     max_importance: Fraction | None = None
     min_effective: Fraction | None = None
     max_effective: Fraction | None = None
+    importance_below: Fraction | None = Field(None, description="importance < this")
+    effective_below: Fraction | None = Field(None, description="effective importance < this")
+    created_after: datetime | None = Field(None, description="created after (UTC)")
+    created_until: datetime | None = Field(None, description="created at or before (UTC)")
     source_type: ShortText | None = None
     source_file: ShortText | None = None
     never_accessed: bool = False
@@ -149,6 +153,10 @@ class SearchOut(Schema):
     compared: int
     skipped_other_dimensions: dict[int, int]
     model: str
+    without_vector: int | None = Field(
+        None,
+        description="notes stored with no vector, which search cannot find (null: not counted)",
+    )
 
 
 class HistogramOut(Schema):

@@ -4,6 +4,7 @@ the options derived from them."""
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
@@ -83,11 +84,26 @@ def broker_transport_options(broker_url: str, visibility_timeout: int) -> dict[s
     return {}
 
 
+class ClientErrorWithoutTraceback(logging.Filter):
+    """A refused request (4xx: a viewer's 403, a 404) is one line, "Forbidden (Permission
+    denied): /path": Django logs it with the exception's traceback, which is the user's
+    mistake, not the program's. A 5xx keeps its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "status_code", 500) < 500:
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
 def logging_config(level: str) -> dict[str, object]:
-    """Django's LOGGING: every record to the console once, at ``level`` (``LOG_LEVEL``)."""
+    """Django's LOGGING: every record to the console once, at ``level`` (``LOG_LEVEL``).
+    Quiet where it only repeats: one line per problem, no line per request (runserver's
+    request log shows 5xx answers only; a 4xx is Django's one "Not Found: /path" line),
+    no traceback for a refused request, no django-axes line per successful login."""
     return {
         "version": 1,
         "disable_existing_loggers": False,
+        "filters": {"client_errors": {"()": ClientErrorWithoutTraceback}},
         "formatters": {
             "django.server": {
                 "()": "django.utils.log.ServerFormatter",
@@ -96,7 +112,7 @@ def logging_config(level: str) -> dict[str, object]:
             }
         },
         "handlers": {
-            "console": {"class": "logging.StreamHandler"},
+            "console": {"class": "logging.StreamHandler", "filters": ["client_errors"]},
             "django.server": {"class": "logging.StreamHandler", "formatter": "django.server"},
         },
         "root": {"handlers": ["console"], "level": level},
@@ -106,7 +122,8 @@ def logging_config(level: str) -> dict[str, object]:
             # Configuring "django" resets its children, so runserver's request log is set
             # again as Django has it (its own handler and format, not propagated).
             "django": {"handlers": [], "level": "INFO"},
-            "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+            "django.server": {"handlers": ["django.server"], "level": "ERROR", "propagate": False},
+            "axes": {"level": "WARNING"},
             "neo4j": {"level": "WARNING"},
             "pymongo": {"level": "WARNING"},
         },

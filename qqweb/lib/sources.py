@@ -30,6 +30,13 @@ class SourceSummary:
     counts: list[tuple[str, int]] = field(default_factory=list)
     problems: int = 0  # the lint's findings that break the agent
     capabilities: frozenset[str] = frozenset()
+    links: tuple[str, ...] = ()  # each count's list ("" none), in the order of ``counts``
+
+    @property
+    def rows(self) -> list[tuple[str, int, str]]:
+        """(name, count, the list it counts or "") for the Overview's card."""
+        links = [*self.links, *[""] * (len(self.counts) - len(self.links))]
+        return [(name, n, link) for (name, n), link in zip(self.counts, links, strict=False)]
 
 
 @dataclass(frozen=True)

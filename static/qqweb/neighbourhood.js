@@ -50,12 +50,13 @@
         colour: isSource ? "#adb5bd" : colour(node.label),
         size: isSource ? 14 : Math.min(48, 18 + 4 * Math.sqrt(node.mentions || 0)),
       },
-      classes: (isSource ? "source" : "entity") + (node.level === 0 ? " center" : ""),
+      classes: (isSource ? "source" : "entity") + (node.level === 0 ? " center" : "") +
+        " level" + (node.level || 0),
     };
   }
   function edge(e) {
     return { group: "edges", data: { id: "e" + e.id, source: e.source, target: e.target, type: e.type },
-             classes: e.type === "EXTRACTED_FROM" ? "provenance" : "" };
+             classes: (e.type === "EXTRACTED_FROM" ? "provenance" : "") + (deep ? " quiet" : "") };
   }
   function add(nodes, edges) {
     var fresh = [];
@@ -70,9 +71,22 @@
     }));
     return added;
   }
+  // Depth 1: a force layout. Depth 2 (a hundred nodes and more): rings by distance from
+  // the entity (its neighbours, then theirs), spaced so that no two nodes' labels overlap;
+  // the edge labels are shown for the selected node only (tens of them printed over each
+  // other otherwise).
+  var deep = data.nodes.some(function (n) { return n.level === 2; });
   function layout(animate) {
+    if (deep) {
+      cy.layout({ name: "concentric", animate: animate, fit: true, padding: 20,
+                  concentric: function (n) { return n.hasClass("level0") ? 3 : n.hasClass("level1") ? 2 : 1; },
+                  levelWidth: function () { return 1; }, minNodeSpacing: 14, spacingFactor: 1.1,
+                  avoidOverlap: true, nodeDimensionsIncludeLabels: true }).run();
+      return;
+    }
     cy.layout({ name: "cose", animate: animate, randomize: false, nodeRepulsion: 20000,
-                nodeOverlap: 40, idealEdgeLength: 120, numIter: 800, fit: true, padding: 20 }).run();
+                nodeOverlap: 40, idealEdgeLength: 120, numIter: 800, fit: true, padding: 20,
+                nodeDimensionsIncludeLabels: true }).run();
   }
   // New neighbours go on a ring around the node that was expanded; the nodes already on
   // the canvas keep their places.
@@ -144,9 +158,9 @@
       .catch(function (err) { status.textContent = "Could not expand: " + err.message; });
   }
 
+  // The default wheel zoom: a custom wheelSensitivity makes Cytoscape warn on every load.
   var cy = cytoscape({
     container: container,
-    wheelSensitivity: 0.3,
     style: [
       { selector: "node", style: {
         "background-color": "data(colour)", label: "data(name)", width: "data(size)",
@@ -164,10 +178,14 @@
         "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(type)",
         "font-size": 7, color: "#868e96", "text-rotation": "autorotate" } },
       { selector: "edge.provenance", style: { "line-style": "dashed", label: "" } },
+      { selector: "edge.quiet", style: { label: "" } },
+      { selector: "edge.quiet.near", style: { label: "data(type)" } },
     ],
   });
   add(data.nodes, data.edges);
   layout(false);
+  cy.on("select", "node", function (evt) { evt.target.connectedEdges().addClass("near"); });
+  cy.on("unselect", "node", function (evt) { evt.target.connectedEdges().removeClass("near"); });
   cy.on("tap", "node", function (evt) {
     var node = evt.target;
     describe(node);

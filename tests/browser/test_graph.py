@@ -1,6 +1,9 @@
 """Graph curation in the browser: rename an entity, then its old URL."""
 
+import os
 import re
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
@@ -83,3 +86,97 @@ def test_the_neighbourhood_draws_each_label_in_its_own_colour(
     expect(swatches).to_have_count(3)
     colours = swatches.evaluate_all("els => els.map(e => getComputedStyle(e).backgroundColor)")
     assert len(set(colours)) == 3
+
+
+CREATED = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def _lumen_and_friends() -> None:
+    """Lumen: three relationships with people, two provenance sources, a creation date as
+    the agent stores it (a Neo4j DateTime); Lumen RAG, a copy to merge into it."""
+    store = graph_store()
+    for name, mentions in (("Lumen", 4), ("Lumen RAG", 1)):
+        text = f"{name}: a retrieval service"
+        props = {"description": "a retrieval service", "mention_count": mentions}
+        props |= {"created_at": CREATED, "embedding": vector(text)}
+        store.merge_entities("Project", [{"name": name, "props": props}])
+    people = [{"name": n, "props": {"mention_count": 1}} for n in ("Priya", "Omar", "Dana")]
+    store.merge_entities("Person", people)
+    store.merge_relationships(
+        "Person",
+        "WORKS_ON",
+        "Project",
+        [{"a": p["name"], "b": "Lumen", "props": {}} for p in people],
+    )
+    for i in (1, 2):
+        store.link_source(("Project", "Lumen"), f"conv-{i}", {"source_type": "conversation"})
+
+
+def test_the_rename_preview_counts_the_relationships_the_page_lists_and_dates_read_as_dates(
+    page: Page, sign_in: Any, curator: Any
+) -> None:
+    _lumen_and_friends()
+    sign_in(curator)
+    page.goto("/graph/entities/Project/Lumen/")
+    listed = page.locator("main section").filter(has_text="Incoming").locator("ul > li")
+    expect(listed).to_have_count(3)
+    expect(page.locator("main")).to_contain_text("2026-03-01 12:00 UTC")
+    page.locator("#entity-edit").get_by_label("Name").fill("Lumen Search")
+    page.locator("#entity-edit").get_by_role("button", name="Preview…").click()
+    after = page.locator("dl.facts")
+    expect(after).to_contain_text("relationships3, all kept")
+    expect(after).to_contain_text("provenance2 sources, kept")
+    _screenshot(page, "graph-rename-preview")
+
+    page.goto("/graph/entities/Project/Lumen/")
+    merge = page.locator("#entity-merge")
+    merge.get_by_label("Name").fill("Lumen RAG")
+    merge.get_by_role("button", name="Preview the merge…").click()
+    afterwards = page.locator("section").filter(has_text="Lumen afterwards")
+    expect(afterwards).to_contain_text("created_at2026-03-01 12:00 UTC")
+    assert "T12:00:00" not in afterwards.inner_text()  # not the driver's ISO string
+    _screenshot(page, "graph-merge-preview")
+
+
+def test_the_neighbourhood_at_depth_2_loads_without_warnings_and_its_labels_do_not_overlap(
+    page: Page, sign_in: Any, viewer: Any
+) -> None:
+    store = graph_store()
+    store.merge_entities("Project", [{"name": "Lumen", "props": {"mention_count": 9}}])
+    hubs = [f"Service {i}" for i in range(10)]
+    store.merge_entities("Software", [{"name": h, "props": {"mention_count": 3}} for h in hubs])
+    store.merge_relationships(
+        "Project", "USES", "Software", [{"a": "Lumen", "b": h, "props": {}} for h in hubs]
+    )
+    leaves = [(h, f"{h} component {j}") for h in hubs for j in range(4)]
+    store.merge_entities("Topic", [{"name": leaf, "props": {}} for _, leaf in leaves])
+    store.merge_relationships(
+        "Software", "HAS", "Topic", [{"a": h, "b": leaf, "props": {}} for h, leaf in leaves]
+    )
+    said: list[str] = []
+    page.on("console", lambda m: said.append(f"{m.type}: {m.text}"))
+    sign_in(viewer)
+    page.goto("/graph/entities/Project/Lumen/neighbourhood/?depth=2&limit=120")
+    expect(page.locator("#graph-legend li")).to_have_count(3)
+    page.wait_for_function("window.qqGraph && window.qqGraph.nodes().length === 51")
+    _screenshot(page, "graph-depth-2")
+    overlaps = page.evaluate(
+        """() => {
+            const boxes = qqGraph.nodes().map(n => n.renderedBoundingBox({includeLabels: true}));
+            let n = 0;
+            for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+                const a = boxes[i], b = boxes[j];
+                if (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2) n++;
+            }
+            return n;
+        }"""
+    )
+    assert overlaps == 0
+    assert [s for s in said if s.startswith(("warning", "error"))] == []
+
+
+def _screenshot(page: Page, name: str) -> None:
+    folder = os.environ.get("QQ_TEST_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)

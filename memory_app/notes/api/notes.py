@@ -98,6 +98,7 @@ def notes_search(request: HttpRequest, body: SearchIn) -> SearchOut:
         compared=outcome.compared,
         skipped_other_dimensions=outcome.skipped_other_dimensions,
         model=outcome.model,
+        without_vector=outcome.without_vector,
     )
 
 

@@ -12,7 +12,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memory_app.notes.lib.constants import SECTIONS
@@ -66,6 +66,12 @@ class NoteFilter:
     max_importance: float | None = None
     min_effective: float | None = None  # decayed importance, applied after the query
     max_effective: float | None = None
+    # Strict upper bounds, as the Overview counts: a histogram bar is [0.1, 0.2), "would be
+    # archived" is effective importance below the threshold; its links open these lists.
+    importance_below: float | None = None
+    effective_below: float | None = None
+    created_after: datetime | None = None  # created_at > (a week's bar of the Overview)
+    created_until: datetime | None = None  # created_at <=
     source_type: str | None = None
     source_file: str | None = None
     never_accessed: bool = False
@@ -76,7 +82,14 @@ class NoteFilter:
     def __post_init__(self) -> None:
         if self.section is not None and self.section not in SECTIONS:
             raise InvalidQuery("section", f"must be one of {', '.join(SECTIONS)}")
-        for name in ("min_importance", "max_importance", "min_effective", "max_effective"):
+        for name in (
+            "min_importance",
+            "max_importance",
+            "min_effective",
+            "max_effective",
+            "importance_below",
+            "effective_below",
+        ):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not 0.0 <= float(value) <= 1.0):
                 raise InvalidQuery(name, "must be a number between 0 and 1")
@@ -90,6 +103,9 @@ class NoteFilter:
             raise InvalidQuery(
                 "stale_days", f"must be a whole number of days from 0 to {MAX_STALE_DAYS}"
             )
+        for name in ("created_after", "created_until"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), datetime):
+                raise InvalidQuery(name, "must be a date and time")
         for name in ("source_file", "text"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or len(value) > 500):
@@ -97,7 +113,18 @@ class NoteFilter:
 
     @property
     def needs_decay(self) -> bool:
-        return self.min_effective is not None or self.max_effective is not None
+        return any(
+            v is not None for v in (self.min_effective, self.max_effective, self.effective_below)
+        )
+
+    def effective_matches(self, value: float) -> bool:
+        """The decayed importance ``value`` is within the filter's bounds."""
+        low, high, below = self.min_effective, self.max_effective, self.effective_below
+        return (
+            (low is None or value >= low)
+            and (high is None or value <= high)
+            and (below is None or value < below)
+        )
 
 
 def build_query(flt: NoteFilter, now: datetime) -> dict[str, Any]:
@@ -110,8 +137,17 @@ def build_query(flt: NoteFilter, now: datetime) -> dict[str, Any]:
         importance["$gte"] = float(flt.min_importance)
     if flt.max_importance is not None:
         importance["$lte"] = float(flt.max_importance)
+    if flt.importance_below is not None:
+        importance["$lt"] = float(flt.importance_below)
     if importance:
         clauses.append({"importance": importance})
+    created: dict[str, datetime] = {}
+    if flt.created_after is not None:
+        created["$gt"] = _naive(flt.created_after)
+    if flt.created_until is not None:
+        created["$lte"] = _naive(flt.created_until)
+    if created:
+        clauses.append({"created_at": created})
     if flt.source_type is not None:
         clauses.append({"source.source_type": flt.source_type})
     if flt.source_file:
@@ -144,6 +180,13 @@ def build_query(flt: NoteFilter, now: datetime) -> dict[str, Any]:
     if not clauses:
         return {}
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def _naive(value: datetime) -> datetime:
+    """A date as the notes store them: UTC, without a time zone."""
+    if value.tzinfo is None:
+        return value
+    return value.astimezone(UTC).replace(tzinfo=None)
 
 
 def check_sort(sort: str, direction: str) -> tuple[str, int]:

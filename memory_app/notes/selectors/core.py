@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from django.conf import settings
 
+from memory_app.notes.lib.core_suggest import core_category_suggest
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.models import PromotionVerdict
 from memory_app.notes.stores import core_notes, notes_store, working_notes
@@ -38,7 +39,8 @@ def content_hash(content: str) -> str:
 
 def promotion_candidates(*, limit: int = 50) -> list[PromotionCandidate]:
     """Notes with importance >= QQ_CORE_THRESHOLD read at least 3 times, not in core.md
-    and with no verdict on their current text; each with a suggested category."""
+    and with no verdict on their current text; each with a suggested category
+    (``core_category_suggest``: "" when none fits, and the page asks to choose)."""
     store = notes_store()
     notes = store.most_important_read_notes(
         min_importance=settings.QQ_CORE_THRESHOLD, min_access=3, limit=limit * 4
@@ -56,8 +58,7 @@ def promotion_candidates(*, limit: int = 50) -> list[PromotionCandidate]:
             or (note.note_id, content_hash(text)) in decided
         ):
             continue
-        ok, category = core.is_core_candidate(text)
-        found.append(PromotionCandidate.of(note, category if ok else ""))
+        found.append(PromotionCandidate.of(note, core_category_suggest(text, note.section)))
         if len(found) >= limit:
             break
     return found

@@ -10,12 +10,13 @@ from typing import Any
 
 from memory_app.notes.lib import InvalidQuery, NoteNotFound
 from memory_app.notes.lib.constants import SECTIONS
+from memory_app.notes.lib.core_suggest import core_category_suggest
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.grace import KEEP_UNTIL_FIELD
 from memory_app.notes.lib.listing import NoteFilter, NotesCount, NotesPage
 from memory_app.notes.lib.replica import lists as read_list
-from memory_app.notes.stores import core_notes, notes_store
+from memory_app.notes.stores import notes_store
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.selectors import target_history
 from qqweb.audit.snapshots import to_json
@@ -167,9 +168,9 @@ def note_detail(*, note_id: str) -> NoteDetail:
             similar = [h for h in hits if h.note_id != note_id][:5]
         except QQError as e:
             error = str(e)
-    ok, category = core_notes().is_core_candidate(note.content)
+    category = core_category_suggest(note.content, note.section)
     history = target_history(target_id=note_id)
-    return NoteDetail(note, curve, similar, error, category if ok else "", history)
+    return NoteDetail(note, curve, similar, error, category, history)
 
 
 @dataclass
@@ -178,13 +179,16 @@ class SearchOutcome:
     compared: int
     skipped_other_dimensions: dict[int, int]
     model: str
+    without_vector: int | None = None  # notes search cannot reach: stored with no vector
 
 
 def notes_search(
     *, query: str, section: str | None = None, min_score: float | None = None, limit: int = 20
 ) -> SearchOutcome:
     """Embed the query with the configured embedder and search. A dimension the stored
-    vectors do not have raises DimensionMismatch, with a plain message."""
+    vectors do not have raises DimensionMismatch, with a plain message. The outcome says
+    how many notes were compared, and how many were not and why: another model's vectors,
+    or no vector at all (``without_vector``, counted in the read model)."""
     query = query.strip()
     if not query:
         raise InvalidQuery("query", "type something to search for")
@@ -207,6 +211,11 @@ def notes_search(
                     score=round(score, 4),
                 )
             )
+    missing = notes_count(flt=NoteFilter(section=section, no_embedding=True))
     return SearchOutcome(
-        results, result.compared, result.skipped_other_dimensions, model.model_name
+        results,
+        result.compared,
+        result.skipped_other_dimensions,
+        model.model_name,
+        missing.value if not missing.capped else None,
     )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 from django.conf import settings
 
@@ -154,6 +155,7 @@ class MemoryInsights:
     histogram: Chart
     archive_threshold: float
     would_archive: int
+    would_archive_query: str  # the notes list's filter of those notes
     by_source_type: list[tuple[str, int]]
     top_files: list[tuple[str, int]]
     per_week: Chart
@@ -169,7 +171,7 @@ def memory_insights(
     ``archive_threshold``, source breakdowns and notes per week. None while the read
     model loads (the page says the pictures are loading)."""
     threshold = settings.QQ_ARCHIVE_THRESHOLD if archive_threshold is None else archive_threshold
-    now = utcnow_naive()
+    now = utcnow_naive().replace(microsecond=0)  # whole seconds: the weeks' links say them
     pictures = _read(
         lambda model: read_pictures(model, now=now, threshold=threshold, bins=bins, weeks=weeks)
     )
@@ -180,6 +182,7 @@ def memory_insights(
         labels,
         pictures.stored,
         {("now" if d == 0 else f"{d} days"): counts for d, counts in pictures.effective.items()},
+        queries=_importance_queries(bins),
     )
     week_labels = [(now - timedelta(weeks=w)).strftime("%m-%d") for w in range(weeks - 1, -1, -1)]
     return MemoryInsights(
@@ -187,10 +190,35 @@ def memory_insights(
         histogram=histogram,
         archive_threshold=threshold,
         would_archive=pictures.would_archive,
+        would_archive_query=urlencode({"effective_below": threshold}),
         by_source_type=pictures.by_source_type,
         top_files=pictures.top_files,
-        per_week=histogram_chart(week_labels, pictures.per_week),
+        per_week=histogram_chart(week_labels, pictures.per_week, queries=_week_queries(now, weeks)),
     )
+
+
+def _importance_queries(bins: int) -> list[str]:
+    """The notes list's filter of each histogram bar: [i / bins, (i + 1) / bins), the last
+    bar up to 1 included (as ``importance_histogram`` counts)."""
+    queries = []
+    for i in range(bins):
+        low, high = round(i / bins, 6), round((i + 1) / bins, 6)
+        upper = {"max_importance": 1} if i == bins - 1 else {"importance_below": high}
+        queries.append(urlencode({"min_importance": low, **upper}))
+    return queries
+
+
+def _week_queries(now: datetime, weeks: int) -> list[str]:
+    """The notes list's filter of each week's bar, oldest first: created in the 7 days up
+    to ``now`` minus that many weeks, the start left out (as ``weeks_created`` counts)."""
+    stamp = "%Y-%m-%dT%H:%M:%S"
+    queries = []
+    for w in range(weeks - 1, -1, -1):
+        end = now - timedelta(weeks=w)
+        start = end - timedelta(weeks=1)
+        dates = {"created_after": start.strftime(stamp), "created_until": end.strftime(stamp)}
+        queries.append(urlencode(dates))
+    return queries
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,9 @@ def test_the_overview_shows_the_facts_agent_next_to_the_notes(
     agent_writes(facts_store, agent_model, NEW_PORT, days_ago=1)
     html = viewer_client.get("/").content.decode()
     assert 'id="source-facts"' in html and 'id="notes-card"' in html
-    assert "<dt>deleted at the next start</dt><dd>1</dd>" in html
+    # each count opens the list it counts
+    assert '<dt>deleted at the next start</dt><dd><a href="/facts/next-start/">1</a></dd>' in html
+    assert '<dt>legacy conversation turns</dt><dd><a href="/facts/?kind=turn">0</a></dd>' in html
 
 
 def test_search_shows_the_facts_and_what_the_agent_would_inject(

@@ -59,7 +59,8 @@ def test_the_overview_page_draws_the_histogram_and_the_what_if(viewer_client, st
     plant("note_0000000000a2", 0.9, 0)
     html = viewer_client.get(reverse("memory_app:overview") + "?threshold=0.5").content.decode()
     assert 'id="importance-card"' in html and "<polyline" in html
-    assert "<strong>1</strong> of 2 notes would be archived" in html
+    assert "<strong>1</strong> of 2 notes</a> would be archived" in html
+    assert 'href="/notes/?effective_below=0.5"' in html  # the list of that one note
 
 
 def test_a_bad_threshold_falls_back_to_the_setting(viewer_client, stores):

@@ -206,6 +206,13 @@ FILTERS = [
     NoteFilter(section="Key Topics"),
     NoteFilter(min_importance=0.3, max_importance=0.7),
     NoteFilter(min_effective=0.2, max_effective=0.6),
+    # the Overview's links: a histogram bar, "would be archived", a week's bar
+    NoteFilter(min_importance=0.3, importance_below=0.5),
+    NoteFilter(effective_below=0.3),
+    NoteFilter(
+        created_after=utcnow_naive() - timedelta(days=21),
+        created_until=utcnow_naive() - timedelta(days=14),
+    ),
     NoteFilter(source_type="file", source_file="f1.md"),
     NoteFilter(never_accessed=True),
     NoteFilter(stale_days=5),

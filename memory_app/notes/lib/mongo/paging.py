@@ -9,7 +9,7 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from memory_app.notes.lib.documents import effective_importance, within
+from memory_app.notes.lib.documents import effective_importance
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.listing import (
     LIST_FIELDS,
@@ -53,7 +53,7 @@ def page_notes(
         scanned += 1
         last = doc
         value = effective_importance(doc, now)
-        if within(value, flt.min_effective, flt.max_effective):
+        if flt.effective_matches(value):
             items.append(Note.from_document(doc).annotated(effective_importance=value))
     return NotesPage(items, None, scanned)
 

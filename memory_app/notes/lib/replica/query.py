@@ -56,17 +56,23 @@ def filter_mask(model: ReadModel, flt: NoteFilter, now: datetime) -> np.ndarray:
 
     if flt.section is not None:
         code_is("section", flt.section)
-    if flt.min_importance is not None or flt.max_importance is not None:
+    if any(v is not None for v in (flt.min_importance, flt.max_importance, flt.importance_below)):
         mask &= (model.nulls[:n] & NULL_BITS["importance"]) == 0
         if flt.min_importance is not None:
             mask &= c["importance"] >= float(flt.min_importance)
         if flt.max_importance is not None:
             mask &= c["importance"] <= float(flt.max_importance)
+        if flt.importance_below is not None:
+            mask &= c["importance"] < float(flt.importance_below)
     if flt.source_type is not None:
         code_is("source_type", flt.source_type)
     if flt.source_file:
         code_is("source_file", flt.source_file)
     accessed, created = c["accessed_us"], c["created_us"]
+    if flt.created_after is not None:
+        mask &= (created != MISSING) & (created > _us(flt.created_after))
+    if flt.created_until is not None:
+        mask &= (created != MISSING) & (created <= _us(flt.created_until))
     if flt.never_accessed:
         mask &= accessed == MISSING
     if flt.stale_days is not None:
@@ -85,6 +91,8 @@ def filter_mask(model: ReadModel, flt: NoteFilter, now: datetime) -> np.ndarray:
             ok &= values[rows] >= float(flt.min_effective)
         if flt.max_effective is not None:
             ok &= values[rows] <= float(flt.max_effective)
+        if flt.effective_below is not None:
+            ok &= values[rows] < float(flt.effective_below)
         mask[rows[~ok]] = False
     return mask
 
