@@ -34,7 +34,10 @@ class AuditEvent(models.Model):
     batch_id = models.UUIDField(default=uuid.uuid4, db_index=True)
     status = models.CharField(max_length=10, choices=STATUSES, default=PENDING)
     detail = models.TextField(blank=True)
+    # set when an undo of this action begins (qqweb.audit.services._claim_undo), with the
+    # process (host:pid) undoing it; given back when that undo fails
     undone_at = models.DateTimeField(null=True, blank=True)
+    undo_process = models.CharField(max_length=300, blank=True)
     undo_of = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="undo_events"
     )

@@ -21,6 +21,7 @@ from qqweb.audit.selectors import batch_undo_events
 from qqweb.audit.snapshots import from_json, to_json
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import role_at_least
+from qqweb.lib.processes import process_gone, this_process
 
 logger = logging.getLogger(__name__)
 
@@ -93,34 +94,62 @@ def audit_undo(*, actor: Actor, event_id: int, undo_batch: uuid.UUID | None = No
     """Undo one action by replaying its ``before``; the undo is recorded in the action's
     batch, or in ``undo_batch`` (a run's undo: a batch of its own). Forbidden
     (UndoForbidden, 403) unless ``actor`` holds the role the action needed; refused, with
-    the reason, when it was undone already, did not complete, or its target changed
-    since."""
+    the reason, when it was undone already (or another request is undoing it right now),
+    did not complete, or its target changed since. An action is undone once: the undo
+    first claims the event (:func:`_claim_undo`) and gives it back when it fails."""
     event = AuditEvent.objects.filter(pk=event_id).first()
     if event is None:
         raise AuditEventNotFound(event_id)
     _access_undo(actor, event)
-    if event.undone_at is not None:
-        raise UndoRefused("this action was undone already")
     if event.status != AuditEvent.DONE:
         raise UndoRefused(f"this action is {event.status}, there is nothing to undo")
     handler = undo_handler(event.action)
     if handler is None:
         raise UndoRefused(f"{event.action} cannot be undone")
-    before, after = from_json(event.before), from_json(event.after)
-    undo_event = audit_begin(
-        actor,
-        f"undo.{event.action}",
-        event.target_type,
-        event.target_id,
-        after,
-        undo_batch or event.batch_id,
-    )
-    undo_event.undo_of = event
-    undo_event.save(update_fields=["undo_of"])
-    audited(undo_event, lambda: handler(before, after))
-    event.undone_at = timezone.now()
-    event.save(update_fields=["undone_at"])
+    claimed = _claim_undo(event)
+    try:
+        before, after = from_json(event.before), from_json(event.after)
+        undo_event = audit_begin(
+            actor,
+            f"undo.{event.action}",
+            event.target_type,
+            event.target_id,
+            after,
+            undo_batch or event.batch_id,
+        )
+        undo_event.undo_of = event
+        undo_event.save(update_fields=["undo_of"])
+        audited(undo_event, lambda: handler(before, after))
+    except BaseException:
+        AuditEvent.objects.filter(pk=event.pk, undone_at=claimed).update(
+            undone_at=None, undo_process=""
+        )
+        raise
+    event.undone_at = claimed
     return undo_event
+
+
+def _claim_undo(event: AuditEvent) -> datetime:
+    """Mark ``event`` undone before its undo runs, with one conditional UPDATE (only while
+    ``undone_at`` is empty: atomic on SQLite and PostgreSQL alike), so that of two undos at
+    once (two clicks, two curators, Back on the Review page twice) one replays it and the
+    other is refused. An undo whose process stopped half-way (its pid gone from this host,
+    or its undo event closed failed by the reaper) may be tried again at once."""
+    now = timezone.now()
+    mine = {"undone_at": now, "undo_process": this_process()}
+    if AuditEvent.objects.filter(pk=event.pk, undone_at__isnull=True).update(**mine):
+        return now
+    held = AuditEvent.objects.filter(pk=event.pk).values("undone_at", "undo_process").first()
+    last = event.undo_events.order_by("-id").first()
+    if last is not None and last.status == AuditEvent.DONE:
+        raise UndoRefused("this action was undone already")
+    if held is None:
+        raise AuditEventNotFound(event.pk)
+    failed = last is not None and last.status == AuditEvent.FAILED
+    stopped = failed or process_gone(held["undo_process"])
+    if stopped and AuditEvent.objects.filter(pk=event.pk, **held).update(**mine):
+        return now
+    raise UndoRefused("this action is being undone right now (another request); reload")
 
 
 @dataclass

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import socket
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -28,6 +26,7 @@ from qqweb.lib.actors import Actor
 from qqweb.lib.differences import differences
 from qqweb.lib.errors import InvalidInput
 from qqweb.lib.judge.model import judge_available, judge_pairs
+from qqweb.lib.processes import process_gone, this_process
 
 VERDICTS = ("merge", "supersede", "not_duplicate", "skip")
 
@@ -221,10 +220,6 @@ def review_verdict(
 CLAIM_EXPIRES_S = 600  # a verdict takes seconds; a claim this old is a request that died
 
 
-def _process() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
 def _claim(pair: ReviewPair, actor: Actor) -> datetime:
     """Take the pair for this request's verdict: one UPDATE of the pair if it is still
     pending and nobody holds it (or the holder's claim expired). Whoever's UPDATE comes
@@ -234,7 +229,7 @@ def _claim(pair: ReviewPair, actor: Actor) -> datetime:
     the same conditional UPDATE on that claim: the curator's retry finishes the verdict."""
     now = timezone.now()
     free = Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - timedelta(seconds=CLAIM_EXPIRES_S))
-    mine = {"claimed_at": now, "claimed_by": actor.label, "claim_process": _process()}
+    mine = {"claimed_at": now, "claimed_by": actor.label, "claim_process": this_process()}
     pending = ReviewPair.objects.filter(pk=pair.pk, status=ReviewPair.PENDING)
     if pending.filter(free).update(**mine):
         return now
@@ -244,24 +239,9 @@ def _claim(pair: ReviewPair, actor: Actor) -> datetime:
     if current.status != ReviewPair.PENDING:
         raise PairDecided(current.pk, current.status, current.decided_by)
     held = {"claimed_at": current.claimed_at, "claim_process": current.claim_process}
-    if _process_gone(current.claim_process) and pending.filter(**held).update(**mine):
+    if process_gone(current.claim_process) and pending.filter(**held).update(**mine):
         return now
     raise PairDecided(current.pk, current.status, current.claimed_by, deciding=True)
-
-
-def _process_gone(process: str) -> bool:
-    """Is the process that holds a claim known to be gone: on this host, its pid runs no
-    more? (Another host's process is waited for until its claim expires.)"""
-    host, _, pid = process.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)  # signal 0: only asks whether the pid exists
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # another user's live process
-        return False
-    return False
 
 
 def _release(pair: ReviewPair, claimed_at: datetime) -> None:

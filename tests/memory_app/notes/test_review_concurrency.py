@@ -24,6 +24,7 @@ from memory_app.notes.errors import PairDecided
 from memory_app.notes.models import ReviewPair
 from memory_app.notes.services import review_verdict
 from memory_app.notes.stores import notes_store
+from qqweb.audit.errors import UndoRefused
 from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import audit_undo
 from qqweb.lib.actors import Actor
@@ -162,6 +163,69 @@ def test_a_pair_held_by_a_process_that_died_is_taken_over_at_once(mongo, memory_
         else:
             with pytest.raises(PairDecided, match="carl-curator is giving this pair a verdict"):
                 review_verdict(actor=CORA, pair_id=pair.pk, verdict="skip")
+
+
+def test_two_backs_or_two_undos_at_once_undo_the_merge_once(
+    live_server, curator, mongo, memory_dir
+):
+    """Back pressed twice (two tabs) and Undo sent twice (the audit API): each merge is
+    undone by one undo event; the other request is refused, never a second replay."""
+    raw = api_token_create(user=curator, name="review")[1]
+    headers = {"Authorization": f"Bearer {raw}"}
+
+    def post(path: str) -> Callable[[], requests.Response]:
+        return lambda: requests.post(f"{live_server.url}{path}", headers=headers, timeout=120)
+
+    for round_ in range(ROUNDS):
+        pair = queued_pair(round_)
+        assert api_verdict(live_server.url, raw, pair, "merge")().status_code == 200
+        merge = AuditEvent.objects.get(
+            action="pair.merge", target_id__in=[pair.note_a, pair.note_b]
+        )
+        path = "/api/duplicates/back" if round_ % 2 else f"/api/audit/{merge.pk}/undo"
+        answers = at_once(post(path), post(path))
+        codes = sorted(a.status_code for a in answers)
+        refused = 400 if path.endswith("back") else 409  # Back's refusals are 400s
+        assert codes == [200, refused], (round_, [a.text for a in answers])
+        message = next(a for a in answers if a.status_code == refused).json()["error"]["message"]
+        assert "being undone right now" in message or "undone already" in message
+        assert AuditEvent.objects.filter(undo_of=merge).count() == 1
+        assert notes_store().note(pair.note_a) and notes_store().note(pair.note_b)
+        pair.refresh_from_db()
+        assert pair.status == "pending"
+
+
+def test_an_undo_whose_process_died_can_be_tried_again(mongo, memory_dir, db):
+    """The undo claims its action before it runs; one whose process died half-way (its
+    pid gone from this host, or its undo event closed failed by the reaper) does not
+    block the action: the retry undoes it, once."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    left = {
+        "killed": (f"{socket.gethostname()}:{dead.pid}", AuditEvent.PENDING),
+        "reaped": ("elsewhere:1", AuditEvent.FAILED),
+    }
+    for round_, (process, status) in enumerate(left.values()):
+        pair = queued_pair(round_)
+        review_verdict(actor=CORA, pair_id=pair.pk, verdict="merge")
+        merge = AuditEvent.objects.get(
+            action="pair.merge", target_id__in=[pair.note_a, pair.note_b]
+        )
+        AuditEvent.objects.filter(pk=merge.pk).update(  # claimed by a process that then died
+            undone_at=timezone.now(), undo_process=process
+        )
+        AuditEvent.objects.create(
+            actor=CORA.label,
+            action="undo.pair.merge",
+            target_type="note",
+            target_id=merge.target_id,
+            status=status,
+            undo_of=merge,
+        )
+        audit_undo(actor=CORA, event_id=merge.pk)
+        assert AuditEvent.objects.filter(undo_of=merge, status=AuditEvent.DONE).count() == 1
+        with pytest.raises(UndoRefused, match="undone already"):
+            audit_undo(actor=CORA, event_id=merge.pk)
 
 
 def test_a_verdict_that_fails_lets_go_of_its_pair(mongo, memory_dir, db):
