@@ -3,17 +3,21 @@
 :class:`RecordChecker` takes the lines of a file (``ndjson.read_lines``) one by one and
 refuses, with a reason in words, each record the stores would not take as qqweb's own
 writes: it calls the stores' own checks (notes: ``note_document_problem``, facts:
-``fact_document_problem``, graph: ``node_problem`` / ``relationship_problem``, memory
-files: ``checked_file_name``) and adds what only the whole file can tell: a note id, fact
+``fact_document_problem``, graph: ``node_problem`` / ``relationship_problem``, pins:
+``pin_record_problem``, the API's own checks of a pin; memory files:
+``checked_file_name``; each ``archive.jsonl`` line: ``archive_entry_problem``, what a
+restore asks of it) and adds what only the whole file can tell: a note id or ``_id``, fact
 id or node id given twice, a relationship whose end is not a node before it in the file
 (or is a refused one), a memory file whose lines do not match its ``file_end``, an end
-record whose counts do not match the file. No store is read here but for the notes'
-vector dimension, given as a function and asked only when a vector needs it.
+record whose counts do not match the file. An archive line is refused alone: its file is
+taken without it. No store is read here but for the notes' vector dimension, given as a
+function and asked only when a vector needs it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -22,7 +26,8 @@ from typing import Any
 from graph_app.knowledge.backup_checks import node_problem, relationship_problem
 from memory_app.facts.lib.domain import fact_document_problem
 from memory_app.notes.lib import InvalidBackupFile
-from memory_app.notes.lib.backup_files import checked_file_name
+from memory_app.notes.lib.archive.entries import archive_entry_problem
+from memory_app.notes.lib.backup_files import ARCHIVE, checked_file_name
 from memory_app.notes.lib.documents import note_document_problem
 from qqweb.backup import ndjson
 from qqweb.backup.ndjson import ExportFormatError, Line
@@ -55,6 +60,35 @@ class _OpenFile:
     problem: str = ""
 
 
+def archive_line_problem(data: bytes) -> tuple[str, str]:
+    """An ``archive.jsonl`` line of a backup read as the archive page reads it, and checked
+    as a restore checks it (``archive_entry_problem``): ``(note_id, why it is refused)``,
+    the reason '' when it is taken. A blank line is taken (the archive skips it)."""
+    if not data.strip():
+        return "", ""
+    try:
+        entry = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+    except UnicodeDecodeError:
+        return "", "it is not UTF-8 text"
+    except (ValueError, RecursionError) as e:
+        return "", f"it is not a JSON object of an archived note ({str(e)[:80]})"
+    if not isinstance(entry, dict):
+        return "", "it is not a JSON object of an archived note"
+    return _what(entry.get("note_id")), archive_entry_problem(entry)
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _what(value: Any) -> str:
     return value[:80] if isinstance(value, str) else ""
 
@@ -70,10 +104,14 @@ class RecordChecker:
         self.refusals: list[Refusal] = []
         self.refused_count = 0
         self.refused_lines: set[int] = set()
+        # archive.jsonl's lines refused one by one: their file, when taken, is written
+        # without them (they are not in ``refused_lines``, which leaves out whole records)
+        self.left_out_lines: set[int] = set()
         self.seen: Counter[str] = Counter()  # readable records of each counted kind
         self.unreadable = 0
         self.counts: dict[str, int] = {}
         self._note_ids: set[str] = set()
+        self._note_object_ids: set[Any] = set()
         self._fact_ids: set[Any] = set()
         self._nodes: dict[str, bool] = {}  # node id -> taken (False: refused)
         self._file: _OpenFile | None = None
@@ -141,13 +179,17 @@ class RecordChecker:
         needs_dimension = isinstance(vector, list) and bool(vector)
         dimension = self._notes_dimension() if needs_dimension else None
         problem = note_document_problem(doc, dimension=dimension)
-        note_id = doc.get("note_id")
+        note_id, object_id = doc.get("note_id"), doc.get("_id")
         if not problem and note_id in self._note_ids:
             problem = f"the note id {note_id!r} is given twice in the file"
+        if not problem and object_id is not None and object_id in self._note_object_ids:
+            problem = f"its _id {object_id} is given twice in the file"
         if problem:
             self._refuse(number, "note", _what(note_id), problem)
         else:
             self._note_ids.add(str(note_id))
+            if object_id is not None:
+                self._note_object_ids.add(object_id)
 
     def _fact(self, number: int, doc: dict[str, Any]) -> None:
         problem = fact_document_problem(doc)
@@ -197,9 +239,19 @@ class RecordChecker:
         if self._file.problem:
             return
         try:
-            self._file.digest.update(ndjson.file_line_bytes(record))
+            data = ndjson.file_line_bytes(record)
         except ValueError as e:
             self._file.problem = f"its line {number} is not readable: {e}"
+            return
+        self._file.digest.update(data)
+        if self._file.name != ARCHIVE and not _utf8(data):
+            # the agent and the core page read the markdown files as UTF-8, strictly
+            self._file.problem = f"its line {number} is not UTF-8 text"
+        elif self._file.name == ARCHIVE:
+            note_id, problem = archive_line_problem(data)
+            if problem:
+                self._refuse(number, "archive line", note_id, problem, lines=())
+                self.left_out_lines.add(number)
 
     def _file_end(self, number: int, record: dict[str, Any]) -> None:
         name = record.get("name")

@@ -4,7 +4,7 @@ Every import reads the file three times. The first two passes are the preview, w
 nothing: the first checks every record (``checking.py``: the header and version, each
 record against the stores' own checks, each file's line count and SHA-256, the end
 record) and lists each refused record with its reason; the second counts what the stores
-hold already of the records that pass (notes by ``note_id``, entities by label and name,
+hold already of the records that pass (notes by ``note_id`` or ``_id``, entities by label and name,
 ``:Source`` nodes by ``source_id``, facts by ``_id``, memory files by content). The third
 pass writes, and only when no record is refused (or the caller chose to import the valid
 ones, leaving the refused ones out) and the preview found no conflict (or the caller
@@ -51,6 +51,7 @@ from qqweb.recall.backup import pins_present, pins_restore
 Progress = Callable[[int, int | None], None]
 BATCH = 500
 SAMPLE = 20
+LEFT_OUT = "file_line_left_out"  # not a kind a file can hold (``ndjson.KINDS``)
 
 
 @dataclass
@@ -194,16 +195,18 @@ class _Ticker:
 
 
 def _file_lines(first: dict[str, Any], records: Iterator[dict[str, Any]]) -> Iterator[bytes]:
-    """The lines of the file ``first`` starts, checked against its ``file_end``."""
+    """The lines of the file ``first`` starts, checked against its ``file_end``; a line
+    left out (an archive line the checks refused) counts but is not given."""
     name, digest, count = first["name"], hashlib.sha256(), 0
     record = first
-    while record["kind"] == "file_line":
+    while record["kind"] in ("file_line", LEFT_OUT):
         if record.get("name") != name:
             raise ExportFormatError(0, f"file {name!r} has no file_end before the next file")
         line = ndjson.file_line_bytes(record)
         digest.update(line)
         count += 1
-        yield line
+        if record["kind"] == "file_line":
+            yield line
         record = next(records)
     if record["kind"] != "file_end" or record.get("name") != name:
         raise ExportFormatError(0, f"file {name!r} is not closed by its file_end")
@@ -227,7 +230,7 @@ def _grouped(records: Iterator[dict[str, Any]]) -> Iterator[tuple[str, Any]]:
             if len(batch) >= BATCH:
                 yield kind, batch
                 batch = []
-        elif kind == "file_line":
+        elif kind in ("file_line", LEFT_OUT):
             yield "file", (record["name"], _file_lines(record, records))
         elif kind == "file_end":
             yield "file", (record["name"], _file_lines(record, records))  # an empty file
@@ -237,10 +240,15 @@ def _grouped(records: Iterator[dict[str, Any]]) -> Iterator[tuple[str, Any]]:
         yield batch_kind, batch
 
 
-def _taken(source: Path, refused: set[int]) -> Iterator[dict[str, Any]]:
-    """The records of the file that passed the checks, in order."""
+def _taken(source: Path, checker: RecordChecker) -> Iterator[dict[str, Any]]:
+    """The records of the file that passed the checks, in order; an archive line refused
+    alone comes as a ``LEFT_OUT`` record (its file's count and SHA-256 still hold it)."""
     for line in ndjson.read_lines(source):
-        if line.record is not None and line.number not in refused:
+        if line.record is None or line.number in checker.refused_lines:
+            continue
+        if line.number in checker.left_out_lines:
+            yield {**line.record, "kind": LEFT_OUT}
+        else:
             yield line.record
 
 
@@ -264,16 +272,16 @@ def backup_preview(*, source: Path) -> ImportPreview:
     return preview
 
 
-def _preview(source: Path) -> tuple[ImportPreview, set[int]]:
+def _preview(source: Path) -> tuple[ImportPreview, RecordChecker]:
     checker = _checked(source)
     notes, files, graph = notes_store(), memory_files(), graph_store()
     facts = facts_store() if facts_enabled() else None
     preview = ImportPreview(counts=dict(checker.counts))
     preview.refused = [r.to_json() for r in checker.refusals]
     preview.refused_count = checker.refused_count
-    for kind, batch in _grouped(_taken(source, checker.refused_lines)):
+    for kind, batch in _grouped(_taken(source, checker)):
         if kind == "note":
-            present = notes.note_ids_present([r["document"]["note_id"] for r in batch])
+            present = notes.documents_present([r["document"] for r in batch])
             preview.notes_present += len(present)
             preview.notes_sample += sorted(present)[: SAMPLE - len(preview.notes_sample)]
         elif kind == "fact" and facts is not None:
@@ -294,7 +302,7 @@ def _preview(source: Path) -> tuple[ImportPreview, set[int]]:
         elif kind == "file":
             name, lines = batch
             preview.files.append(asdict(files.plan(name, lines)))
-    return preview, checker.refused_lines
+    return preview, checker
 
 
 def backup_import(
@@ -312,7 +320,7 @@ def backup_import(
     ``accept_conflicts`` is not set. ``on_start`` is told, before the first write, what
     a retry must keep to; a retry passes it back as ``resume`` (see
     :class:`ImportStart`)."""
-    preview, refused = _preview(source)
+    preview, checker = _preview(source)
     if preview.refused_count and not import_valid:
         raise RecordsRefused(preview)
     if resume is None and preview.conflicts and not accept_conflicts:
@@ -327,7 +335,7 @@ def backup_import(
     summary = ImportSummary(preview, {k: 0 for k in ("note", "node", "relationship", "fact")})
     ticker = _Ticker(progress, sum(preview.counts.values()))
     element_ids: dict[str, str] = {}  # export node id -> this graph's element id
-    for kind, batch in _grouped(_taken(source, refused)):
+    for kind, batch in _grouped(_taken(source, checker)):
         if kind == "note":
             summary.inserted["note"] += notes.insert_exported([r["document"] for r in batch])
         elif kind == "fact" and facts is not None:

@@ -11,9 +11,12 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from qqweb.lib.errors import InvalidInput
+from qqweb.lib.mongo.safe_values import datetime_problem
+from qqweb.recall.errors import UnknownSource
 from qqweb.recall.models import Pin
-from qqweb.recall.pin_values import LIMITS, pin_value_problem
-from qqweb.recall.services import pin_snapshot
+from qqweb.recall.pin_values import pin_value_problem
+from qqweb.recall.services import pin_fields_checked, pin_snapshot
 
 
 def pin_records() -> Iterator[dict[str, Any]]:
@@ -30,20 +33,37 @@ def pin_count() -> int:
 
 
 def pin_record_problem(record: Mapping[str, Any]) -> str:
-    """Why an import would refuse this ``pin`` record ("" when it takes it)."""
-    for name in LIMITS:
+    """Why an import would refuse this ``pin`` record ("" when it takes it): the checks
+    every door pinning a recall applies (:func:`pin_fields_checked`: values a pin may
+    hold, a memory this qqweb has), the same value checks of ``item_text`` and
+    ``created_by``, and a ``created_at`` that is an ISO 8601 date in range. Unlike a new
+    pin, the item need not be in the memory now: the export kept the pin as it was, and a
+    run says where its item went."""
+    try:
+        pin_fields_checked(
+            record.get("source"), record.get("query"), record.get("item_id"), record.get("comment")
+        )
+    except UnknownSource as e:
+        return str(e)
+    except InvalidInput as e:
+        return f"its {e.field} {e.message}"
+    for name in ("item_text", "created_by"):
         problem = pin_value_problem(name, record.get(name, ""))
         if problem:
             return f"its {name} {problem}"
+    created = record.get("created_at")
     try:
-        datetime.fromisoformat(str(record.get("created_at")))
+        when = datetime.fromisoformat(created) if isinstance(created, str) else None
     except ValueError:
+        when = None
+    if when is None:
         return "its created_at is not an ISO 8601 date"
-    return ""
+    return datetime_problem(when, where="its created_at")
 
 
 def _key(record: Mapping[str, Any]) -> tuple[str, str, str]:
-    return (str(record["source"]), str(record["query"]).strip(), str(record["item_id"]).strip())
+    source, query, item_id = (str(record[name]).strip() for name in ("source", "query", "item_id"))
+    return source, query, item_id
 
 
 def pins_present(records: Iterable[Mapping[str, Any]]) -> int:
@@ -51,7 +71,7 @@ def pins_present(records: Iterable[Mapping[str, Any]]) -> int:
     return sum(
         1
         for r in records
-        if Pin.objects.filter(source=r["source"], query=_key(r)[1], item_id=_key(r)[2]).exists()
+        if Pin.objects.filter(source=_key(r)[0], query=_key(r)[1], item_id=_key(r)[2]).exists()
     )
 
 

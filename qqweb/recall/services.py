@@ -91,16 +91,24 @@ class PinSpec:
     item_text: str = ""
 
 
-def _checked(source: Any, query: Any, item_id: Any, comment: Any) -> PinSpec:
-    """The pin's fields, checked, with the item's text now; refused (InvalidInput naming
-    the field) when a value does not fit or the memory does not hold the item."""
+def pin_fields_checked(source: Any, query: Any, item_id: Any, comment: Any) -> PinSpec:
+    """The pin's fields, checked (InvalidInput naming the field): values a pin may hold
+    (:func:`pin_value_problem`) and a memory this qqweb has (a pin of another would fail
+    every run). What every door pinning a recall applies, a backup's pin records too."""
     spec = PinSpec(
         _text(source, "source"),
         _text(query, "query"),
         _text(item_id, "item_id"),
         _text(comment, "comment", required=False),
     )
-    return _held(spec)
+    _engine(spec.source)
+    return spec
+
+
+def _checked(source: Any, query: Any, item_id: Any, comment: Any) -> PinSpec:
+    """The pin's fields, checked, with the item's text now; refused (InvalidInput naming
+    the field) when a value does not fit or the memory does not hold the item."""
+    return _held(pin_fields_checked(source, query, item_id, comment))
 
 
 def _held(spec: PinSpec) -> PinSpec:

@@ -11,6 +11,7 @@ from memory_app.notes.job_params import MAX_DAYS
 from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.archive import ArchivedNote, ArchiveLine, new_note_id
 from memory_app.notes.lib.archive.entries import parse_local
+from memory_app.notes.lib.archive.restore import restorable
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.lib.grace import keep_until
 from memory_app.notes.selectors.notes import SourceSummary, source_summary
@@ -123,6 +124,7 @@ def archive_restore_preview(*, note_id: str, boost: float = 0.1) -> RestorePrevi
     archived = archive_manager().find_line(note_id)
     if archived is None:
         raise NoteNotFound(note_id)
+    restorable(archived)  # a line no note may hold: 400 with the reason
     conflict = notes_store().get_note(note_id) is not None
     now = utcnow_naive()
     importance = round(min(1.0, archived.importance + boost), 6)

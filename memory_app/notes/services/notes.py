@@ -9,6 +9,7 @@ from typing import Any
 
 from memory_app.notes.lib import InvalidNote, NoteNotFound
 from memory_app.notes.lib.archive import ArchivedNote, ArchiveManager, new_note_id
+from memory_app.notes.lib.archive.restore import restorable
 from memory_app.notes.lib.constants import SECTIONS
 from memory_app.notes.lib.documents import utcnow_naive
 from memory_app.notes.lib.domain import Note
@@ -265,6 +266,7 @@ def note_restore(
     archived = manager.find_line(note_id)
     if archived is None:
         raise NoteNotFound(note_id)
+    restorable(archived)  # UnrestorableLine (400): a line no note may hold
     manager.check_embedder(new_id or note_id)
     event = audit_begin(actor, "note.restore", "archive", note_id, archived.to_entry(), batch_id)
 

@@ -96,3 +96,16 @@ def test_days_are_checked_in_one_place(archive):
             archive.purge_old_archives(days)
         with pytest.raises(InvalidInput, match="days"):
             archive_purge(actor=ADA, days=days)
+
+
+def test_an_old_line_holding_infinity_stays_and_the_purge_still_drops_the_others(archive):
+    """An audit row cannot hold Infinity (the purge failed on its event, every time): such
+    a line stays, as a torn one does, and the rest is purged."""
+    infinite = json.dumps(agent_line("note_0000000000a5", 300)).replace("0.02", "Infinity")
+    with open(archive.archive_file, "a") as f:
+        f.write(infinite + "\n")
+
+    result = archive_purge(actor=ADA, days=90)
+
+    assert result["dropped"] == 2
+    assert infinite in archive.archive_file.read_text().splitlines()

@@ -1,6 +1,7 @@
 """Stores with the demo memory in them (notes, memory files, graph, facts), plus what the
 demo does not plant but an agent can write: nanosecond, local and named-zone DateTimes,
-a 64-bit integer, a per-agent notes file and an archive line that is not UTF-8."""
+a 64-bit integer and a per-agent notes file. (A memory-file line that is not UTF-8 and an
+archive line a restore would refuse are refused by an import: ``test_import_checks.py``.)"""
 
 from __future__ import annotations
 
@@ -48,8 +49,6 @@ def demo_stores(stores: dict[str, Any], facts_store: Any) -> dict[str, Any]:
     NotesManager(memory_dir=stores["memory_dir"], agent_id="scout").add_note(
         "Key Topics", "a per-agent working note"
     )
-    with open(stores["memory_dir"] / "archive.jsonl", "ab") as handle:
-        handle.write(b"not json and not utf-8: \xff\xfe\n")
     return stores
 
 

@@ -30,7 +30,7 @@ from qqweb.backup.ndjson import ExportFormatError
 from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
 from qqweb.lib.clients import neo4j_driver
-from tests.helpers import plant_note
+from tests.helpers import agent_archive_line, plant_note
 from tests.memory_app.facts.lib.test_store import agent_fact
 
 MAX_EXAMPLES = 30
@@ -59,7 +59,7 @@ def valid_export(stores: dict[str, Any], facts_store: Any, tmp_path: Path) -> li
     CoreNotesManager(memory_dir=memory).add_core("I am qq", "Identity")
     NotesManager(memory_dir=memory).add_note("Key Topics", "Ada moved to Oslo")
     NotesManager(memory_dir=memory, agent_id="scout").add_note("Key Topics", "a scout note")
-    line = {"note_id": "note_0000000000aa", "content": "old", "archived_at": "2024-01-01"}
+    line = agent_archive_line("note_0000000000aa", 30)
     (memory / "archive.jsonl").write_text(json.dumps(line) + "\n")
     facts_store.insert_into_empty([agent_fact("The user likes tea.", 0), agent_fact("x", 1)])
     path = tmp_path / "valid.ndjson"

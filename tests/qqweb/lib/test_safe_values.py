@@ -1,8 +1,10 @@
 """What makes a document from outside unsafe to write as data, in words naming where."""
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
 
-from qqweb.lib.mongo.safe_values import stored_value_problem
+from qqweb.lib.mongo.safe_values import datetime_problem, stored_value_problem
 
 
 @pytest.mark.parametrize(
@@ -17,6 +19,9 @@ from qqweb.lib.mongo.safe_values import stored_value_problem
         ({"access_count": 2**70}, "access_count is an integer beyond 64 bits"),
         ({"embedding": [0.5, 2**70]}, "embedding[1] is an integer beyond 64 bits"),
         ({"content": "a\ud800"}, "content holds a lone UTF-16 surrogate"),
+        ({"metadata": {"k": "a\x00b"}}, "metadata.k holds a NUL character"),
+        ({"created_at": datetime(1, 1, 1)}, "created_at 0001-01-01T00:00:00 is out of the range"),
+        ({"x": [datetime(9999, 12, 31, 12)]}, "x[0] 9999-12-31T12:00:00 is out of the range"),
         (
             {"x": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]},
             "nests deeper",
@@ -37,3 +42,20 @@ def test_an_agents_note_is_safe_to_store():
         "content": "Ada lives in Oslo. ✓",
     }
     assert stored_value_problem(note) == ""
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=5))),
+        datetime(9999, 12, 31, 23, tzinfo=timezone(timedelta(hours=-5))),
+        datetime(1, 1, 1, 12),
+    ],
+)
+def test_a_date_no_time_zone_can_show_is_out_of_range(value):
+    assert "is out of the range of dates (0001-01-02 to 9999-12-30 UTC)" in datetime_problem(value)
+
+
+def test_a_date_a_day_inside_the_range_is_taken_in_any_zone():
+    assert datetime_problem(datetime(1, 1, 2, tzinfo=timezone(timedelta(hours=-14)))) == ""
+    assert datetime_problem(datetime(2024, 5, 1, 10, 11, 12)) == ""

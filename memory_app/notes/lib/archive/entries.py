@@ -15,7 +15,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, TypeGuard
 
+from memory_app.notes.lib.constants import SECTIONS
+from memory_app.notes.lib.documents import SAFE_NOTE_ID
 from memory_app.notes.lib.errors import InvalidNote
+from qqweb.lib.mongo.safe_values import datetime_problem, stored_value_problem
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,49 @@ def validate_archive_entry(entry: Mapping[str, Any]) -> None:
             raise InvalidNote(name, "must be an ISO date and time")
         if parsed.tzinfo is not None:
             raise InvalidNote(name, "must not carry a timezone (the agent cannot read it)")
+
+
+def archive_entry_problem(entry: Mapping[str, Any]) -> str:
+    """Why an archive line may not be written to ``archive.jsonl`` by an import, nor
+    restored ('' when it may), in words: what :func:`validate_archive_entry` asks, what
+    any stored document must be (``stored_value_problem``: no ``$`` or dotted key, finite
+    numbers, no NUL, dates in range), a ``note_id`` of the notes' safe form (the pages
+    link to it), a section of the five or none, an importance of 0..1, a whole
+    ``access_count`` not negative, and ``metadata`` / ``source`` / ``source_history`` of
+    the agent's shapes. The archive page lists a line that has one, without a Restore."""
+    problem = stored_value_problem(entry, where="the line")
+    if problem:
+        return problem
+    try:
+        validate_archive_entry(entry)
+    except InvalidNote as e:
+        return f"its {e.field} {e.message}"
+    note_id = entry["note_id"]
+    if not SAFE_NOTE_ID.fullmatch(note_id):
+        return (
+            f"its note_id {note_id[:80]!r} is not of a safe form (letters, digits, '_' and "
+            "'-', at most 128, starting with a letter or digit)"
+        )
+    for name in ("archived_at", "original_created_at", "restored_at"):
+        parsed = parse_iso(entry.get(name))
+        if parsed is not None and datetime_problem(parsed, where=f"its {name}"):
+            return datetime_problem(parsed, where=f"its {name}")
+    section, importance = entry.get("section"), entry.get("importance", 0.0)
+    if section is not None and section not in SECTIONS:
+        return f"its section {str(section)[:80]!r} is not one of {', '.join(SECTIONS)}"
+    if not _is_number(importance) or not 0 <= importance <= 1:
+        return "its importance is not a number between 0 and 1"
+    count = entry.get("access_count", 0)
+    if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 0):
+        return "its access_count is not a whole number, 0 or more"
+    shapes = (("metadata", dict, False), ("source", dict, True), ("source_history", list, True))
+    for name, kind, may_be_null in shapes:
+        value = entry.get(name)
+        if name in entry and not isinstance(value, kind) and not (may_be_null and value is None):
+            return f"its {name} is not {'an object' if kind is dict else 'a list'}"
+    if not all(isinstance(s, Mapping) for s in entry.get("source_history") or []):
+        return "its source_history holds values that are not objects"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -173,6 +219,12 @@ class ArchivedNote:
         if self.restored_at is not None:
             entry["restored_at"] = self.restored_at
         return {**entry, **self.extra}
+
+    @property
+    def problem(self) -> str:
+        """Why this line cannot be restored ('' when it can): :func:`archive_entry_problem`
+        of the line as written."""
+        return archive_entry_problem(self.to_entry())
 
     @property
     def key(self) -> str:

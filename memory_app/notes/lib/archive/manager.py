@@ -33,6 +33,7 @@ from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import InvalidQuery, MemoryLibraryError, NoteNotFound
 from memory_app.notes.lib.importance import ARCHIVE_THRESHOLD
 from qqweb.lib.embeddings import embed_keeping_dimension, require_dimension
+from qqweb.lib.mongo.safe_values import stored_value_problem
 
 if TYPE_CHECKING:
     from memory_app.notes.lib.mongo_store import MongoNotesStore
@@ -322,11 +323,18 @@ class ArchiveManager:
 
     def plan_purge(self, days: int) -> PurgePlan:
         """The lines archived more than ``days`` ago (naive local time, as the agent
-        stamps them), restored or not. A line whose stamp cannot be read is never old."""
+        stamps them), restored or not. A line whose stamp cannot be read is never old; nor
+        is one holding what no stored document may (``stored_value_problem``: a number
+        that is not finite, a NUL ...): the purge's audit event keeps the lines it drops,
+        for its undo, and could not keep that one. It stays, as an unreadable line does."""
         if not isinstance(days, int) or isinstance(days, bool) or days < 0:
             raise InvalidQuery("days", "must be a whole number of days, 0 or more")
         cutoff = datetime.now() - timedelta(days=days)
-        old = [note for note in self.read().notes if note.archived_before(cutoff)]
+        old = [
+            note
+            for note in self.read().notes
+            if note.archived_before(cutoff) and not stored_value_problem(note.to_entry())
+        ]
         return PurgePlan(days=days, cutoff=cutoff, lines=old)
 
     def apply_purge(self, plan: PurgePlan) -> list[ArchivedNote]:

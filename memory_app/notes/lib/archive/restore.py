@@ -9,7 +9,7 @@ from memory_app.notes.lib.archive.entries import ArchivedNote, local_naive_iso, 
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.lib.errors import MemoryLibraryError, NoteNotFound
 from memory_app.notes.lib.grace import with_grace
-from qqweb.lib.errors import Conflict
+from qqweb.lib.errors import Conflict, InvalidInput
 
 
 class RestoreConflict(MemoryLibraryError, Conflict):
@@ -25,6 +25,26 @@ class RestoreConflict(MemoryLibraryError, Conflict):
 
     def details(self) -> dict[str, object]:
         return {"note_id": self.note_id, "suggested_id": self.suggested_id}
+
+
+class UnrestorableLine(MemoryLibraryError, InvalidInput):
+    """The archive line holds what no note may (``ArchivedNote.problem``: a path-like id,
+    a number that is not finite, a date out of range ...): it stays in the archive, listed
+    with the reason, and is not restored (400)."""
+
+    def __init__(self, note_id: str, problem: str) -> None:
+        InvalidInput.__init__(
+            self, "note_id", f"the archive line of {note_id[:80]!r} cannot be restored: {problem}"
+        )
+        self.note_id = note_id
+
+
+def restorable(archived: ArchivedNote) -> ArchivedNote:
+    """The line, when it can be restored; :class:`UnrestorableLine` when it cannot."""
+    problem = archived.problem
+    if problem:
+        raise UnrestorableLine(archived.note_id, problem)
+    return archived
 
 
 class ArchiveLineGone(NoteNotFound):

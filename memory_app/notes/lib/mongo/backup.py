@@ -32,11 +32,21 @@ class BackupAccess(MongoBase):
         with self._guard():
             return self.collection.find_one({}, {"_id": 1}) is None
 
-    def note_ids_present(self, note_ids: Sequence[str]) -> set[str]:
-        """Which of these ``note_id`` values the collection holds already."""
+    def documents_present(self, documents: Sequence[Mapping[str, Any]]) -> set[str]:
+        """The ``note_id`` of each of these documents whose ``note_id`` or ``_id`` the
+        collection holds already (an insert would leave it out)."""
+        note_ids = [d["note_id"] for d in documents]
+        object_ids = [d["_id"] for d in documents if "_id" in d]
+        query = {"$or": [{"note_id": {"$in": note_ids}}, {"_id": {"$in": object_ids}}]}
         with self._guard():
-            found = self.collection.find({"note_id": {"$in": list(note_ids)}}, {"note_id": 1})
-            return {str(doc["note_id"]) for doc in found}
+            found = list(self.collection.find(query, {"note_id": 1}))
+        taken_ids = {doc["_id"] for doc in found}
+        taken_note_ids = {doc.get("note_id") for doc in found}
+        return {
+            str(d["note_id"])
+            for d in documents
+            if d["note_id"] in taken_note_ids or d.get("_id", ...) in taken_ids
+        }
 
     def insert_exported(self, documents: Sequence[Mapping[str, Any]]) -> int:
         """Insert whole exported documents as they were (``_id`` included). A document
