@@ -18,7 +18,10 @@ from graph_app.stores import graph_store
 from memory_app.notes.stores import notes_store
 from qqweb.backup import ndjson
 from qqweb.backup.importing import RecordsRefused, backup_import, backup_preview
-from qqweb.recall.models import Pin
+from qqweb.jobs.runner import job_run
+from qqweb.lib.actors import Actor
+from qqweb.recall.jobs import memory_tests_create
+from qqweb.recall.models import Pin, TestRun
 from tests.helpers import agent_archive_line, plant_note
 from tests.qqweb.backup.test_refused_records import export_file
 
@@ -106,9 +109,7 @@ def test_a_pin_dated_out_of_range_is_refused_before_the_notes_and_nodes_are_writ
         ({"item_id": "   "}, "its item_id must not be empty"),
     ],
 )
-def test_a_pin_the_api_would_refuse_is_refused_by_the_import(
-    stores, tmp_path, admin_client_, changes, reason
-):
+def test_a_pin_the_api_would_refuse_is_refused_by_the_import(stores, tmp_path, changes, reason):
     """Finding 7: a pin with "source": "bogus", which POST /api/memory-tests/pins refuses,
     came in with a backup and then failed every memory-test run."""
     path = export_file(
@@ -117,11 +118,13 @@ def test_a_pin_the_api_would_refuse_is_refused_by_the_import(
 
     [refused] = backup_preview(source=path).refused
     backup_import(source=path, import_valid=True)
-    run = admin_client_.post("/api/memory-tests/runs", content_type="application/json")
+    run = memory_tests_create(actor=Actor.job("test"), trigger=TestRun.API)
+    job_run(run=run)
+    run.refresh_from_db()
 
     assert (refused["kind"], refused["reason"]) == ("pin", reason)
     assert not Pin.objects.exists()
-    assert run.status_code == 201 and run.json()["total"] == 0
+    assert (run.status, run.stats["total"]) == ("done", 0)
 
 
 # --- notes ---------------------------------------------------------------------------------
