@@ -6,8 +6,8 @@ A key starting with ``$`` (``{"$where": ...}``, ``{"note_id": {"$ne": null}}``) 
 a ``.`` or a NUL is refused anywhere in the document, nested or in a list; so is an
 ``Infinity`` or ``NaN`` (the importance, decay and dedup maths would carry it into every
 page), an integer BSON cannot hold, a string that is not text (a lone surrogate) or holds
-a NUL (PostgreSQL takes no NUL in text or JSON, and a curation action's audit row holds
-the document), and a date within a day of the ends of Python's range (years 1 and 9999:
+a NUL (a control character no agent writes, which PostgreSQL takes in no text column),
+and a date within a day of the ends of Python's range (years 1 and 9999:
 shown in another time zone, it would overflow; :func:`datetime_problem`).
 The answer is a reason in words naming the field ('' when there is none).
 """
