@@ -4,20 +4,23 @@ with the Undo the dashboard offers everywhere."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from qqweb.audit.messages import done_with_undo
+from qqweb.audit.models import AuditEvent
 from qqweb.audit.services import events_recorded
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, role_required
-from qqweb.lib.errors import InvalidInput
+from qqweb.lib.errors import InvalidInput, Refused
 from qqweb.lib.pages import redirect_back, render_page
 from qqweb.recall.jobs import memory_tests_cancel, memory_tests_start
-from qqweb.recall.models import TestRun
+from qqweb.recall.models import Pin, TestRun
 from qqweb.recall.selectors import memory_tests_page, run_results, run_sources, stored_run
 from qqweb.recall.services import (
     MAX_IMPORT_BYTES,
@@ -33,7 +36,25 @@ RESULTS = "memory-tests-results"
 @require_GET
 @role_required(VIEWER)
 def memory_tests(request: HttpRequest) -> HttpResponse:
-    return render_page(request, PAGE, RESULTS, {"page": memory_tests_page()})
+    return render_page(request, PAGE, RESULTS, {"page": memory_tests_page(), **_pin_form(request)})
+
+
+PIN_FIELDS = {"query": "Question", "item_id": "Must recall", "source": "Memory"}
+
+
+def _in_words(error: Refused) -> str:
+    """A refusal named by the form's label ("Must recall: ..."), not by its field's key."""
+    if isinstance(error, InvalidInput):
+        return f"{PIN_FIELDS.get(error.field, error.field.capitalize())}: {error.message}"
+    return str(error)
+
+
+def _pin_form(request: HttpRequest, error: str = "") -> dict[str, Any]:
+    """The pin form's values: what was posted (a refused pin keeps it), its Memory the
+    one the curator came from (``?source=``), else the notes."""
+    given = request.POST if request.method == "POST" else request.GET
+    values = {k: given.get(k, "") for k in ("query", "item_id", "comment")}
+    return {"pin_input": {**values, "source": given.get("source") or "notes"}, "pin_error": error}
 
 
 @require_POST
@@ -62,6 +83,17 @@ def run_cancel(request: HttpRequest, job_id: int) -> HttpResponse:
 @require_POST
 @role_required(CURATOR)
 def pin(request: HttpRequest) -> HttpResponse:
+    """Pin a recall; refused, the page shows why in the form, with what was typed kept."""
+    try:
+        made, events = _pin(request)
+    except Refused as e:
+        context = {"page": memory_tests_page(), **_pin_form(request, _in_words(e))}
+        return render(request, PAGE, context, status=e.status)
+    done_with_undo(request, f"Pinned: “{made.query}” → {made.item_id}.", events=events)
+    return redirect_back(request, reverse("recall:memory_tests"))
+
+
+def _pin(request: HttpRequest) -> tuple[Pin, list[AuditEvent]]:
     with events_recorded() as events:
         made = pin_create(
             actor=Actor.from_request(request),
@@ -70,8 +102,7 @@ def pin(request: HttpRequest) -> HttpResponse:
             source=request.POST.get("source", "notes"),
             comment=request.POST.get("comment", ""),
         )
-    done_with_undo(request, f"Pinned: {made.query!r} -> {made.item_id}.", events=events)
-    return redirect_back(request, reverse("recall:memory_tests"))
+    return made, events
 
 
 @require_POST
