@@ -1,6 +1,7 @@
 """Every kind of run a Run records (the notes and graph jobs, undo, the backup's exports
-and imports, the facts scan) has a run page a viewer can open, and asking to apply its
-plan when it has none is refused with the reason (409), never a 500."""
+and imports, the facts scan, the memory tests) has a run page a viewer can open, and
+asking to apply its plan when it has none is refused with the reason (409), never a
+500."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from qqweb.jobs.models import Run
 from qqweb.jobs.registry import JOBS, UNDO_KIND, run_kinds
 from qqweb.jobs.runner import job_create
 from qqweb.lib.actors import Actor
+from qqweb.recall.jobs import MEMORY_TESTS
 from tests.helpers import plant_note
 
 ADA = Actor("user", "ada-admin")
@@ -42,8 +44,8 @@ def _run_of(kind: str) -> Run:
     return Run.objects.create(kind=kind, started_by=ADA.label)
 
 
-def test_the_registry_knows_the_backups_and_the_facts_scans_runs():
-    assert {EXPORT, IMPORT, UNDO_KIND, VANISHED_SCAN, *JOBS} == set(RUN_KINDS)
+def test_the_registry_knows_the_backups_the_facts_scans_and_the_memory_tests_runs():
+    assert {EXPORT, IMPORT, UNDO_KIND, VANISHED_SCAN, MEMORY_TESTS, *JOBS} == set(RUN_KINDS)
 
 
 @pytest.mark.parametrize("kind", RUN_KINDS)
