@@ -23,6 +23,7 @@ from qqweb.lib.config import database_config
 from tests.services import PostgresCluster
 
 CHOICES = ("sqlite", "postgres")
+TEST_DATABASE = "test_qqweb"  # Django's test database in the cluster
 _cluster_key = pytest.StashKey[PostgresCluster]()
 
 
@@ -50,7 +51,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_cluster_key] = cluster
     url = cluster.start()
     sqlite_test_path = django_settings.DATABASES["default"].get("TEST", {}).get("NAME", "")
-    django_settings.DATABASES["default"] = database_config(url, sqlite_test_path=sqlite_test_path)
+    database = database_config(url, sqlite_test_path=sqlite_test_path)
+    # Named here: once Django has created it, the connection's NAME is this name too, so
+    # child_database_url reads it from TEST.
+    database["TEST"] = {"NAME": TEST_DATABASE}
+    django_settings.DATABASES["default"] = database
     # ``connections`` read DATABASES already (the same dict): give the new entry the
     # defaults it gives every entry (ATOMIC_REQUESTS, TIME_ZONE, ...), and forget the
     # SQLite wrapper.
@@ -93,8 +98,7 @@ def child_database_url() -> str:
     config = django_settings.DATABASES["default"]
     if config["ENGINE"] == "django.db.backends.sqlite3":
         return f"sqlite:///{config['TEST']['NAME']}"
-    test_name = config.get("TEST", {}).get("NAME") or f"test_{config['NAME']}"
-    return f"postgres://{config['USER']}@{config['HOST']}:{config['PORT']}/{test_name}"
+    return f"postgres://{config['USER']}@{config['HOST']}:{config['PORT']}/{config['TEST']['NAME']}"
 
 
 @pytest.fixture
