@@ -34,6 +34,7 @@ MISSING_IDS: dict[str, str] = {  # well-formed, naming nothing in a clean store
     "event_id": "987654",
     "archive_id": "987654",
     "pin_id": "987654",
+    "job_id": "987654",
     "batch_id": str(uuid.UUID(int=987654)),
     "label": "Person",
     "name": "Nobody Of That Name",
