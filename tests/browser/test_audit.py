@@ -19,7 +19,7 @@ def test_a_bulk_archive_is_one_batch_that_pages_and_undoes_as_one(
     page.get_by_label("Scope").select_option("matching")
     page.get_by_role("button", name="Apply…").click()
     page.get_by_role("button", name="Yes, apply to 55").click()
-    expect(page.get_by_role("status")).to_contain_text("archive: 55 done", timeout=30_000)
+    expect(page.get_by_role("status")).to_contain_text("Archived 55 notes.", timeout=30_000)
 
     page.goto("/audit/")
     page.get_by_label("Action").select_option("note.archive")

@@ -46,7 +46,7 @@ def test_pin_from_the_retrieval_preview_then_see_the_memory_tests_pass(
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "retrieval-pin-this.png"), full_page=True)
     cited.get_by_role("button", name="Pin this").click()
-    expect(page.locator("#messages")).to_contain_text(f"-> {NOTE}")
+    expect(page.locator("#messages")).to_contain_text(f"→ {NOTE}")
     expect(page.locator("#message-undo")).to_be_visible()
     # back on the preview of the same message
     expect(page.locator("#retrieval-preview")).to_contain_text(LUMEN)
