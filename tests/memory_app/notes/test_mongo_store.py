@@ -5,6 +5,7 @@ import pytest
 from memory_app.notes.lib import InvalidNote
 from memory_app.notes.stores import notes_store
 from tests.helpers import add_note
+from tests.memory_app.notes.agent_docs import agent_doc
 
 pytestmark = pytest.mark.usefixtures("mongo")
 
@@ -196,3 +197,14 @@ def test_the_list_pages_over_stored_nan_and_infinite_importance(direction):
         if cursor is None:
             break
     assert sorted(seen) == [f"note_0000000000a{i}" for i in range(6)]
+
+
+def test_inserting_agent_documents_counts_only_the_notes_it_added():
+    store = notes_store()
+    first = [agent_doc(f"note_00000000000{i}", f"fact {i}", [0.1, 0.2]) for i in range(3)]
+    assert store.insert_agent_documents(first) == 3
+    again = first + [agent_doc("note_000000000009", "a new fact", [0.3, 0.4])]
+    assert store.insert_agent_documents(again) == 1
+    assert store.insert_agent_documents(again) == 0
+    assert store.count() == 4
+    assert store.get_full_note("note_000000000000")["content"] == "fact 0"

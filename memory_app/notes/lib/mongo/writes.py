@@ -77,11 +77,23 @@ class CuratorWrites(MongoBase):
             return 0
         try:
             with self._guard():
-                result = self.collection.bulk_write(ops, ordered=False)
+                self.collection.bulk_write(ops, ordered=False)
         except DuplicateKeyError:  # a racing insert of the same id: it is there
-            return 0
+            pass
         self._notify(ids)
-        return int(result.upserted_count)
+        return self._count_written_at(ids, now)
+
+    def _count_written_at(self, note_ids: list[str], written_at: datetime) -> int:
+        """How many of ``note_ids`` this call inserted: those carrying its own
+        ``qqweb_written_at``. The server's ``upserted_count`` is not used: a bulk write
+        the driver retried after a lost reply counts 0 for the notes its first try
+        inserted (seen under load)."""
+        with self._guard():
+            return int(
+                self.collection.count_documents(
+                    {"note_id": {"$in": note_ids}, WRITTEN_AT_FIELD: written_at}
+                )
+            )
 
     def merge_into_primary(
         self,
