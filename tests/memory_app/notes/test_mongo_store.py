@@ -203,7 +203,7 @@ def test_inserting_agent_documents_counts_only_the_notes_it_added():
     store = notes_store()
     first = [agent_doc(f"note_00000000000{i}", f"fact {i}", [0.1, 0.2]) for i in range(3)]
     assert store.insert_agent_documents(first) == 3
-    again = first + [agent_doc("note_000000000009", "a new fact", [0.3, 0.4])]
+    again = [*first, agent_doc("note_000000000009", "a new fact", [0.3, 0.4])]
     assert store.insert_agent_documents(again) == 1
     assert store.insert_agent_documents(again) == 0
     assert store.count() == 4
