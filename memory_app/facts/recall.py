@@ -14,6 +14,7 @@ from django.urls import NoReverseMatch, reverse
 
 from memory_app.facts.lib import Fact
 from memory_app.facts.lib.constants import RETRIEVAL_TOP_K
+from memory_app.facts.lib.domain import EmbeddingState, embedding_problem
 from memory_app.facts.lib.rules import cosine, retrieval_top
 from memory_app.facts.lib.store import parse_fact_id
 from memory_app.facts.models import ArchivedFact, SeenFact
@@ -96,6 +97,26 @@ class FactsRecall:
         if fact is not None and not isinstance(fact.content_embedding, list):
             return "it has no embedding the agent can search"
         return ""
+
+    def unsearchable(self, item_id: str) -> str:
+        """A fact whose vector the agent cannot compare (none: a legacy fact; empty, all
+        zeros or invalid) is never among its three nearest."""
+        fact = self._fact(item_id)
+        if fact is None:
+            return ""
+        state = fact.embedding
+        if state is EmbeddingState.OK:
+            return ""
+        if state is EmbeddingState.MISSING:
+            return (
+                "this fact has no vector yet, so no search can recall it: pin it once "
+                "“Embed this legacy fact…” on its page has given it one"
+            )
+        what = {
+            EmbeddingState.EMPTY: "an empty vector",
+            EmbeddingState.ZERO: "a vector of zeros",
+        }.get(state, f"an invalid vector ({embedding_problem(fact.content_embedding)})")
+        return f"this fact has {what}, which the agent skips, so no search can recall it"
 
     def score(self, query: str, item_id: str) -> float | None:
         fact = self._fact(item_id)

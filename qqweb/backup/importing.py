@@ -46,7 +46,8 @@ from qqweb.backup import ndjson
 from qqweb.backup.checking import RecordChecker
 from qqweb.backup.ndjson import ExportFormatError
 from qqweb.lib.clients import embedder
-from qqweb.recall.backup import pins_present, pins_restore
+from qqweb.recall.backup import pins_present, pins_restore, pins_unsearchable
+from qqweb.recall.models import Pin
 
 Progress = Callable[[int, int | None], None]
 BATCH = 500
@@ -97,12 +98,15 @@ class ImportSummary:
     # facts the second agent would not have saved (>= 0.95 to one already there): left out
     facts_skipped: list[dict[str, Any]] = field(default_factory=list)
     pins_inserted: int = 0  # the memory tests' pins put back
+    # pins put back on an item no search can recall (no vector): kept, and named
+    pins_unsearchable: list[dict[str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "preview": self.preview.to_json(),
             "inserted": self.inserted,
             "pins_inserted": self.pins_inserted,
+            "pins_unsearchable": self.pins_unsearchable,
             "files": self.files,
             "facts_skipped": self.facts_skipped,
         }
@@ -335,6 +339,7 @@ def backup_import(
     summary = ImportSummary(preview, {k: 0 for k in ("note", "node", "relationship", "fact")})
     ticker = _Ticker(progress, sum(preview.counts.values()))
     element_ids: dict[str, str] = {}  # export node id -> this graph's element id
+    restored: list[Pin] = []
     for kind, batch in _grouped(_taken(source, checker)):
         if kind == "note":
             summary.inserted["note"] += notes.insert_exported([r["document"] for r in batch])
@@ -353,7 +358,8 @@ def backup_import(
             element_ids.update(created)
             summary.inserted["node"] += len(created)
         elif kind == "pin":
-            summary.pins_inserted += pins_restore(batch)
+            restored += pins_restore(batch)
+            summary.pins_inserted = len(restored)
         elif kind == "relationship":
             rels = [_relationship(r, element_ids) for r in batch]
             summary.inserted["relationship"] += graph.create_relationships(
@@ -366,6 +372,7 @@ def backup_import(
         else:
             continue
         ticker.add(len(batch))
+    summary.pins_unsearchable = pins_unsearchable(restored)  # after every item is in
     if progress:
         progress(ticker.total or 0, ticker.total)
     return summary

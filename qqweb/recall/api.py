@@ -185,7 +185,8 @@ def pins_list(request: HttpRequest) -> list[dict[str, Any]]:
 def pin_add(request: HttpRequest, body: PinIn) -> Status:
     """Pin "when the agent is asked ``query``, it must recall ``item_id``" (audited
     ``recall.pin``, undoable). 400 naming the item when the memory does not hold it, or
-    the field holding a NUL; 409 when the same recall is pinned already
+    holds it without a vector (``item_not_searchable``: no search can recall it, so the
+    pin could never pass), or the field holding a NUL; 409 when the same recall is pinned already
     (``already_pinned``) or the memory holds ``QQ_MAX_PINS_PER_MEMORY`` pins
     (``too_many_pins``)."""
     require_role(request, CURATOR)

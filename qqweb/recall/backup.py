@@ -1,6 +1,12 @@
 """The pins in a backup (``qqweb.backup``): each one a ``pin`` record, checked before an
 import writes anything, put back when the same recall is not pinned already (what is
-pinned is never overwritten). Their runs are history, not exported."""
+pinned is never overwritten). Their runs are history, not exported.
+
+A backup's pin is put back as it was, even on an item the memory holds without a vector
+(which a new pin may not name: no search can recall it): the export kept it so, the item
+may be embedded later, and refusing it would lose the curator's question. The import's
+summary names each such pin (:func:`pins_unsearchable`), and its next run fails it saying
+why."""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ from django.utils import timezone
 
 from qqweb.lib.errors import InvalidInput
 from qqweb.lib.mongo.safe_values import datetime_problem
+from qqweb.recall.engines import recall_engine
 from qqweb.recall.errors import UnknownSource
 from qqweb.recall.models import Pin
 from qqweb.recall.pin_values import pin_value_problem
@@ -75,9 +82,29 @@ def pins_present(records: Iterable[Mapping[str, Any]]) -> int:
     )
 
 
-def pins_restore(records: Iterable[Mapping[str, Any]]) -> int:
-    """Pin what is not pinned yet, as it was (who pinned it, when); returns how many."""
-    inserted = 0
+def pins_unsearchable(pins: Iterable[Pin]) -> list[dict[str, str]]:
+    """The ``pins`` whose item the memory holds but no search can recall (no vector),
+    each with why: a warning of the import that put them back."""
+    found = []
+    for pin in pins:
+        engine = recall_engine(pin.source)
+        why = engine.unsearchable(pin.item_id) if engine is not None else ""
+        if why:
+            found.append(
+                {
+                    "source": pin.source,
+                    "query": pin.query,
+                    "item_id": pin.item_id,
+                    "item_text": pin.item_text,
+                    "why": why,
+                }
+            )
+    return found
+
+
+def pins_restore(records: Iterable[Mapping[str, Any]]) -> list[Pin]:
+    """Pin what is not pinned yet, as it was (who pinned it, when); returns those pins."""
+    inserted: list[Pin] = []
     with transaction.atomic():
         for r in records:
             source, query, item_id = _key(r)
@@ -86,7 +113,7 @@ def pins_restore(records: Iterable[Mapping[str, Any]]) -> int:
             created = datetime.fromisoformat(str(r["created_at"]))
             if timezone.is_naive(created):
                 created = timezone.make_aware(created, UTC)
-            Pin.objects.create(
+            pin = Pin.objects.create(
                 source=source,
                 query=query,
                 item_id=item_id,
@@ -95,5 +122,5 @@ def pins_restore(records: Iterable[Mapping[str, Any]]) -> int:
                 created_by=str(r.get("created_by", "")),
                 created_at=created,
             )
-            inserted += 1
+            inserted.append(pin)
     return inserted

@@ -122,6 +122,9 @@ class _Planned:
     def item_url(self, item_id: str) -> str:
         return self.engine.item_url(item_id)
 
+    def unsearchable(self, item_id: str) -> str:
+        return self.engine.unsearchable(item_id)
+
     def score(self, query: str, item_id: str) -> float | None:
         return self.engine.score(query, item_id)
 

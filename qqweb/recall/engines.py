@@ -81,6 +81,12 @@ class RecallEngine(Protocol):
         "it has no embedding"), or "" when they let it in (then it was outranked)."""
         ...
 
+    def unsearchable(self, item_id: str) -> str:
+        """Why no search can recall a present item, whatever the question ("this fact
+        has no vector yet, so no search can recall it"), or "" when a search can: a pin
+        on such an item could never pass, so pinning it is refused."""
+        ...
+
     def score(self, query: str, item_id: str) -> float | None:
         """The agent's score of the item for the query (None: it has no embedding or
         is gone), to say by how much it missed."""

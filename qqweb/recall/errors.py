@@ -43,6 +43,20 @@ class ItemNotFound(InvalidInput):
         return {**super().details(), "item_id": self.item_id}
 
 
+class ItemNotSearchable(InvalidInput):
+    """The pinned item is in the memory but no search can recall it (no vector): a pin on
+    it would fail every run."""
+
+    code = "item_not_searchable"
+
+    def __init__(self, source: str, item_id: str, why: str, field: str = "item_id") -> None:
+        super().__init__(field, why)
+        self.source, self.item_id = source, item_id
+
+    def details(self) -> dict[str, object]:
+        return {**super().details(), "item_id": self.item_id}
+
+
 class PinLinesRefused(InvalidInput):
     """A JSONL import refused (400, nothing written) because of the lines in ``problems``
     (every refused line, each with its number, field and reason: a

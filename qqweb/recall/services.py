@@ -21,6 +21,7 @@ from qqweb.recall.engines import RecallEngine, recall_engine, recall_sources
 from qqweb.recall.errors import (
     AlreadyPinned,
     ItemNotFound,
+    ItemNotSearchable,
     PinLinesRefused,
     PinNotFound,
     TooManyPins,
@@ -112,10 +113,15 @@ def _checked(source: Any, query: Any, item_id: Any, comment: Any) -> PinSpec:
 
 
 def _held(spec: PinSpec) -> PinSpec:
-    """``spec`` with its item's text now; refused when the memory does not hold it."""
-    where = _engine(spec.source).whereabouts(spec.item_id)
+    """``spec`` with its item's text now; refused when the memory does not hold it, or
+    holds it without a vector (no search can recall it: the pin would never pass)."""
+    engine = _engine(spec.source)
+    where = engine.whereabouts(spec.item_id)
     if not where.present:
         raise ItemNotFound(spec.source, spec.item_id, where.reason)
+    unsearchable = engine.unsearchable(spec.item_id)
+    if unsearchable:
+        raise ItemNotSearchable(spec.source, spec.item_id, unsearchable)
     return PinSpec(spec.source, spec.query, spec.item_id, spec.comment, where.text)
 
 

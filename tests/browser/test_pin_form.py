@@ -47,3 +47,23 @@ def test_a_refused_pin_says_why_in_the_form_and_keeps_what_was_typed(
     expect(page.locator("#messages")).to_contain_text(f"Pinned: “{QUESTION}” → note_lumen000001.")
     page.goto("/memory-tests/?source=facts")
     expect(page.locator("#pin-form").get_by_label("Memory")).to_have_value("facts")
+
+
+def test_a_pin_on_a_note_without_a_vector_is_refused_saying_no_search_can_recall_it(
+    page: Page, page_watch: PageWatch, sign_in: Any, curator: Any
+) -> None:
+    plant_note("note_novector01", content="Lumen stores its notes in MongoDB", embedding=[])
+    sign_in(curator)
+    page.goto("/memory-tests/")
+    form = page.locator("#pin-form")
+    form.get_by_label("Question").fill(QUESTION)
+    form.get_by_label("Must recall").fill("note_novector01")
+    page_watch.expect(400, "/memory-tests/pin/")
+    form.get_by_role("button", name="Pin").click()
+
+    error = page.locator("#pin-error")
+    expect(error).to_contain_text("this note has no vector yet, so no search can recall it")
+    expect(form.get_by_label("Must recall")).to_have_value("note_novector01")
+    assert not Pin.objects.exists()
+    assert_reads_as_words(error)
+    shot(page, "pin-refused-no-vector")

@@ -145,6 +145,19 @@ class NotesRecall:
             )
         return ""
 
+    def unsearchable(self, item_id: str) -> str:
+        """A note stored without a vector (the agent's embedding failed) is found by no
+        search; a core note needs none (injected on every message)."""
+        if item_id.startswith(CORE_PREFIX):
+            return ""
+        note = notes_store().note(item_id)
+        if note is None or note.embedding:
+            return ""
+        return (
+            "this note has no vector yet, so no search can recall it: pin it once the "
+            "re-embedding job (Jobs page) has given it one"
+        )
+
     def score(self, query: str, item_id: str) -> float | None:
         note = notes_store().note(item_id)
         if note is None or not note.embedding:

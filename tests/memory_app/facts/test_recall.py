@@ -4,16 +4,18 @@ naming what outranked it."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from memory_app.facts.services.pairs import pair_resolve
 from qqweb.lib.actors import Actor
-from qqweb.recall.models import TestRun
+from qqweb.recall.models import Pin, TestRun
 from qqweb.recall.services import memory_tests_run, pin_create
 from tests.memory_app.facts.conftest import agent_writes
 from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
+from tests.memory_app.facts.planted import doc
 from tests.memory_app.facts.test_api_writes import NEW_PORT, OLD_PORT
 
 pytestmark = pytest.mark.django_db
@@ -72,3 +74,29 @@ def test_a_pinned_fact_whose_newer_text_went_to_the_older_one_is_recalled_throug
     )
     result = memory_tests_run(actor=CURATOR, trigger=TestRun.PAGE).results.get()
     assert result.passed and result.recalled_as == str(old), result.reason
+
+
+@pytest.mark.parametrize(
+    ("vector", "words"),
+    [
+        (None, "this fact has no vector yet, so no search can recall it"),
+        ([], "this fact has an empty vector, which the agent skips"),
+        ([0.5] * 12, "this fact has an invalid vector (a vector of length 12, not 384)"),
+    ],
+)
+def test_pinning_a_fact_no_search_can_recall_is_a_400_naming_why(
+    facts_store: Any, curator_client: Any, vector: Any, words: str
+) -> None:
+    """A legacy fact (no vector), or one whose vector the agent skips, is never among its
+    three nearest: a pin on it could never pass."""
+    fact = facts_store.collection.insert_one(doc("The user lives in Hanoi.", vector, 0)).inserted_id
+    response = curator_client.post(
+        "/api/memory-tests/pins",
+        json.dumps({"query": "Where does the user live?", "item_id": str(fact), "source": "facts"}),
+        content_type="application/json",
+    )
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert (error["code"], error["item_id"]) == ("item_not_searchable", str(fact))
+    assert words in error["message"]
+    assert not Pin.objects.exists()

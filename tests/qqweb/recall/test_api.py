@@ -193,3 +193,30 @@ def test_pinning_past_the_limit_of_a_memory_is_a_409(curator_client, settings):
     lines = json.dumps({**first, "query": "three"})
     assert _post(curator_client, f"{BASE}/imports", {"jsonl": lines}).status_code == 409
     assert Pin.objects.count() == 1
+
+
+def test_pinning_a_note_without_a_vector_is_a_400_saying_no_search_can_recall_it(
+    curator_client,
+):
+    plant_note("note_novector01", content=LUMEN, embedding=[])
+    response = _post(curator_client, f"{BASE}/pins", {"query": LUMEN, "item_id": "note_novector01"})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (error["code"], error["field"]) == ("item_not_searchable", "item_id")
+    assert "this note has no vector yet, so no search can recall it" in error["message"]
+    assert not Pin.objects.exists()
+
+
+def test_an_import_line_pinning_a_note_without_a_vector_is_refused_naming_it(curator_client):
+    plant_note("note_lumen00001", content=LUMEN)
+    plant_note("note_novector01", content="Ada drinks tea", embedding=[])
+    lines = [
+        json.dumps({"query": LUMEN, "item_id": "note_lumen00001"}),
+        json.dumps({"query": "What does Ada drink?", "item_id": "note_novector01"}),
+    ]
+    response = _post(curator_client, f"{BASE}/imports", {"jsonl": "\n".join(lines)})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert [(p["line"], p["field"]) for p in error["lines"]] == [(2, "item_id")]
+    assert "no vector yet, so no search can recall it" in error["lines"][0]["message"]
+    assert not Pin.objects.exists()
