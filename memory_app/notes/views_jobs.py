@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -22,6 +22,7 @@ from memory_app.notes.selectors.plan_effects import run_plan_effect
 from memory_app.notes.selectors.plans import plan_expired, plans_waiting
 from memory_app.notes.services.jobs import schedule_update
 from qqweb.audit.selectors import batch_undo_events
+from qqweb.jobs.errors import RunRefused
 from qqweb.jobs.models import Run
 from qqweb.jobs.registry import JOBS, plan_job
 from qqweb.jobs.runs import run_cancel
@@ -95,9 +96,18 @@ BRINGS_BACK = ("archival", "auto_consolidation")
 @require_GET
 @role_required(VIEWER)
 def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
-    """A run: its progress (polled while it is open), its plan, what became of it."""
-    run = get_object_or_404(Run, pk=run_id)
-    detail = run_detail(run=run, has_plan_job=plan_job(run.kind) is not None)
+    """A run: its progress (polled while it is open), its plan 200 rows a page
+    (``?page=``, plain links: a page reads its own rows from the database, not the plan),
+    what became of it. A plan that can still be applied is also checked whole (expired,
+    pins it would lose): those are about all of its notes."""
+    run = get_object_or_404(Run.objects.defer("plan"), pk=run_id)
+    page = request.GET.get("page", "1")
+    try:
+        if not (page.isascii() and page.isdigit()):
+            raise RunRefused("page: must be a whole number, 1 or more")
+        detail = run_detail(run=run, has_plan_job=plan_job(run.kind) is not None, page=int(page))
+    except RunRefused as e:
+        return render(request, "memory_app/not_found.html", {"error": str(e)}, status=400)
     expired = plan_expired(run=run) if detail.can_apply else 0
     context = {
         "d": detail,

@@ -37,9 +37,10 @@ def assert_reads_as_words(where: Page | Locator) -> None:
     assert not reprs, f"Python reprs where a curator reads: {reprs}"
 
 
-def shot(page: Page, name: str) -> None:
-    """A full-page screenshot in ``QQ_TEST_SCREENSHOTS``, when it is set."""
+def shot(page: Page, name: str, *, full_page: bool = True) -> None:
+    """A full-page screenshot (else of the viewport) in ``QQ_TEST_SCREENSHOTS``, when it
+    is set."""
     folder = os.environ.get("QQ_TEST_SCREENSHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=full_page)

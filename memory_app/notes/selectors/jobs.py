@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from django.core.cache import cache
 from django_celery_beat.models import PeriodicTask
 
 from memory_app.notes.job_plans import ITEM_TYPES, DecayItem, PlanItem, plan_from_json
@@ -17,6 +18,7 @@ from memory_app.notes.stores import notes_store
 from qqweb.audit.models import AuditEvent
 from qqweb.jobs.errors import RunRefused
 from qqweb.jobs.models import Run
+from qqweb.jobs.plans import plan_length, plan_slice
 
 
 class JobInfo(Protocol):
@@ -124,7 +126,7 @@ def _kwargs(text: str | None) -> dict[str, Any]:
 
 # --- one run: its plan, what became of it -----------------------------------------------------
 
-PLAN_ROWS = 200  # rows of a plan shown on the run page (the API pages through all)
+PLAN_ROWS = 200  # rows of a plan on one page of the run page
 
 _PLAN_VERBS = {  # kind: (what the plan does, to what, the stat counting the whole)
     "archival": ("Archive", "notes", "of_notes"),
@@ -139,6 +141,7 @@ class RunDetail:
     run: Run
     plan_rows: list[PlanItem]
     plan_total: int
+    pager: PlanPager
     plan_summary: str  # "Archive 352 of 500 notes (70%)"
     applied_by: Run | None  # the run that applies this dry run's plan
     undone_by: Run | None  # the latest run that undoes this one
@@ -171,19 +174,32 @@ def _decay_directions(plan: list[DecayItem]) -> tuple[int, int]:
     return lower, higher
 
 
+def _kept_decay_directions(run: Run) -> tuple[int, int]:
+    """A decay plan's (lowered, raised), counted over the whole plan once and kept in the
+    cache: a finished run's plan never changes, and the run page's other pages need not
+    read it again."""
+    key = f"qqweb-decay-directions:{run.pk}:{run.created_at.timestamp()}"
+    kept = cache.get(key)
+    if kept is None:
+        plan = Run.objects.filter(pk=run.pk).values_list("plan", flat=True).first() or []
+        kept = _decay_directions(
+            [i for i in plan_from_json(run.kind, plan) if isinstance(i, DecayItem)]
+        )
+        cache.set(key, kept, 24 * 3600)
+    return int(kept[0]), int(kept[1])
+
+
 def plan_summary(run: Run) -> str:
     """What the plan does, in words: "Archive 347 of 501 notes (69%)"; a decay that raises
     some importances says so ("Change the stored importance of 493 of 503 notes (98%):
     480 lower, 13 higher")."""
-    if run.plan is None or run.kind not in _PLAN_VERBS:
+    if run.plan_size is None or run.kind not in _PLAN_VERBS:
         return ""
     verb, what, whole_key = _PLAN_VERBS[run.kind]
-    count = len(run.plan)
+    count = run.plan_size
     whole = int((run.stats or {}).get(whole_key) or 0)
     if run.kind == "decay":
-        lower, higher = _decay_directions(
-            [i for i in plan_from_json(run.kind, run.plan) if isinstance(i, DecayItem)]
-        )
+        lower, higher = _kept_decay_directions(run)
         if higher:
             share = f" of {whole}" if whole else ""
             percent = f" ({round(100 * count / whole)}%)" if whole else ""
@@ -203,11 +219,12 @@ def plan_summary(run: Run) -> str:
 def plan_page(*, run: Run, offset: int = 0, limit: int = PLAN_ROWS) -> tuple[int, list[PlanItem]]:
     """``(total, items)`` of a dry run's plan (the page and the API list them without
     their guards), each item's text read from the store where the plan did not keep one
-    (decay). Refused (RunRefused) for a run of a kind that keeps no plan."""
+    (decay). Only the page's items are read (sliced in the database: a page costs its
+    rows, not the plan's size). Refused (RunRefused) for a run of a kind that keeps no
+    plan."""
     if run.kind not in ITEM_TYPES:
         raise RunRefused(f"run {run.pk} is of a kind that keeps no plan")
-    plan = run.plan or []
-    items = plan_from_json(run.kind, plan[offset : offset + limit])
+    items = plan_from_json(run.kind, plan_slice(run_id=run.pk, offset=offset, limit=limit))
     missing = [i.note_id for i in items if not i.text]
     if missing:
         docs = notes_store().notes_by_ids(missing)
@@ -217,25 +234,84 @@ def plan_page(*, run: Run, offset: int = 0, limit: int = PLAN_ROWS) -> tuple[int
             else i
             for i in items
         ]
-    return len(plan), items
+    return plan_length(run=run), items
 
 
-def run_detail(*, run: Run, has_plan_job: bool) -> RunDetail:
-    total, rows = plan_page(run=run) if run.plan and run.kind in ITEM_TYPES else (0, [])
+@dataclass(frozen=True)
+class PlanPager:
+    """Where a page of a plan is: its rows ``first``-``last`` of ``total``, the page
+    numbers around it, and the sizes of the pages before and after ("Next 200 →")."""
+
+    page: int
+    pages: int
+    first: int
+    last: int
+    total: int
+    size: int = PLAN_ROWS
+
+    @property
+    def previous(self) -> int | None:
+        return self.page - 1 if self.page > 1 else None
+
+    @property
+    def next(self) -> int | None:
+        return self.page + 1 if self.page < self.pages else None
+
+    @property
+    def next_size(self) -> int:
+        return min(self.size, self.total - self.last)
+
+    @property
+    def numbers(self) -> list[int | None]:
+        """The page numbers to link: the first, the last, and two around this one; None
+        where some are left out (shown as "…")."""
+        shown = sorted(
+            {1, self.pages, *range(self.page - 2, self.page + 3)} & set(range(1, self.pages + 1))
+        )
+        numbers: list[int | None] = []
+        for n in shown:
+            if numbers and numbers[-1] is not None and n - numbers[-1] > 1:
+                numbers.append(None)
+            numbers.append(n)
+        return numbers
+
+
+def plan_pager(*, total: int, page: int, size: int = PLAN_ROWS) -> PlanPager:
+    """The pager of page ``page`` (1-based) of a plan of ``total`` rows; refused
+    (RunRefused) for a page the plan does not have."""
+    pages = max(1, -(-total // size))
+    if page < 1 or page > pages:
+        raise RunRefused(f"the plan has no page {page}: it has {pages} of {size} rows")
+    first = (page - 1) * size
+    return PlanPager(page, pages, first + 1 if total else 0, min(total, first + size), total, size)
+
+
+def run_detail(*, run: Run, has_plan_job: bool, page: int = 1) -> RunDetail:
+    """A run as its page shows it: ``page`` (1-based) of its plan, its fate. ``run`` may
+    come without its plan loaded (``defer("plan")``): only the page's rows are read."""
+    # plan_size is written with the plan (qqweb.jobs.runs.run_finished): whether there is one
+    has_plan = run.kind in ITEM_TYPES and (run.plan_size or 0) > 0
+    pager = plan_pager(total=plan_length(run=run) if has_plan else 0, page=page)
+    total, rows = (
+        plan_page(run=run, offset=pager.first - 1, limit=PLAN_ROWS) if has_plan else (0, [])
+    )
     # a failed or cancelled application can be applied again: what it did is skipped as gone
-    applied_by = run.applications.exclude(status__in=(Run.FAILED, Run.CANCELLED)).first()
-    undone_by = run.undo_runs.first()
+    applied_by = (
+        run.applications.exclude(status__in=(Run.FAILED, Run.CANCELLED)).defer("plan").first()
+    )
+    undone_by = run.undo_runs.defer("plan").first()
     return RunDetail(
         run=run,
         plan_rows=rows,
         plan_total=total,
+        pager=pager,
         plan_summary=plan_summary(run),
         applied_by=applied_by,
         undone_by=undone_by,
         can_apply=has_plan_job
         and run.dry_run
         and run.status == Run.DONE
-        and run.plan is not None
+        and run.plan_size is not None
         and applied_by is None,
         can_undo=not run.dry_run
         and run.kind != "undo"
@@ -244,5 +320,5 @@ def run_detail(*, run: Run, has_plan_job: bool) -> RunDetail:
         ).exists()
         and run.status in (Run.DONE, Run.CANCELLED, Run.FAILED)
         and (undone_by is None or undone_by.status == Run.FAILED),
-        sample=[] if run.plan is not None else _sample_rows(run.stats or {}),
+        sample=[] if run.plan_size is not None else _sample_rows(run.stats or {}),
     )
