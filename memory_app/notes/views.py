@@ -321,7 +321,7 @@ def note_archive(request: HttpRequest, note_id: str) -> HttpResponse:
                 [note_id], gone="archived by this archive", subject="Archiving this note"
             )
         ],
-        question=f"Archive {note_id}?",
+        question="Archive this note?",
         yes="Archive it all the same",
         cancel_url=reverse("memory_app:note_detail", args=[note_id]),
         then="Archiving it all the same can be undone from the audit log, which brings it back.",

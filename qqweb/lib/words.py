@@ -4,6 +4,8 @@ else the key with its underscores as spaces. A page never shows a raw key."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 LABELS = {
     "of_notes": "of the notes",
     "agent_differs_rate": "share where the agent differs",
@@ -25,3 +27,20 @@ LABELS = {
 
 def key_words(key: str) -> str:
     return LABELS.get(key, key.replace("_", " "))
+
+
+def shortened(text: str, width: int = 60) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+def ids_in_words(text: str, names: Mapping[str, str], width: int = 60) -> str:
+    """``text`` (a reason: "merged into note_b by this plan, and note_b is not recalled:
+    ... outranked by note_c (0.91)") with each id of ``names`` it holds replaced by that
+    item's text, quoted and shortened: what a curator reads. An id without a known text
+    stays as it is."""
+    for item_id in sorted(names, key=len, reverse=True):
+        if item_id and names[item_id] and item_id in text:
+            text = text.replace(item_id, f"“{shortened(names[item_id], width)}”")
+    return text

@@ -24,6 +24,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from qqweb.lib.errors import QQError
+from qqweb.lib.words import ids_in_words
 from qqweb.recall.engines import Recall, RecallEngine, Whereabouts, recall_engine
 from qqweb.recall.models import Pin
 from qqweb.recall.running import pin_evaluate
@@ -41,6 +42,12 @@ class LostRecall:
     item_text: str
     why: str
     url: str = ""  # the item's page
+    why_words: str = ""  # ``why`` as a curator reads it: each item it names by its text
+
+    @property
+    def reason(self) -> str:
+        """What the pages show: ``why`` in words."""
+        return self.why_words or self.why
 
 
 @dataclass(frozen=True)
@@ -163,6 +170,21 @@ class _Unanswered(QQError):
     pass
 
 
+def _in_words(
+    engine: RecallEngine, why: str, pin: Pin, recalls: list[Recall], others: Collection[str]
+) -> str:
+    """``why`` with the items it names by id named by their text: the ones the agent
+    ranked (known from ``recalls``), the pin's own, and those of ``others`` it names (a
+    merge's survivor, the item a pin is recalled through: one lookup each, only for a
+    lost pin's reason)."""
+    names = {i.id: i.text for r in recalls for i in (*r.items, *r.beyond)}
+    names[pin.item_id] = names.get(pin.item_id) or pin.item_text
+    for item_id in set(others) - set(names):
+        if item_id and item_id in why:
+            names[item_id] = engine.whereabouts(item_id).text
+    return ids_in_words(why, names)
+
+
 def plan_effect(
     source: str,
     removed: Mapping[str, str | None],
@@ -208,6 +230,13 @@ def plan_effect(
                         pin.item_text,
                         outcome.reason,
                         engine.item_url(pin.item_id),
+                        _in_words(
+                            engine,
+                            outcome.reason,
+                            pin,
+                            [*now.values(), *after.values()],
+                            {*holders.values(), *(s for s in removed.values() if s)},
+                        ),
                     )
                 )
     except QQError as e:

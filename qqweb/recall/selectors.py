@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from qqweb.jobs.models import Run
 from qqweb.jobs.starting import waits_for_worker
+from qqweb.lib.errors import QQError
+from qqweb.lib.words import ids_in_words, shortened
 from qqweb.recall.charts import HistoryChart, RunPoint, history_chart
 from qqweb.recall.engines import recall_engine, recall_sources
 from qqweb.recall.errors import RunNotFound
@@ -23,12 +26,54 @@ def item_url(source: str, item_id: str) -> str:
     return engine.item_url(item_id) if engine is not None else ""
 
 
+def _item_text(source: str, item_id: str) -> str:
+    """The text of an item a result names (the one a pin was recalled through), "" when
+    it cannot be read."""
+    engine = recall_engine(source)
+    try:
+        return engine.whereabouts(item_id).text if engine is not None else ""
+    except QQError:
+        return ""
+
+
+@dataclass(frozen=True)
+class ResultWords:
+    """A pin's result as a curator reads it: ``reason`` with the items it names by id
+    named by their text (what outranked it, from the result; the item it is recalled
+    through, read once), and ``recalled_text``: that item's text."""
+
+    reason: str
+    recalled_text: str
+
+
+def result_words(result: PinResult) -> ResultWords:
+    names = {str(o.get("id", "")): str(o.get("text", "")) for o in result.outranked_by}
+    names[result.item_id] = names.get(result.item_id) or result.item_text
+    recalled = ""
+    if result.recalled_as:
+        recalled = names.get(result.recalled_as) or _item_text(result.source, result.recalled_as)
+        names[result.recalled_as] = recalled
+    return ResultWords(ids_in_words(result.reason, names), shortened(recalled, 80))
+
+
+@dataclass(frozen=True)
+class RunResultRow:
+    """A result of a stored run, with its words (:func:`result_words`)."""
+
+    result: PinResult
+    words: ResultWords
+
+
 @dataclass(frozen=True)
 class PinRow:
     """A pin with its result in the latest run (None: not run since it was pinned)."""
 
     pin: Pin
     result: PinResult | None
+
+    @cached_property
+    def words(self) -> ResultWords | None:
+        return result_words(self.result) if self.result is not None else None
 
     @property
     def item_url(self) -> str:
@@ -77,6 +122,11 @@ def runs_list(limit: int = 50) -> list[TestRun]:
 
 def run_results(run: TestRun) -> list[PinResult]:
     return list(run.results.all())
+
+
+def run_result_rows(run: TestRun) -> list[RunResultRow]:
+    """A stored run's results for its page, each with its words."""
+    return [RunResultRow(r, result_words(r)) for r in run_results(run)]
 
 
 def runs_history(limit: int = HISTORY_RUNS) -> list[TestRun]:

@@ -21,7 +21,7 @@ from qqweb.lib.errors import InvalidInput, Refused
 from qqweb.lib.pages import redirect_back, render_page
 from qqweb.recall.jobs import memory_tests_cancel, memory_tests_start
 from qqweb.recall.models import Pin, TestRun
-from qqweb.recall.selectors import memory_tests_page, run_results, run_sources, stored_run
+from qqweb.recall.selectors import memory_tests_page, run_result_rows, run_sources, stored_run
 from qqweb.recall.services import (
     MAX_IMPORT_BYTES,
     pin_create,
@@ -141,5 +141,5 @@ def unpin(request: HttpRequest, pin_id: int) -> HttpResponse:
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     """One stored run with every pin's result as it was."""
     run = stored_run(run_id)
-    context = {"run": run, "results": run_results(run), "sources": run_sources(run)}
+    context = {"run": run, "results": run_result_rows(run), "sources": run_sources(run)}
     return render_page(request, "recall/run.html", "run-results", context)

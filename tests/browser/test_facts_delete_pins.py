@@ -15,6 +15,7 @@ from memory_app.facts.models import ArchivedFact
 from qqweb.lib.actors import Actor
 from qqweb.lib.embeddings import Embedder
 from qqweb.recall.services import pin_create
+from tests.browser.words import assert_reads_as_words
 from tests.memory_app.facts.conftest import agent_model, agent_writes, facts_store
 
 __all__ = ["agent_model", "facts_store"]  # fixtures of the facts tests
@@ -46,6 +47,8 @@ def test_deleting_a_pinned_fact_names_the_pin_before_the_confirm_button(
     expect(warning).to_contain_text("This deletion loses 1 of 1 pinned recall:")
     expect(warning).to_contain_text(QUESTION)
     expect(warning).to_contain_text("archived by this deletion")
+    expect(warning.locator("li")).to_contain_text(f"“{QUESTION}” → {PORT}")
+    assert_reads_as_words(warning, ids=[fact])  # the fact by its text, its id small
     confirm = page.locator("#write-confirm")
     expect(confirm).to_be_visible()
     warning_box, confirm_box = warning.bounding_box(), confirm.bounding_box()

@@ -37,10 +37,12 @@ def test_archiving_a_pinned_note_from_its_page_names_the_pin_first_and_cancel_ke
 
     warning = page.locator("#plan-pins-lost")
     expect(warning).to_contain_text("Archiving this note loses 1 of 1 pinned recall:")
-    expect(warning.locator("li")).to_contain_text(f"“{LUMEN}” → {PINNED}")
+    expect(warning.locator("li")).to_contain_text(f"“{LUMEN}” → {LUMEN}")
+    expect(warning.locator("li a.pinned-item")).to_have_attribute("href", f"/notes/{PINNED}/")
     expect(warning.locator("li")).to_contain_text("archived by this archive")
     expect(page.locator("#pins-confirm-yes")).to_have_text("Archive it all the same")
-    assert_reads_as_words(page.locator("#pins-confirm"))
+    expect(page.locator("#pins-confirm h1")).to_have_text("Archive this note?")
+    assert_reads_as_words(page.locator("#pins-confirm"), ids=[PINNED])
     shot(page, "note-archive-pin-preview")
     assert notes_store().get_note(PINNED) is not None  # asked, nothing written
 
@@ -67,7 +69,7 @@ def test_undoing_a_restore_of_a_pinned_note_names_the_pin_it_would_lose_first(
     warning = page.locator("#plan-pins-lost")
     expect(warning).to_contain_text("This undo loses 1 of 1 pinned recall:")
     expect(warning.locator("li")).to_contain_text("archived again by this undo")
-    assert_reads_as_words(page.locator("#pins-confirm"))
+    assert_reads_as_words(page.locator("#pins-confirm"), ids=[PINNED])
     shot(page, "undo-restore-pin-preview")
     assert notes_store().get_note(PINNED) is not None
 
@@ -102,6 +104,7 @@ def test_the_purge_dialog_shows_the_lines_texts_the_pin_it_loses_and_a_cancel(
     )
     expect(dialog.locator("#purge-confirm")).to_have_text("Purge 1 line")
     assert_reads_as_words(dialog)
+    assert_reads_as_words(dialog.locator("#plan-pins-lost"), ids=[PINNED, "note_lumen000002"])
     shot(page, "purge-pin-preview")
 
     dialog.locator("#purge-cancel").click()

@@ -1,12 +1,15 @@
 """What a curator reads is words: ``assert_reads_as_words(page)`` fails on a snake_case
 key ("of_notes", "Set_importance"), a Python repr ("('a', 'b')", "{'k': ...}", "None",
-"<X object at ...>") or a Python-style quoted id in the page's visible text. Ids shown
-as ids (in ``<code>``), the values of form fields and the page's scripts are not read."""
+"<X object at ...>") or a Python-style quoted id in the page's visible text, and on any
+of ``ids`` read as words (a pin's item named by its id where its text belongs). Ids
+shown as ids (in ``<code>``: a small secondary detail), the values of form fields and the
+page's scripts are not read."""
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from playwright.sync_api import Locator, Page
@@ -29,12 +32,14 @@ def visible_words(where: Page | Locator) -> str:
     return str(body.evaluate(_READABLE))
 
 
-def assert_reads_as_words(where: Page | Locator) -> None:
+def assert_reads_as_words(where: Page | Locator, ids: Iterable[str] = ()) -> None:
     text = visible_words(where)
     keys = sorted(set(SNAKE.findall(text)))
     reprs = sorted({m.group(0) for m in REPR.finditer(text)})
+    raw = sorted(i for i in ids if i in text)
     assert not keys, f"snake_case keys where a curator reads: {keys}"
     assert not reprs, f"Python reprs where a curator reads: {reprs}"
+    assert not raw, f"raw ids where a curator reads (name them by their text): {raw}"
 
 
 def shot(page: Page, name: str, *, full_page: bool = True) -> None:

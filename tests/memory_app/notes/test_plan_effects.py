@@ -174,14 +174,15 @@ def test_keeping_the_newer_text_warns_when_it_no_longer_answers_the_pinned_quest
     assert "kept: <code>note_tea00000001</code>" in html  # the merge keeps the newer too
     warning = html.split('id="plan-pins-lost"')[1].split("</div>")[0]
     assert "This merge loses 1 of 1 pinned recall:" in warning
-    assert "merged into note_tea00000001 by this merge, and note_tea00000001 is not" in warning
+    # in words: the note kept named by its text (its id only a small code beside the pin)
+    assert f"merged into “{TEA}” by this merge, and “{TEA}” is not" in warning
     html = curator_client.get(
         reverse("memory_app:review") + "?primary=note_lumen000001"
     ).content.decode()
     assert "This merge loses" not in html  # merged into the pinned note: it stays
     supersede = html.split('id="supersede-pins-lost"')[1].split("</div>")[0]
     assert "Keeping the newer text loses 1 of 1 pinned recall:" in supersede
-    assert "superseded by note_tea00000001, whose text is kept, and" in supersede
+    assert f"superseded by “{TEA}”, whose text is kept, and" in supersede
 
 
 def test_a_purge_that_drops_a_merged_pinned_notes_archive_line_loses_its_pin(stores, admin_client_):

@@ -76,6 +76,9 @@ def test_a_merge_into_a_note_the_agent_does_not_recall_loses_the_pin_saying_wher
         "merged into note_tea0000001 by this plan, and note_tea0000001 is not recalled: scores"
     )
     assert "below the citation threshold" in lost.why
+    # the pages read it in words: the survivor named by its text, not its id
+    assert lost.reason.startswith(f"merged into “{TEA}” by this plan, and “{TEA}” is not")
+    assert "note_tea0000001" not in lost.reason
 
 
 def test_archiving_the_survivor_of_an_earlier_merge_loses_the_pin_of_the_merged_note():
@@ -93,6 +96,7 @@ def test_archiving_the_survivor_of_an_earlier_merge_loses_the_pin_of_the_merged_
     assert lost.item_id == "note_lumen00002" and effect.highlight == {"note_lumen00001"}
     assert lost.why.startswith("merged into note_lumen00001 on ")
     assert lost.why.endswith("and note_lumen00001 is archived by this plan")
+    assert lost.reason.endswith(f"and “{LUMEN}” is archived by this plan")
 
 
 def test_archiving_one_of_two_pinned_notes_for_a_question_loses_only_that_one():

@@ -7,14 +7,14 @@ import pytest
 from django.urls import reverse
 
 from memory_app.notes.services.notes import note_archive
-from memory_app.notes.stores import core_notes
+from memory_app.notes.stores import archive_manager, core_notes, notes_store
 from qqweb.audit.models import AuditEvent
 from qqweb.jobs.models import Run
 from qqweb.jobs.runner import job_run
 from qqweb.lib.actors import Actor
 from qqweb.recall.models import Pin, TestRun
 from qqweb.recall.services import memory_tests_run, pin_create
-from tests.helpers import plant_note
+from tests.helpers import agent_archive_line, plant_note
 
 pytestmark = pytest.mark.usefixtures("stores")
 
@@ -268,3 +268,26 @@ def test_the_pin_form_refuses_a_question_holding_a_nul(curator_client):
     assert response.status_code == 400
     assert "NUL" in response.content.decode()
     assert not Pin.objects.exists()
+
+
+def test_a_pin_recalled_through_a_merge_survivor_names_the_survivor_by_its_text(
+    viewer_client,
+):
+    """The memory tests page and the run's page read in words: the note a pin is
+    recalled through is named by its text (its id the link's target, or a small code)."""
+    plant_note("note_lumen000002", content=LUMEN, importance=0.8)
+    plant_note("note_lumen000001", content=LUMEN + " too", importance=0.4)
+    pin_create(actor=CURATOR, query=LUMEN, item_id="note_lumen000001")
+    notes_store().collection.delete_one({"note_id": "note_lumen000001"})
+    reason = "Consolidated with note_lumen000002 (similarity: 0.95)"
+    archive_manager().append_entries([agent_archive_line("note_lumen000001", 20, reason=reason)])
+    run = memory_tests_run(actor=CURATOR, trigger=TestRun.PAGE)
+    assert run.results.get().recalled_as == "note_lumen000002"
+
+    page = _page(viewer_client)
+    assert (
+        'recalled through <a href="/notes/note_lumen000002/" title="note_lumen000002">'
+        f"{LUMEN}</a>" in page
+    )
+    run_page = viewer_client.get(reverse("recall:run_detail", args=[run.pk])).content.decode()
+    assert f"recalled through {LUMEN} <small" in run_page
