@@ -166,7 +166,9 @@ def mongo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecantusD
 
 @pytest.fixture(scope="session")
 def neo4j_uri() -> Iterator[str]:
-    service = Neo4jService(ROOT / "var" / "neo4j-test")
+    # a home per pytest-xdist worker (``make test`` runs two): each has a server of its own
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    service = Neo4jService(ROOT / "var" / (f"neo4j-test-{worker}" if worker else "neo4j-test"))
     uri = service.start(reuse_uri=os.environ.get("QQ_TEST_NEO4J_URI", ""))
     with GraphDatabase.driver(uri) as driver:  # plans the pages' reads, as `make dev` does
         GraphStore(driver).warm_up()

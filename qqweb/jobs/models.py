@@ -15,6 +15,8 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
+from qqweb.lib.fields import NulSafeJSONField
+
 
 class Run(models.Model):
     """One run of a job (in the worker or a command): who started it, with what, how far
@@ -34,12 +36,12 @@ class Run(models.Model):
 
     kind = models.CharField(max_length=40, db_index=True)
     started_by = models.CharField(max_length=200)
-    params = models.JSONField(default=dict, blank=True)
+    params = NulSafeJSONField(default=dict, blank=True)
     dry_run = models.BooleanField(default=False)
     status = models.CharField(max_length=10, choices=STATUSES, default=QUEUED)
     processed = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(null=True, blank=True)
-    stats = models.JSONField(default=dict, blank=True)
+    stats = NulSafeJSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     task_id = models.CharField(max_length=64, blank=True)
     batch_id = models.UUIDField(default=uuid.uuid4, db_index=True)  # its audit events
@@ -49,7 +51,7 @@ class Run(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     cancel_requested_at = models.DateTimeField(null=True, blank=True)
     cancelled_by = models.CharField(max_length=200, blank=True)
-    plan = models.JSONField(null=True, blank=True)
+    plan = NulSafeJSONField(null=True, blank=True)
     plan_size = models.PositiveIntegerField(null=True, blank=True)  # len(plan), without loading it
     plan_of = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="applications"

@@ -6,6 +6,8 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
+from qqweb.lib.fields import NulSafeJSONField
+
 MAX_QUERY = 1000
 MAX_ITEM_ID = 1000  # a core note's id is "core:" and its text
 MAX_COMMENT = 1000
@@ -89,7 +91,7 @@ class PinResult(models.Model):
     reason = models.TextField(blank=True)
     recalled_as = models.CharField(max_length=MAX_ITEM_ID, blank=True)
     score = models.FloatField(null=True, blank=True)
-    outranked_by = models.JSONField(default=list)
+    outranked_by = NulSafeJSONField(default=list)
 
     class Meta:
         ordering = ["run", "id"]

@@ -45,6 +45,8 @@ def pytest_configure(config: pytest.Config) -> None:
     PostgreSQL would have cut (63 characters) would differ: the run refuses them."""
     if chosen_database() != "postgres" or config.option.collectonly:
         return
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        return  # pytest-xdist's controller runs no test: each worker starts its own cluster
     if connections["default"].connection is not None:
         raise pytest.UsageError("a database connection was opened before the tests chose one")
     cluster = PostgresCluster()
@@ -87,6 +89,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     cluster = config.stash.get(_cluster_key, None)
+    if cluster is None and chosen_database() == "postgres":
+        return "database: PostgreSQL, a cluster per test worker (QQ_TEST_DATABASE=postgres)"
     if cluster is None:
         return f"database: SQLite, {django_settings.DATABASES['default']['TEST']['NAME']}"
     return f"database: PostgreSQL {cluster.version}, {cluster.url} (QQ_TEST_DATABASE=postgres)"
