@@ -98,9 +98,17 @@ def next_start(request: HttpRequest) -> HttpResponse:
         return render(request, "facts_app/next_start.html#pair", context)
     review = selectors.next_start_review()
     pins = next_start_effect(review.plan)  # the pinned facts it would delete, and lose
-    return render(
-        request, "facts_app/next_start.html", {"plan": review.plan, "review": review, "pins": pins}
-    )
+    page = {"plan": review.plan, "review": review, "pins": pins, "rows": _returns(review)}
+    return render(request, "facts_app/next_start.html", page)
+
+
+def _returns(review: selectors.NextStartReview) -> list[tuple[selectors.PairRow, str]]:
+    """Each row with where a write from it comes back to without JavaScript (its form's
+    ``next``): the row after it, which takes its place once it is resolved, else the one
+    before, else the table."""
+    ids = [row.id for row in review.rows]
+    back = [*ids[1:], ids[-2] if len(ids) > 1 else "next-start-pairs"] if ids else []
+    return list(zip(review.rows, back, strict=True))
 
 
 @require_GET

@@ -35,6 +35,7 @@ from qqweb.jobs.errors import JobBusy
 from qqweb.lib.actors import Actor
 from qqweb.lib.auth import CURATOR, VIEWER, role_required
 from qqweb.lib.errors import InvalidInput, Refused
+from qqweb.lib.pages import redirect_back
 
 Run = Callable[[Collection[str], bool], FactAction]
 
@@ -45,6 +46,29 @@ def _done(request: HttpRequest, url: str) -> HttpResponse:
         response["HX-Redirect"] = url
         return response
     return redirect(url)
+
+
+def _pair_of(request: HttpRequest) -> tuple[str, str] | None:
+    """The next-start pair a write was sent from (its row's forms post both ids)."""
+    anchor_id, deleted_id = request.POST.get("anchor_id", ""), request.POST.get("deleted_id", "")
+    return (anchor_id, deleted_id) if anchor_id and deleted_id else None
+
+
+def _pair_done(
+    request: HttpRequest, pair: tuple[str, str], text: str, *, event_id: int | None
+) -> HttpResponse:
+    """A write done from a row of the next-start list stays on the list: for htmx the row
+    is replaced in place by what was done, with its Undo (the ``pair`` partial, as
+    ``#pair-<anchor>-<deleted>``); without JavaScript the list comes back at the row that
+    took its place (the form's ``next``), the message and its Undo on top."""
+    row_id = "pair-{}-{}".format(*pair)
+    listing = reverse("facts_app:next_start")
+    if not getattr(request, "htmx", False):
+        done_with_undo(request, text, event_id=event_id)
+        return redirect_back(request, f"{listing}#{row_id}")
+    undo = reverse("memory_app:audit_undo", args=[event_id]) if event_id else ""
+    context = {"row_id": row_id, "resolved": text, "undo_url": undo, "back": f"{listing}#{row_id}"}
+    return render(request, "facts_app/next_start.html#pair", context)
 
 
 def _write(
@@ -84,8 +108,10 @@ def _write(
         if result.applied:
             more = len(result.plan.resolutions)
             archived = f"; also archived {more} more (see the archive)" if more else ""
-            text = done or f"{what}: done"
-            done_with_undo(request, f"{text}{archived}.", event_id=result.event_id)
+            text = f"{done or f'{what}: done'}{archived}."
+            if pair := _pair_of(request):
+                return _pair_done(request, pair, text, event_id=result.event_id)
+            done_with_undo(request, text, event_id=result.event_id)
             if result.fact_id:
                 done_url = reverse("facts_app:fact_detail", args=[result.fact_id])
             return _done(request, done_url)
@@ -94,7 +120,7 @@ def _write(
     if "plan" in context:  # what the write would do to the pins
         context["pins"] = (pins or write_effect)(context["plan"])
     htmx = getattr(request, "htmx", False)
-    anchor_id, deleted_id = request.POST.get("anchor_id", ""), request.POST.get("deleted_id", "")
+    anchor_id, deleted_id = _pair_of(request) or ("", "")
     if htmx and anchor_id and deleted_id:
         row = selectors.next_start_row(anchor_id=anchor_id, deleted_id=deleted_id)
         context.update(row=row, row_id=f"pair-{anchor_id}-{deleted_id}", confirming=True)
@@ -126,7 +152,7 @@ def fact_new(request: HttpRequest) -> HttpResponse:
 @facts_on
 def fact_edit(request: HttpRequest, fact_id: str) -> HttpResponse:
     fields = {k: request.POST.get(k, "") for k in ("expected_content", "content")}
-    pair = {k: request.POST[k] for k in ("anchor_id", "deleted_id") if request.POST.get(k)}
+    pair = {k: request.POST[k] for k in ("anchor_id", "deleted_id", "next") if request.POST.get(k)}
     return _write(
         request,
         lambda confirm, dry: services.fact_edit(
@@ -180,7 +206,7 @@ def fact_embed(request: HttpRequest, fact_id: str) -> HttpResponse:
 @role_required(CURATOR)
 @facts_on
 def pair_resolve(request: HttpRequest) -> HttpResponse:
-    fields = {k: request.POST.get(k, "") for k in ("anchor_id", "deleted_id", "how")}
+    fields = {k: request.POST.get(k, "") for k in ("anchor_id", "deleted_id", "how", "next")}
     return _write(
         request,
         lambda confirm, dry: services.pair_resolve(

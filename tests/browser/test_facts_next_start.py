@@ -11,6 +11,8 @@ from playwright.sync_api import Page, expect
 from memory_app.facts.lib import FactsStore
 from memory_app.facts.models import ArchivedFact
 from qqweb.lib.embeddings import Embedder
+from tests.browser.conftest import PHONE
+from tests.browser.words import assert_reads_as_words, shot
 from tests.memory_app.facts.conftest import agent, agent_model, agent_writes, facts_store
 from tests.memory_app.facts.lib.agent_simulator import SimulatedAgent
 
@@ -76,9 +78,15 @@ def test_keep_newer_text_survives_the_agents_next_start(
     assert facts_store.collection.find_one({"_id": old}) == before
     confirm.click()
 
-    # Done: the older fact's page, with the newer text under the older _id.
-    expect(page).to_have_url(re.compile(rf"/facts/{old}/$"))
-    expect(page.locator("main")).to_contain_text(NEW_PORT)
+    # Done: still on the list, the row replaced in place by what was done, with an Undo;
+    # the other pair is still there, left to the curator.
+    done = page.locator(f"#pair-{old}-{new}[data-resolved]")
+    expect(done).to_contain_text("The older fact has the newer text; the newer one is archived.")
+    expect(done.get_by_role("button", name="Undo")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/facts/next-start/$"))
+    expect(page.locator(f"#pair-{old_model}-{new_model}")).to_be_visible()
+    assert_reads_as_words(page.locator("#next-start-pairs"))
+    shot(page, "facts-next-start-resolved-1280")
     page.goto("/facts/next-start/")
     expect(page.locator(f"#pair-{old_model}-{new_model}")).to_be_visible()
     shown = _shown_deletions(page)
@@ -120,3 +128,24 @@ def test_a_copy_the_next_start_deletes_is_said_to_be_the_same_fact(
     verdict = page.locator(f"#pair-{old}-{new} .pair-verdict")
     expect(verdict).to_have_attribute("data-verdict", "same")
     expect(verdict).to_contain_text("same fact")
+
+
+def test_at_phone_width_a_resolve_stays_on_the_list_and_undo_brings_the_pair_back(
+    page: Page, sign_in: Any, curator: Any, facts_store: FactsStore, agent_model: Embedder
+) -> None:
+    old = agent_writes(facts_store, agent_model, OLD_PORT, days_ago=20)
+    new = agent_writes(facts_store, agent_model, NEW_PORT, days_ago=1)
+    page.set_viewport_size(PHONE)  # type: ignore[arg-type]
+    sign_in(curator)
+    page.goto("/facts/next-start/")
+    page.locator(f'#pair-{old}-{new} button[data-action="keep-older"]').click()
+    page.locator("#write-preview #write-confirm").click()
+    done = page.locator(f"#pair-{old}-{new}[data-resolved]")
+    expect(done).to_contain_text("Kept the older fact; the newer one is archived.")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the list is {width} px wide at 390 px"
+    shot(page, "facts-next-start-resolved-390", full_page=False)
+    done.get_by_role("button", name="Undo").click()
+    expect(page).to_have_url(re.compile(rf"/facts/next-start/#pair-{old}-{new}$"))
+    expect(page.locator(f"#pair-{old}-{new}[data-pair]")).to_be_visible()
+    expect(page.locator("#messages")).to_contain_text("Undone.")

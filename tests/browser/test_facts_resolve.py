@@ -1,7 +1,7 @@
 """The facts "deleted at the next start" review in the browser, at the notes review's
 level: a resolve asks in words next to the row it belongs to, Cancel gives the row back
-with nothing changed, the message after a resolve carries an Undo that undoes it, and the
-Flags column shows the value a pair's newer fact changes (the agent would delete a
+with nothing changed, the row after a resolve says what was done, with an Undo that undoes
+it, and the Flags column shows the value a pair's newer fact changes (the agent would delete a
 correction, not a copy). The facts are the demo's value-changed pairs, written as the agent
 writes them with its own model; screenshots go to ``QQ_TEST_SCREENSHOTS`` when set."""
 
@@ -108,7 +108,7 @@ def test_keep_newer_text_asks_without_a_false_alarm(
     _shot(page, "facts-keep-newer-text-confirm")
 
 
-def test_the_message_after_a_resolve_has_an_undo_button_that_undoes_it(
+def test_the_row_after_a_resolve_says_what_was_done_with_an_undo_that_undoes_it(
     page: Page,
     sign_in: Any,
     curator: Any,
@@ -124,10 +124,10 @@ def test_the_message_after_a_resolve_has_an_undo_button_that_undoes_it(
     _row(page, (older, newer)).locator('button[data-action="keep-older"]').click()
     _row(page, (older, newer)).locator("#write-confirm").click()
 
-    message = page.locator("[data-message=success]")
+    message = _row(page, (older, newer)).locator("[data-role=outcome]")  # the row, in place
     expect(message).to_contain_text("Kept the older fact; the newer one is archived.")
     expect(message).not_to_contain_text("audit log")
-    expect(_row(page, (older, newer))).to_have_count(0)
+    expect(_row(page, (older, newer)).locator("[data-action=keep-older]")).to_have_count(0)
     assert facts_store.collection.find_one({"_id": newer}) is None
     assert str(newer) not in agent.plan_start()
     _shot(page, "facts-resolve-done-with-undo")

@@ -63,7 +63,10 @@ def test_keep_newer_text_previews_then_confirms_and_the_next_start_keeps_the_cor
     assert preview.status_code == 200 and 'id="write-confirm"' in html
     assert facts_store.count() == 2  # a preview writes nothing
     confirmed = curator_client.post("/facts/next-start/resolve/", fields, HTTP_HX_REQUEST="true")
-    assert confirmed.status_code == 204 and confirmed["HX-Redirect"] == f"/facts/{old}/"
+    row = confirmed.content.decode()  # the list stays: its row says what was done
+    assert confirmed.status_code == 200 and "HX-Redirect" not in confirmed
+    assert row.lstrip().startswith(f'<tr id="pair-{old}-{new}" data-resolved')
+    assert "The older fact has the newer text; the newer one is archived." in row
     assert agent.start() == set()
     assert agent.retrieve("TTS port")[0] == {"_id": str(old), "content": NEW_PORT}
     assert ArchivedFact.objects.get().fact_id == str(new)
@@ -178,7 +181,7 @@ def test_cancel_gives_back_the_row_with_its_actions(
     assert f'id="pair-{new}-{old}"' in gone and "not in the agent's next-start plan" in gone
 
 
-def test_the_message_after_a_resolve_has_an_undo_button_that_undoes_it(
+def test_a_confirmed_resolve_replaces_its_row_with_the_outcome_and_an_undo(
     facts_store: FactsStore, curator_client: Client
 ) -> None:
     old, new = _planted_pair(facts_store)
@@ -187,15 +190,33 @@ def test_the_message_after_a_resolve_has_an_undo_button_that_undoes_it(
         {"anchor_id": old, "deleted_id": new, "how": "keep-older"},
         HTTP_HX_REQUEST="true",
     )
-    assert done.status_code == 204 and done["HX-Redirect"] == "/facts/next-start/"
-    html = curator_client.get("/facts/next-start/").content.decode()
-    assert "Kept the older fact; the newer one is archived." in html
-    assert "audit log" not in html
-    undo = re.search(r'<form method="post" action="([^"]+)" class="inline undo-form">', html)
-    assert undo is not None and 'id="message-undo"' in html
-    curator_client.post(undo.group(1), {"next": "/facts/next-start/"})
+    row = done.content.decode()
+    assert done.status_code == 200 and "HX-Redirect" not in done  # no leaving the list
+    assert row.lstrip().startswith(f'<tr id="pair-{old}-{new}" data-resolved')
+    assert "Kept the older fact; the newer one is archived." in row
+    undo = re.search(r'<form method="post" action="([^"]+)" class="inline undo-form">', row)
+    assert undo is not None and 'data-action="undo"' in row
+    assert f'name="next" value="/facts/next-start/#pair-{old}-{new}"' in row
+    back = curator_client.post(undo.group(1), {"next": f"/facts/next-start/#pair-{old}-{new}"})
+    assert back["Location"] == f"/facts/next-start/#pair-{old}-{new}"
     assert facts_store.get(new).text == "The TTS port is 9100."
     assert f'id="pair-{old}-{new}"' in curator_client.get("/facts/next-start/").content.decode()
+
+
+def test_without_javascript_a_resolve_comes_back_to_the_list_where_it_was(
+    facts_store: FactsStore, curator_client: Client
+) -> None:
+    old, new = _planted_pair(facts_store)
+    html = curator_client.get("/facts/next-start/").content.decode()
+    nexts = re.findall(r'name="next" value="([^"]+)"', html)
+    assert nexts and all(n.startswith("/facts/next-start/#") for n in nexts)
+    fields = {"anchor_id": old, "deleted_id": new, "how": "keep-older", "next": nexts[0]}
+    preview = curator_client.post("/facts/next-start/resolve/", {**fields, "preview": "1"})
+    assert f'name="next" value="{nexts[0]}"' in preview.content.decode()  # kept to confirm
+    done = curator_client.post("/facts/next-start/resolve/", fields)
+    assert done.status_code == 302 and done["Location"] == nexts[0]
+    page = curator_client.get("/facts/next-start/").content.decode()
+    assert "Kept the older fact; the newer one is archived." in page and 'id="message-undo"' in page
 
 
 def test_the_flags_show_the_value_the_newer_fact_changes(
