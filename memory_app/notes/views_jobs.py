@@ -89,6 +89,8 @@ def maintenance_start(request: HttpRequest, kind: str) -> HttpResponse:
     return redirect("memory_app:maintenance_run", run_id=run.pk)
 
 
+CHANGED_SHOWN = 20  # the changed notes an expired plan names (the rest: the notes list)
+
 # runs whose undo brings notes back, each kept from the archival pass for a grace period
 BRINGS_BACK = ("archival", "auto_consolidation")
 
@@ -108,10 +110,14 @@ def maintenance_run(request: HttpRequest, run_id: int) -> HttpResponse:
         detail = run_detail(run=run, has_plan_job=plan_job(run.kind) is not None, page=int(page))
     except RunRefused as e:
         return render(request, "memory_app/not_found.html", {"error": str(e)}, status=400)
-    expired = plan_expired(run=run) if detail.can_apply else 0
+    changed = plan_expired(run=run) if detail.can_apply else []
+    expired = len(changed)
     context = {
         "d": detail,
         "expired": expired,
+        # which notes changed, the latest first: the first CHANGED_SHOWN, and how many more
+        "changed": changed[:CHANGED_SHOWN],
+        "changed_more": max(0, expired - CHANGED_SHOWN),
         # what the plan would do to the pinned recalls, while it can still be applied
         "pins": run_plan_effect(run) if detail.can_apply and not expired else None,
         "decay_comparison": decay_agent_comparison(run=run) if run.kind == "decay" else None,

@@ -58,18 +58,38 @@ class WaitingPlan:
         return self.summary[:1].lower() + self.summary[1:]
 
 
-def plan_changed_count(run: Run) -> int:
-    """How many of the plan's notes changed since it was made (0 for a purge plan)."""
-    if not run.plan or run.kind == "archive_purge" or run.started_at is None:
-        return 0
+@dataclass(frozen=True)
+class ChangedNote:
+    """A note of a plan that changed since the plan was made (why the plan expired)."""
+
+    note_id: str
+    text: str  # its first characters now
+    updated_at: datetime | None  # when it changed
+
+
+def plan_changes(run: Run) -> list[ChangedNote]:
+    """The plan's notes changed since it was made, the latest change first (none for a
+    purge plan). Only the notes changed since the plan are read (module docstring)."""
+    if run.plan_size is None or run.kind == "archive_purge" or run.started_at is None:
+        return []
     planned: dict[str, datetime | None] = {}
-    for item in plan_from_json(run.kind, run.plan):
+    for item in plan_from_json(run.kind, run.plan or []):
         planned.update(item.planned_at())
     margin = timedelta(seconds=settings.QQ_DEDUP_CLOCK_MARGIN_S)
     since = run.started_at.replace(tzinfo=None) - margin
     changed = notes_store().note_ids_changed_since(since) & set(planned)
     docs = notes_store().notes_by_ids(changed)
-    return sum(1 for i in changed if i in docs and not _same(docs[i].updated_at, planned[i]))
+    notes = [
+        ChangedNote(i, docs[i].content[:200], docs[i].updated_at)
+        for i in changed
+        if i in docs and not _same(docs[i].updated_at, planned[i])
+    ]
+    return sorted(notes, key=lambda n: (n.updated_at or datetime.min, n.note_id), reverse=True)
+
+
+def plan_changed_count(run: Run) -> int:
+    """How many of the plan's notes changed since it was made (0 for a purge plan)."""
+    return len(plan_changes(run))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -123,12 +143,13 @@ def plans_waiting() -> list[WaitingPlan]:
     return waiting
 
 
-def plan_expired(*, run: Run) -> int:
-    """How many notes of a scheduled plan changed since it was made (0: it still holds,
-    or it is a curator's own preview, whose apply skips each changed note instead)."""
+def plan_expired(*, run: Run) -> list[ChangedNote]:
+    """The notes of a scheduled plan changed since it was made, which expire it (none: it
+    still holds, or it is a curator's own preview, whose apply skips each changed note
+    instead)."""
     if run.started_by != SCHEDULE_ACTOR:
-        return 0
+        return []
     try:
-        return plan_changed_count(run)
+        return plan_changes(run)
     except StoreUnavailable:
-        return 0
+        return []

@@ -5,6 +5,7 @@ QQ_SCHEDULE_MAX_SHARE of the notes. The schedule runs through the real beat task
 and Celery worker, the way beat sends it."""
 
 import json
+import re
 import time
 
 import pytest
@@ -264,3 +265,23 @@ def test_an_opted_in_decay_that_would_lose_a_pinned_recall_waits_with_the_reason
     assert applying is None
     assert run.stats["waits"] == "it would lose 1 pinned recall: it waits for review"
     assert notes_store().get_full_note("note_lumen000001")["importance"] == 0.35
+
+
+@pytest.mark.django_db
+def test_an_expired_plan_names_the_notes_that_changed_latest_first(admin_client_, stores):
+    plant_notes(low=24, total=25)
+    run = scheduled_run_create(kind="archival")
+    job_run(run=run)
+    changed = [f"note_{n:016d}" for n in range(22)]
+    for n, note_id in enumerate(changed):  # the agent, meanwhile, one note after the other
+        notes_store().update_importance(note_id, 0.02 + n / 1000)
+        time.sleep(0.002)
+    html = admin_client_.get(reverse("memory_app:maintenance_run", args=[run.pk])).content
+    banner = html.decode().split('id="plan-expired"')[1].split("</div>")[0]
+    assert "22 of its notes changed" in banner
+    item = r'data-note-id="(note_\d+)"><a href="/notes/(note_\d+)/">([^<]+)</a>'
+    named = re.findall(item, banner)
+    assert [n for n, _, _ in named] == changed[::-1][:20]  # the latest change first
+    assert all(n == link for n, link, _ in named)
+    assert named[0][2] == note_content(changed[-1])  # its text, not only its id
+    assert "and 2 more</a>" in banner and "/notes/?sort=updated&amp;direction=desc" in banner
