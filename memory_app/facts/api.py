@@ -30,11 +30,12 @@ from memory_app.facts.schemas import (
     NeighbourOut,
     NextStartOut,
 )
-from memory_app.facts.shapes import action_out, json_value, pair_out
+from memory_app.facts.shapes import guarded_action, json_value, pair_out
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import Cursor, Limit200, SearchText, errors
 from qqweb.lib.auth import CURATOR, VIEWER, require_role
 from qqweb.recall.effect_schemas import effect_out
+from qqweb.recall.lost_pins import ConfirmLostPins
 
 router = Router(tags=["facts"])
 
@@ -140,55 +141,88 @@ def fact_get(request: HttpRequest, fact_id: FactId) -> FactDetailOut:
 
 
 @router.post("/facts", response={201: FactActionOut, 200: FactActionOut, **errors(404, 409, 503)})
-def fact_create(request: HttpRequest, payload: FactCreateIn) -> Status:
+def fact_create(
+    request: HttpRequest, payload: FactCreateIn, confirm_lost_pins: ConfirmLostPins = False
+) -> Status:
     """A new fact in the agent's exact shape, embedded with all-MiniLM-L6-v2 (any other
-    model: 422). ``preview.add.refused``: the agent itself would not have saved it."""
+    model: 422). ``preview.add.refused``: the agent itself would not have saved it. 409
+    ``would_lose_pins`` when the facts its guard archives with it hold a pinned recall,
+    unless ``confirm_lost_pins=true``."""
     require_role(request, CURATOR)
-    result = services.fact_create(
-        actor=Actor.from_request(request),
-        content=payload.content,
-        confirm=payload.archive,
+    actor = Actor.from_request(request)
+    out = guarded_action(
+        lambda dry: services.fact_create(
+            actor=actor, content=payload.content, confirm=payload.archive, dry_run=dry
+        ),
         dry_run=payload.dry_run,
+        confirmed=confirm_lost_pins,
     )
-    return Status(201 if result.applied else 200, action_out(result))
+    return Status(201 if out.applied else 200, out)
 
 
 @router.patch("/facts/{fact_id}", response={200: FactActionOut, **errors(404, 409, 503)})
-def fact_edit(request: HttpRequest, fact_id: FactId, payload: FactEditIn) -> FactActionOut:
+def fact_edit(
+    request: HttpRequest,
+    fact_id: FactId,
+    payload: FactEditIn,
+    confirm_lost_pins: ConfirmLostPins = False,
+) -> FactActionOut:
     """In place: guarded on ``expected_content`` (409 ``stale`` when the fact changed, or
     is gone: ``replaced_by`` names the fact in its place when one is found, as the agent's
     update replaces a fact under a new id), ``_id`` and ``timestamp`` kept. 404 when no
-    such fact is known at all."""
+    such fact is known at all. 409 ``would_lose_pins`` when the facts its guard archives
+    with it hold a pinned recall, unless ``confirm_lost_pins=true``."""
     require_role(request, CURATOR)
-    result = services.fact_edit(
-        actor=Actor.from_request(request),
-        fact_id=fact_id,
-        expected_content=payload.expected_content,
-        content=payload.content,
-        confirm=payload.archive,
+    actor = Actor.from_request(request)
+    return guarded_action(
+        lambda dry: services.fact_edit(
+            actor=actor,
+            fact_id=fact_id,
+            expected_content=payload.expected_content,
+            content=payload.content,
+            confirm=payload.archive,
+            dry_run=dry,
+        ),
         dry_run=payload.dry_run,
+        confirmed=confirm_lost_pins,
     )
-    return action_out(result)
 
 
 @router.delete("/facts/{fact_id}", response={200: FactActionOut, **errors(404, 409, 503)})
 def fact_delete(request: HttpRequest, fact_id: FactId, query: Query[DeleteQuery]) -> FactActionOut:
-    """Archived in qqweb's table first, then deleted; restorable. ``archive`` and
-    ``dry_run`` in the query string: at most 200 ids fit a URL (422 past it); the same
-    delete with a longer list is ``POST /api/facts/{fact_id}/delete``."""
-    return _delete(request, fact_id, query.archive, query.dry_run)
+    """Archived in qqweb's table first, then deleted; restorable. ``archive``,
+    ``dry_run`` and ``confirm_lost_pins`` in the query string: at most 200 ids fit a URL
+    (422 past it); the same delete with a longer list is ``POST
+    /api/facts/{fact_id}/delete``. A deletion that would lose a pinned recall (the fact's
+    own, or one of the facts its guard archives with it) answers 409 ``would_lose_pins``
+    naming each and deletes nothing, unless ``confirm_lost_pins=true``; a dry run says
+    so in ``pins``."""
+    return _delete(request, fact_id, query.archive, query.dry_run, query.confirm_lost_pins)
 
 
 @router.post("/facts/{fact_id}/delete", response={200: FactActionOut, **errors(404, 409, 503)})
-def fact_delete_post(request: HttpRequest, fact_id: FactId, payload: FactDeleteIn) -> FactActionOut:
+def fact_delete_post(
+    request: HttpRequest,
+    fact_id: FactId,
+    payload: FactDeleteIn,
+    confirm_lost_pins: ConfirmLostPins = False,
+) -> FactActionOut:
     """``DELETE /api/facts/{fact_id}`` with its options in a JSON body, for an ``archive``
-    list a URL cannot carry (up to 1000 ids)."""
-    return _delete(request, fact_id, payload.archive, payload.dry_run)
+    list a URL cannot carry (up to 1000 ids); ``confirm_lost_pins`` in the query string,
+    as on every write."""
+    return _delete(request, fact_id, payload.archive, payload.dry_run, confirm_lost_pins)
 
 
-def _delete(request: HttpRequest, fact_id: str, archive: list[str], dry_run: bool) -> FactActionOut:
+def _delete(
+    request: HttpRequest, fact_id: str, archive: list[str], dry_run: bool, confirmed: bool
+) -> FactActionOut:
     require_role(request, CURATOR)
-    result = services.fact_delete(
-        actor=Actor.from_request(request), fact_id=fact_id, confirm=archive, dry_run=dry_run
+    actor = Actor.from_request(request)
+    return guarded_action(
+        lambda dry: services.fact_delete(
+            actor=actor, fact_id=fact_id, confirm=archive, dry_run=dry
+        ),
+        dry_run=dry_run,
+        confirmed=confirmed,
+        pins=deletion_effect(fact_id),
     )
-    return action_out(result, pins=deletion_effect(fact_id))

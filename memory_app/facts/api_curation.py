@@ -22,46 +22,63 @@ from memory_app.facts.schemas import (
     VerdictIn,
     WriteOptions,
 )
-from memory_app.facts.shapes import action_out, pair_out
+from memory_app.facts.shapes import guarded_action, pair_out
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import errors
 from qqweb.lib.auth import CURATOR, VIEWER, require_role
+from qqweb.recall.lost_pins import ConfirmLostPins
 
 router = Router(tags=["facts"])
 
 
 @router.post("/facts/next-start/resolve", response={200: FactActionOut, **errors(404, 409, 503)})
-def pair_resolve(request: HttpRequest, payload: PairResolveIn) -> FactActionOut:
+def pair_resolve(
+    request: HttpRequest, payload: PairResolveIn, confirm_lost_pins: ConfirmLostPins = False
+) -> FactActionOut:
     """Resolve one pair of the next-start plan now: ``keep-older`` (the newer archived),
     ``keep-newer-text`` (the older takes the newer text, keeping its ``_id`` and
-    ``timestamp``; the newer archived), ``delete-both`` (both archived)."""
+    ``timestamp``; the newer archived), ``delete-both`` (both archived). 409
+    ``would_lose_pins`` when it would lose a pinned recall, unless
+    ``confirm_lost_pins=true``."""
     require_role(request, CURATOR)
-    result = services.pair_resolve(
-        actor=Actor.from_request(request),
-        anchor_id=payload.anchor_id,
-        deleted_id=payload.deleted_id,
-        how=payload.how,
-        confirm=payload.archive,
+    actor = Actor.from_request(request)
+    return guarded_action(
+        lambda dry: services.pair_resolve(
+            actor=actor,
+            anchor_id=payload.anchor_id,
+            deleted_id=payload.deleted_id,
+            how=payload.how,
+            confirm=payload.archive,
+            dry_run=dry,
+        ),
         dry_run=payload.dry_run,
+        confirmed=confirm_lost_pins,
+        pins=resolution_effect(
+            anchor_id=payload.anchor_id, deleted_id=payload.deleted_id, how=payload.how
+        ),
     )
-    pins = resolution_effect(
-        anchor_id=payload.anchor_id, deleted_id=payload.deleted_id, how=payload.how
-    )
-    return action_out(result, pins=pins)
 
 
 @router.post("/facts/{fact_id}/embed", response={200: FactActionOut, **errors(404, 409, 503)})
-def fact_embed(request: HttpRequest, fact_id: FactId, payload: WriteOptions) -> FactActionOut:
+def fact_embed(
+    request: HttpRequest,
+    fact_id: FactId,
+    payload: WriteOptions,
+    confirm_lost_pins: ConfirmLostPins = False,
+) -> FactActionOut:
     """Give a legacy fact (no ``content_embedding``) the agent's vector. It carries an old
-    ``timestamp``, so it wins the pairs it joins: the preview shows them."""
+    ``timestamp``, so it wins the pairs it joins: the preview shows them. 409
+    ``would_lose_pins`` when the facts its guard archives hold a pinned recall, unless
+    ``confirm_lost_pins=true``."""
     require_role(request, CURATOR)
-    result = services.fact_embed(
-        actor=Actor.from_request(request),
-        fact_id=fact_id,
-        confirm=payload.archive,
+    actor = Actor.from_request(request)
+    return guarded_action(
+        lambda dry: services.fact_embed(
+            actor=actor, fact_id=fact_id, confirm=payload.archive, dry_run=dry
+        ),
         dry_run=payload.dry_run,
+        confirmed=confirm_lost_pins,
     )
-    return action_out(result)
 
 
 @router.get("/facts/archive", response={200: list[ArchivedFactOut], **errors(404, 409, 503)})
@@ -74,16 +91,24 @@ def archive_list(request: HttpRequest, restored: bool = False) -> list[ArchivedF
 @router.post(
     "/facts/archive/{archive_id}/restore", response={200: FactActionOut, **errors(404, 409, 503)}
 )
-def archive_restore(request: HttpRequest, archive_id: int, payload: WriteOptions) -> FactActionOut:
-    """Back under its ``_id`` when free (else a new one), with its ``timestamp``."""
+def archive_restore(
+    request: HttpRequest,
+    archive_id: int,
+    payload: WriteOptions,
+    confirm_lost_pins: ConfirmLostPins = False,
+) -> FactActionOut:
+    """Back under its ``_id`` when free (else a new one), with its ``timestamp``. 409
+    ``would_lose_pins`` when the facts its guard archives hold a pinned recall, unless
+    ``confirm_lost_pins=true``."""
     require_role(request, CURATOR)
-    result = services.fact_restore(
-        actor=Actor.from_request(request),
-        archive_id=archive_id,
-        confirm=payload.archive,
+    actor = Actor.from_request(request)
+    return guarded_action(
+        lambda dry: services.fact_restore(
+            actor=actor, archive_id=archive_id, confirm=payload.archive, dry_run=dry
+        ),
         dry_run=payload.dry_run,
+        confirmed=confirm_lost_pins,
     )
-    return action_out(result)
 
 
 @router.get("/facts/vanished", response={200: list[VanishedOut], **errors(404, 409, 503)})

@@ -10,6 +10,7 @@ from pydantic import field_validator
 from qqweb.lib.api_types import NotAPage, ShortText, UtcDateTime
 from qqweb.lib.judge.schemas import VerdictOut
 from qqweb.recall.effect_schemas import PinsEffectOut
+from qqweb.recall.lost_pins import ConfirmLostPins
 
 # The facts' own pages at the place of a fact's id: a fact whose ``_id`` is one of these
 # words is not reached through the API (the agent's ids are ObjectIds).
@@ -137,6 +138,7 @@ class DeleteQuery(Schema):
         json_schema_extra={"maxItems": URL_ARCHIVE_MAX},
     )
     dry_run: bool = False
+    confirm_lost_pins: ConfirmLostPins = False
 
     @field_validator("archive")
     @classmethod

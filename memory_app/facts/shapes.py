@@ -3,6 +3,7 @@ mapping (``qqweb/api.py`` answers an unconfirmed write with the preview)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,6 +21,8 @@ from memory_app.facts.services.steps import FactAction
 from qqweb.lib.judge.schemas import VerdictOut
 from qqweb.lib.judge.verdicts import Verdict
 from qqweb.recall.effect_schemas import effect_out
+from qqweb.recall.lost_pins import pins_guarded
+from qqweb.recall.models import Pin
 
 
 def json_value(value: Any) -> Any:
@@ -77,6 +80,25 @@ def plan_out(plan: WritePlan) -> PlanOut:
         new_deletions=[pair_out(d) for d in plan.new_deletions],
         next_start_deletions=len(plan.remaining.deletions),
     )
+
+
+def guarded_action(
+    write: Callable[[bool], FactAction],
+    *,
+    dry_run: bool,
+    confirmed: bool,
+    pins: PinsOfPlan = write_effect,
+) -> FactActionOut:
+    """A facts write of the API (``write(dry_run)``), asked first about the pins: a dry
+    run answers its preview with its effect on them; a write that would lose a pinned
+    recall answers 409 ``would_lose_pins`` and writes nothing, unless ``confirmed``
+    (``confirm_lost_pins=true``: its audit events then say so)."""
+    if dry_run:
+        return action_out(write(True), pins)
+    if not Pin.objects.filter(source="facts").exists():  # nothing to lose: no preview
+        return action_out(write(False), pins)
+    with pins_guarded(lambda: [pins(write(True).plan)], confirmed=confirmed):
+        return action_out(write(False), pins)
 
 
 def action_out(result: FactAction, pins: PinsOfPlan = write_effect) -> FactActionOut:

@@ -254,6 +254,9 @@ class PurgeOut(Schema):
     would_drop: int
     dropped: int
     sample: list[str]
+    pins: PinsEffectOut | None = Field(
+        None, description="A dry run's effect on the pinned recalls of notes; null once applied"
+    )
 
 
 class CoreOut(Schema):

@@ -25,7 +25,7 @@ from memory_app.notes.lib.errors import StaleWrite
 from memory_app.notes.lib.listing import NotesCount
 from memory_app.notes.lib.replica.lists import ListLoading
 from memory_app.notes.selectors.edits import stale_edit
-from memory_app.notes.selectors.plan_effects import notes_removal_effect
+from memory_app.notes.selectors.plan_effects import ARCHIVED_BY_ARCHIVE, notes_removal_effect
 from memory_app.notes.selectors.plans import plans_waiting
 from qqweb.audit import selectors as audit_selectors
 from qqweb.audit.messages import done_with_undo
@@ -317,9 +317,7 @@ def note_archive(request: HttpRequest, note_id: str) -> HttpResponse:
     asked = pins_first(
         request,
         lambda: [
-            notes_removal_effect(
-                [note_id], gone="archived by this archive", subject="Archiving this note"
-            )
+            notes_removal_effect([note_id], gone=ARCHIVED_BY_ARCHIVE, subject="Archiving this note")
         ],
         question="Archive this note?",
         yes="Archive it all the same",

@@ -10,6 +10,11 @@ it cannot lose one. ``tests/qqweb/recall/test_pin_guards.py`` fails when a write
 URLconf is in neither list, and checks, write by write, that the preview of each listed
 one names a pin it would lose.
 
+The API's writes are sorted the same way (:data:`API_PIN_LOSING_WRITES`, answered 409
+``would_lose_pins`` unless ``confirm_lost_pins=true``: :mod:`qqweb.recall.lost_pins`;
+:data:`API_WRITES_KEEPING_PINS`; and the known gaps, :data:`API_PIN_LOSING_WRITES_UNGUARDED`),
+and the same test walks the NinjaAPI's routes.
+
 Not counted anywhere (docs/memory-tests.md): a write that changes a text or an
 importance (an edit, an undo putting an old text back) or adds items (an import, a new
 note) may move a pinned item down the agent's order; the next memory-test run says so.
@@ -75,4 +80,86 @@ WRITES_KEEPING_PINS: dict[str, str] = {
     "they are (not counted: the items it adds, see above)",
     "api_tokens": "an API token",
     "api_token_revoke": "an API token",
+}
+
+# The API's writes, by "METHOD /api/path" (the NinjaAPI's routes; a GET writes nothing).
+# Each one that can lose a pinned recall answers 409 ``would_lose_pins`` naming the pins
+# before it writes, unless ``confirm_lost_pins=true`` (:mod:`qqweb.recall.lost_pins`);
+# then its audit events say it was confirmed. Route -> what it loses a pin by.
+API_PIN_LOSING_WRITES: dict[str, str] = {
+    "DELETE /api/notes/{note_id}": "archives the note",
+    "POST /api/notes/bulk": "an archive archives the notes (the other actions keep them)",
+    "POST /api/archive/purge": "drops the archive line a merged, pinned note is followed by "
+    "(its dry run reports the pins)",
+    "POST /api/audit/{event_id}/undo": "an undo removing an item (a restore's, an addition's)",
+    "POST /api/audit/batches/{batch_id}/undo": "an undo removing items",
+    "POST /api/maintenance/runs/{run_id}/apply": "applies a plan (archival, purge, decay, "
+    "auto-consolidation): 409 before the run starts; the apply's own audit events are the "
+    "worker's",
+    "POST /api/maintenance/runs/{run_id}/undo": "an undo removing items: 409 before the run starts",
+    "POST /api/duplicates/{pair_id}/verdict": "a merge or a supersede archives one note of "
+    "the pair (a pin on it follows to the survivor, lost when that is not recalled)",
+    "DELETE /api/facts/{fact_id}": "archives the fact (and the facts its guard archives)",
+    "POST /api/facts/{fact_id}/delete": "the same deletion, its options in a body",
+    "POST /api/facts/next-start/resolve": "archives one or both facts of the pair",
+    "PATCH /api/facts/{fact_id}": "the facts its guard archives with the edit",
+    "POST /api/facts": "the facts its guard archives with the addition",
+    "POST /api/facts/{fact_id}/embed": "the facts its guard archives with the embedding",
+    "POST /api/facts/archive/{archive_id}/restore": "the facts its guard archives with the restore",
+}
+
+# "METHOD /api/path" -> why the write cannot lose a pinned recall
+API_WRITES_KEEPING_PINS: dict[str, str] = {
+    "POST /api/notes": "adds a note",
+    "POST /api/notes/search": "a search; writes nothing",
+    "PATCH /api/notes/{note_id}": "changes a note's text or importance (not counted, see above)",
+    "POST /api/archive/{note_id}/restore": "puts a note back",
+    "POST /api/core/promote": "copies a note into core.md; the note stays",
+    "POST /api/core/candidates/{note_id}/reject": "a promotion candidate's verdict",
+    "POST /api/retrieval/preview": "a preview; writes nothing",
+    "POST /api/maintenance/runs/{run_id}/cancel": "stops a run",
+    "POST /api/maintenance/dedup_scan": "finds pairs; writes no memory",
+    "POST /api/maintenance/promotion_scan": "finds promotion candidates; the notes stay",
+    "POST /api/maintenance/reembed": "gives notes vectors (not counted: an order it moves)",
+    "POST /api/maintenance/vector_index_rebuild": "rebuilds qqweb's own index of the vectors",
+    "POST /api/maintenance/graph_orphan_scan": "the graph is not a memory with pins",
+    "POST /api/maintenance/graph_reembed": "the graph is not a memory with pins",
+    "POST /api/maintenance/{job}": "an unknown job: answers 404, writes nothing",
+    "POST /api/duplicates/scan": "finds pairs; writes no memory",
+    "POST /api/duplicates/{pair_id}/preview": "a preview; writes nothing",
+    "POST /api/duplicates/back": "moves back in the review queue (undoes a verdict: puts a "
+    "note back)",
+    "POST /api/duplicates/{pair_id}/suggestion": "an LLM's suggestion; writes nothing",
+    "POST /api/facts/vanished/scan": "finds facts the agent lost; writes no fact",
+    "POST /api/facts/contradictions/verdict": "remembers a verdict on a pair; writes no fact",
+    "PATCH /api/graph/entities/{label}/{path:name}": "the graph is not a memory with pins",
+    "DELETE /api/graph/entities/{label}/{path:name}": "the graph is not a memory with pins",
+    "POST /api/graph/entities/search": "a search; writes nothing",
+    "POST /api/graph/entities/merge": "the graph is not a memory with pins",
+    "PATCH /api/graph/relationships": "the graph is not a memory with pins",
+    "DELETE /api/graph/relationships": "the graph is not a memory with pins",
+    "POST /api/graph/duplicates/verdict": "the graph is not a memory with pins",
+    "POST /api/backup/exports": "writes a file",
+    "POST /api/backup/uploads": "keeps a file",
+    "POST /api/backup/imports": "writes only what is missing (not counted: the items it adds)",
+    "POST /api/memory-tests/pins": "adds a pin",
+    "DELETE /api/memory-tests/pins/{pin_id}": "removes a pin on purpose: undoable",
+    "POST /api/memory-tests/imports": "adds pins",
+    "POST /api/memory-tests/runs": "runs the memory tests",
+    "POST /api/memory-tests/jobs/{job_id}/cancel": "stops a memory-tests run",
+}
+
+# "METHOD /api/path" -> how it can lose a pin unasked: known gaps, each said in the docs.
+# The test lets a route be here rather than guarded, and prints nothing for it: keep this
+# list short and say in the report why each one is here.
+_UNASKED_START = (
+    "started with dry_run false, it computes and applies its plan in the worker with no "
+    "preview; start it as a dry run and apply its plan (POST "
+    "/api/maintenance/runs/{run_id}/apply, which asks first)"
+)
+API_PIN_LOSING_WRITES_UNGUARDED: dict[str, str] = {
+    "POST /api/maintenance/archival": _UNASKED_START,
+    "POST /api/maintenance/archive_purge": _UNASKED_START,
+    "POST /api/maintenance/decay": _UNASKED_START,
+    "POST /api/maintenance/auto_consolidation": _UNASKED_START,
 }

@@ -14,6 +14,8 @@ from memory_app.notes.schemas import ArchiveOut, NoteOut, PurgeIn, PurgeOut, Res
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import Limit1000, NoBool, SearchText, errors
 from qqweb.lib.auth import ADMIN, VIEWER, require_role
+from qqweb.recall.effect_schemas import effect_out
+from qqweb.recall.lost_pins import ConfirmLostPins, pins_guarded
 
 ArchiveOffset = Annotated[
     int, Field(ge=0, le=2**53, description="where to go on from: a page's `older`"), NoBool
@@ -66,10 +68,20 @@ def archive_restore(request: HttpRequest, note_id: str, body: RestoreIn) -> Note
     return selectors.note_get(note_id=doc.note_id)
 
 
-@router.post("/archive/purge", response={200: PurgeOut, **errors(503)}, tags=["archive"])
-def archive_purge(request: HttpRequest, body: PurgeIn) -> dict[str, Any]:
-    """Drop lines older than ``days`` (admin). ``dry_run`` (the default) only counts."""
+@router.post("/archive/purge", response={200: PurgeOut, **errors(409, 503)}, tags=["archive"])
+def archive_purge(
+    request: HttpRequest, body: PurgeIn, confirm_lost_pins: ConfirmLostPins = False
+) -> dict[str, Any]:
+    """Drop lines older than ``days`` (admin). ``dry_run`` (the default) only counts, and
+    says what the purge would do to the pinned recalls (``pins``). A purge that would
+    lose one (it drops the archive line a pinned, merged note is followed by) answers 409
+    ``would_lose_pins`` naming each and drops nothing, unless ``confirm_lost_pins=true``."""
     require_role(request, ADMIN)
-    return services.archive_purge(
-        actor=Actor.from_request(request), days=body.days, dry_run=body.dry_run
-    )
+    actor = Actor.from_request(request)
+    if body.dry_run:
+        counted = services.archive_purge(actor=actor, days=body.days, dry_run=True)
+        return {**counted, "pins": effect_out(selectors.archive_purge_preview(days=body.days).pins)}
+    with pins_guarded(
+        lambda: [selectors.archive_purge_preview(days=body.days).pins], confirmed=confirm_lost_pins
+    ):
+        return services.archive_purge(actor=actor, days=body.days)

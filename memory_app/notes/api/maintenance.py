@@ -13,6 +13,7 @@ from memory_app.notes.api.common import router
 from memory_app.notes.schemas import JobIn, PlanOut, RunOut, job_in
 from memory_app.notes.selectors.jobs import plan_page, plan_summary
 from memory_app.notes.selectors.plan_effects import run_plan_effect
+from qqweb.audit.selectors import batch_undo_events
 from qqweb.jobs.errors import RunRefused, UnknownJob
 from qqweb.jobs.models import Run
 from qqweb.jobs.registry import JOBS, Job
@@ -21,6 +22,9 @@ from qqweb.jobs.starting import job_start, plan_apply_start, run_undo_start
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import Limit1000, Offset, ShortText, errors
 from qqweb.lib.auth import ADMIN, VIEWER, require_role
+from qqweb.recall.effects import PlanEffect
+from qqweb.recall.lost_pins import ConfirmLostPins, pins_guarded
+from qqweb.recall.undo_effects import undo_effects
 
 
 @router.get(
@@ -67,14 +71,25 @@ def maintenance_run_plan(
     response={202: RunOut, **errors(404, 409, 503)},
     tags=["maintenance"],
 )
-def maintenance_run_apply(request: HttpRequest, run_id: int) -> Status:
+def maintenance_run_apply(
+    request: HttpRequest, run_id: int, confirm_lost_pins: ConfirmLostPins = False
+) -> Status:
     """Apply exactly the plan of dry run ``run_id`` in the worker: the planned notes by id,
     each only if unchanged since the plan (the others are counted in
     ``stats.changed_since_plan``); 404 when there is no such run, 409 when its kind keeps
     no plan (an export, a scan), 400 when it is not a finished dry run or its plan was
-    applied already."""
+    applied already. A plan that would lose a pinned recall (its ``pins`` at ``GET
+    /plan``) answers 409 ``would_lose_pins`` and starts nothing, unless
+    ``confirm_lost_pins=true``."""
     require_role(request, ADMIN)
-    return Status(202, plan_apply_start(actor=Actor.from_request(request), run_id=run_id))
+    with pins_guarded(lambda: _plan_effects(run_id), confirmed=confirm_lost_pins):
+        return Status(202, plan_apply_start(actor=Actor.from_request(request), run_id=run_id))
+
+
+def _plan_effects(run_id: int) -> list[PlanEffect]:
+    run = Run.objects.filter(pk=run_id, dry_run=True).first()
+    effect = run_plan_effect(run) if run is not None else None
+    return [effect] if effect is not None else []
 
 
 @router.post(
@@ -94,11 +109,23 @@ def maintenance_run_cancel(request: HttpRequest, run_id: int) -> Run:
     response={202: RunOut, **errors(404, 409, 503)},
     tags=["maintenance"],
 )
-def maintenance_run_undo(request: HttpRequest, run_id: int) -> Status:
+def maintenance_run_undo(
+    request: HttpRequest, run_id: int, confirm_lost_pins: ConfirmLostPins = False
+) -> Status:
     """Undo every change of run ``run_id`` in the worker, as a run of kind ``undo`` (poll
-    it); a change whose note moved on since is refused and listed in its stats."""
+    it); a change whose note moved on since is refused and listed in its stats. One that
+    would take a pinned item out again answers 409 ``would_lose_pins`` and starts
+    nothing, unless ``confirm_lost_pins=true``."""
     require_role(request, ADMIN)
-    return Status(202, run_undo_start(actor=Actor.from_request(request), run_id=run_id))
+    with pins_guarded(
+        lambda: undo_effects(
+            event
+            for batch in Run.objects.filter(pk=run_id).values_list("batch_id", flat=True)
+            for event in batch_undo_events(batch)
+        ),
+        confirmed=confirm_lost_pins,
+    ):
+        return Status(202, run_undo_start(actor=Actor.from_request(request), run_id=run_id))
 
 
 def _maintenance_start(job: Job) -> None:

@@ -28,9 +28,11 @@ from memory_app.notes.schemas import (
     SearchIn,
     SearchOut,
 )
+from memory_app.notes.selectors.plan_effects import ARCHIVED_BY_ARCHIVE, notes_removal_effect
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import ShortText, errors
 from qqweb.lib.auth import CURATOR, VIEWER, require_role
+from qqweb.recall.lost_pins import ConfirmLostPins, pins_guarded
 
 
 @router.get("/overview", response={200: MemoryOverviewOut, **errors()})
@@ -102,19 +104,29 @@ def notes_search(request: HttpRequest, body: SearchIn) -> SearchOut:
     )
 
 
-@router.post("/notes/bulk", response={200: BulkOut, **errors(503)})
-def notes_bulk(request: HttpRequest, body: BulkIn) -> BulkOut:
+@router.post("/notes/bulk", response={200: BulkOut, **errors(409, 503)})
+def notes_bulk(
+    request: HttpRequest, body: BulkIn, confirm_lost_pins: ConfirmLostPins = False
+) -> BulkOut:
     """Archive, set importance or move section for ``note_ids`` or every note matching
-    ``filter``; one batch id for the audit log (undo the whole batch there)."""
+    ``filter``; one batch id for the audit log (undo the whole batch there). An archive
+    that would lose a pinned recall answers 409 ``would_lose_pins`` naming each (``pins``)
+    and writes nothing, unless ``confirm_lost_pins=true``."""
     require_role(request, CURATOR)
-    result = services.notes_bulk(
-        actor=Actor.from_request(request),
-        action=body.action,
-        note_ids=body.note_ids,
-        flt=body.filter.note_filter() if body.filter else None,
-        importance=body.importance,
-        section=body.section,
-    )
+    actor = Actor.from_request(request)
+    flt = body.filter.note_filter() if body.filter else None
+    with pins_guarded(
+        lambda: services.notes_bulk_effects(action=body.action, note_ids=body.note_ids, flt=flt),
+        confirmed=confirm_lost_pins,
+    ):
+        result = services.notes_bulk(
+            actor=actor,
+            action=body.action,
+            note_ids=body.note_ids,
+            flt=flt,
+            importance=body.importance,
+            section=body.section,
+        )
     return BulkOut(
         batch_id=str(result.batch_id),
         action=result.action,
@@ -160,7 +172,15 @@ def note_patch(request: HttpRequest, note_id: NoteId, body: NotePatchIn) -> Note
 
 
 @router.delete("/notes/{note_id}", response={200: ArchiveLineOut, **errors(404, 409, 503)})
-def note_delete(request: HttpRequest, note_id: NoteId) -> ArchivedNote:
-    """Archive the note (archive.jsonl first, then MongoDB); undo it from the audit log."""
+def note_delete(
+    request: HttpRequest, note_id: NoteId, confirm_lost_pins: ConfirmLostPins = False
+) -> ArchivedNote:
+    """Archive the note (archive.jsonl first, then MongoDB); undo it from the audit log.
+    A note a passing pinned recall goes through answers 409 ``would_lose_pins`` naming
+    each pin (``pins``) and writes nothing, unless ``confirm_lost_pins=true``."""
     require_role(request, CURATOR)
-    return services.note_archive(actor=Actor.from_request(request), note_id=note_id)
+    with pins_guarded(
+        lambda: [notes_removal_effect([note_id], gone=ARCHIVED_BY_ARCHIVE)],
+        confirmed=confirm_lost_pins,
+    ):
+        return services.note_archive(actor=Actor.from_request(request), note_id=note_id)

@@ -19,6 +19,7 @@ from memory_app.notes.review_schemas import (
     SuggestionOut,
 )
 from memory_app.notes.schemas import RunOut
+from memory_app.notes.selectors.verdict_effects import review_verdict_effects
 from qqweb.jobs.starting import job_start
 from qqweb.lib.actors import Actor
 from qqweb.lib.api_types import Limit1000, ShortText, errors
@@ -26,6 +27,7 @@ from qqweb.lib.auth import ADMIN, CURATOR, VIEWER, require_role
 from qqweb.lib.errors import InvalidInput
 from qqweb.lib.judge.verdicts import verdict
 from qqweb.recall.effect_schemas import effect_out
+from qqweb.recall.lost_pins import ConfirmLostPins, pins_guarded
 
 
 @router.get("/duplicates", response={200: list[ReviewPairOut], **errors()}, tags=["duplicates"])
@@ -52,7 +54,12 @@ def duplicates_scan(request: HttpRequest, body: DedupScanParams) -> Status:
     response={200: ReviewPairOut, **errors(404, 409, 503)},
     tags=["duplicates"],
 )
-def duplicates_verdict(request: HttpRequest, pair_id: int, body: ReviewVerdictIn) -> ReviewPair:
+def duplicates_verdict(
+    request: HttpRequest,
+    pair_id: int,
+    body: ReviewVerdictIn,
+    confirm_lost_pins: ConfirmLostPins = False,
+) -> ReviewPair:
     """merge (into ``primary_id``, optionally with ``content``), supersede ("keep the
     newer text": the note written later survives with its text, the older one is
     archived; 400 when neither is newer), not_duplicate (remembered until a text
@@ -62,15 +69,23 @@ def duplicates_verdict(request: HttpRequest, pair_id: int, body: ReviewVerdictIn
     auto-consolidation does; a pair whose texts contradict each other (one negates the
     other) is merged only with ``primary_id`` (400 without). A pair gets one verdict:
     409 ``pair_decided`` when it has one already, or another request is giving it one
-    right now."""
+    right now. A merge or a supersede that would lose a pinned recall (its survivor is not
+    recalled for the pin's question) answers 409 ``would_lose_pins`` and writes nothing,
+    unless ``confirm_lost_pins=true``."""
     require_role(request, CURATOR)
-    return services.review_verdict(
-        actor=Actor.from_request(request),
-        pair_id=pair_id,
-        verdict=body.verdict,
-        primary_id=body.primary_id,
-        content=body.content,
-    )
+    with pins_guarded(
+        lambda: review_verdict_effects(
+            pair_id=pair_id, verdict=body.verdict, primary_id=body.primary_id, content=body.content
+        ),
+        confirmed=confirm_lost_pins,
+    ):
+        return services.review_verdict(
+            actor=Actor.from_request(request),
+            pair_id=pair_id,
+            verdict=body.verdict,
+            primary_id=body.primary_id,
+            content=body.content,
+        )
 
 
 @router.post(

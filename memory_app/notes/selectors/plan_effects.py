@@ -38,6 +38,7 @@ from qqweb.recall.effects import PlanEffect, pinned_holders, plan_effect
 from qqweb.recall.models import Pin
 
 ARCHIVED = "archived by this plan"
+ARCHIVED_BY_ARCHIVE = "archived by this archive"  # a note's own Archive, page or API
 PURGED = (
     "its archive line is dropped by this plan, and with it the way to the note that kept its text"
 )

@@ -14,6 +14,7 @@ from memory_app.notes.services.bulk import (
     BULK_MAX,
     bulk_matching_ids,
     notes_bulk,
+    notes_bulk_effects,
     notes_bulk_preview,
 )
 from memory_app.notes.services.files import (
@@ -93,6 +94,7 @@ __all__ = [
     "note_keep",
     "note_restore",
     "notes_bulk",
+    "notes_bulk_effects",
     "notes_bulk_preview",
     "pair_merge",
     "pair_supersede",

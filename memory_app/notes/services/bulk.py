@@ -133,3 +133,21 @@ def notes_bulk_preview(
     found = notes_store().notes_by_ids(ids[:show])
     shown = [found[i] for i in ids[:show] if i in found]
     return BulkPreview(count=len(ids), shown=shown, pins=pins)
+
+
+def notes_bulk_effects(
+    *, action: str, note_ids: list[str] | None, flt: NoteFilter | None
+) -> list[PlanEffect]:
+    """What ``notes_bulk`` would do to the pinned recalls (its API asks first): an
+    archive's effect, computed without a write; nothing for the other actions, which
+    keep every note, or for a request ``notes_bulk`` refuses anyway."""
+    if action != "archive" or (note_ids is None) == (flt is None):
+        return []
+    ids = (
+        list(dict.fromkeys(note_ids))
+        if note_ids is not None
+        else bulk_matching_ids(flt or NoteFilter())
+    )
+    if len(ids) > BULK_MAX:
+        return []
+    return [notes_removal_effect(ids, gone=ARCHIVED, subject="This bulk archive")]

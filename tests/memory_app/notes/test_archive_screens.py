@@ -167,7 +167,14 @@ def test_archive_api_purge_defaults_to_a_dry_run(admin_client_, curator_client, 
     body = admin_client_.post(
         "/api/archive/purge", json.dumps({"days": 90}), content_type="application/json"
     ).json()
-    assert body == {"days": 90, "would_drop": 1, "dropped": 0, "sample": ["note_0000000000a1"]}
+    assert body == {
+        "days": 90,
+        "would_drop": 1,
+        "dropped": 0,
+        "sample": ["note_0000000000a1"],
+        # the dry run's effect on the pinned recalls (none pinned here)
+        "pins": {"pins": 0, "lost": [], "pinned_items": [], "error": ""},
+    }
     assert (
         curator_client.post("/api/archive/purge", "{}", content_type="application/json").status_code
         == 403

@@ -1,7 +1,9 @@
 """Every write of the URLconf is sorted: the ones that can lose a pinned recall
-(``qqweb.recall.guards.PIN_LOSING_WRITES``) and the ones that cannot, with why. A new
-write in neither list fails here, so it cannot ship without its pin preview or a reason
-it needs none. (The preview of each pin-losing write: test_pin_previews.py.)"""
+(``qqweb.recall.guards.PIN_LOSING_WRITES``) and the ones that cannot, with why; the same
+for every write of the NinjaAPI (``API_PIN_LOSING_WRITES``: 409 ``would_lose_pins``
+unless ``confirm_lost_pins=true``). A new write in neither list fails here, so it cannot
+ship without its pin preview or a reason it needs none. (The preview of each pin-losing
+write: test_pin_previews.py; the API's 409s: tests/memory_app/*/test_api_pins.py.)"""
 
 from __future__ import annotations
 
@@ -10,7 +12,14 @@ import re
 from django.test import RequestFactory
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from qqweb.recall.guards import PIN_LOSING_WRITES, WRITES_KEEPING_PINS
+from qqweb.api import api
+from qqweb.recall.guards import (
+    API_PIN_LOSING_WRITES,
+    API_PIN_LOSING_WRITES_UNGUARDED,
+    API_WRITES_KEEPING_PINS,
+    PIN_LOSING_WRITES,
+    WRITES_KEEPING_PINS,
+)
 
 SKIPPED = ("admin/", "api/", "accounts/")  # Django's own pages; the API is not a page
 
@@ -49,3 +58,39 @@ def test_every_write_of_the_pages_is_sorted_by_whether_it_can_lose_a_pinned_reca
     assert not set(PIN_LOSING_WRITES) & set(WRITES_KEEPING_PINS)
     gone = (set(PIN_LOSING_WRITES) | set(WRITES_KEEPING_PINS)) - writes
     assert not gone, f"no such write in the URLconf: {gone}"
+
+
+def _api_writes() -> set[str]:
+    """Every route of the one NinjaAPI that is not a GET, as "METHOD /api/path"."""
+    found = set()
+    for prefix, router in api._routers:
+        for path, view in router.path_operations.items():
+            for operation in view.operations:
+                for method in operation.methods:
+                    if method != "GET":
+                        found.add(f"{method} /api{prefix.rstrip('/')}{path}")
+    return found
+
+
+def test_every_write_of_the_api_is_sorted_by_whether_it_can_lose_a_pinned_recall() -> None:
+    writes = _api_writes()
+    lists = (API_PIN_LOSING_WRITES, API_WRITES_KEEPING_PINS, API_PIN_LOSING_WRITES_UNGUARDED)
+    unsorted = writes - set().union(*lists)
+    assert not unsorted, (
+        f"say whether these API writes can lose a pin (qqweb/recall/guards.py): {unsorted}"
+    )
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        assert not set(lists[a]) & set(lists[b])
+    gone = set().union(*lists) - writes
+    assert not gone, f"no such write in the API: {gone}"
+
+
+def test_every_pin_losing_write_of_the_api_takes_confirm_lost_pins() -> None:
+    """The flag is the same on every guarded route: a query parameter, documented."""
+    schema = api.get_openapi_schema()
+    for route in API_PIN_LOSING_WRITES:
+        method, path = route.split(" ", 1)
+        operation = schema["paths"][path.replace("{path:name}", "{name}")][method.lower()]
+        query = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"}
+        assert "confirm_lost_pins" in query, f"{route} takes no confirm_lost_pins"
+        assert 409 in operation["responses"], f"{route} does not document its 409"
