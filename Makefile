@@ -20,13 +20,14 @@ dev: install
 	@set -m; scripts/dev.sh; exit $$?
 
 # Two pytest-xdist workers (the machine's 2 cores; most of a test's time is waiting on a
-# service), files dealt whole to a worker so module fixtures are built once. Each worker
-# starts its own services (tests/conftest.py). `make test TEST_WORKERS=0` runs in one process.
+# service); a worker that runs out takes tests from the other's share (worksteal). Each
+# worker starts its own services (tests/conftest.py). `make test TEST_WORKERS=0` runs in
+# one process.
 TEST_WORKERS ?= 2
 
 test: install
 	scripts/neo4j.sh build
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal
 
 # The same tests with Django's tables on PostgreSQL, the production database: the test setup
 # starts a throwaway cluster of its own (tests/plugins/database.py; needs Debian's
@@ -34,7 +35,7 @@ test: install
 # One folder: QQ_TEST_DATABASE=postgres .venv/bin/pytest tests/qqweb.
 test-postgres: install
 	scripts/neo4j.sh build
-	QQ_TEST_DATABASE=postgres $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+	QQ_TEST_DATABASE=postgres $(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal
 
 # The tests marked torch (pyproject.toml): the numpy encoder against sentence-transformers
 # live, and the committed golden vectors against it. They need the `torch` extra (6 GB

@@ -136,12 +136,16 @@ _refreshing: set[tuple[Any, ...]] = set()  # settings keys being checked in the 
 
 
 def _refresh(key: tuple[Any, ...], generation: int) -> list[StoreStatus]:
+    """Check now and keep the answer, timed from when the check began: a check that began
+    earlier but ended later (a slow store's timeout) never replaces a newer answer."""
     global _cached
+    began = time.monotonic()
     try:
         result = stores_health()
         with _cache_lock:
-            if generation == _generation:
-                _cached = (time.monotonic(), key, result)
+            newer = _cached is not None and _cached[1] == key and _cached[0] > began
+            if generation == _generation and not newer:
+                _cached = (began, key, result)
         return result
     finally:
         with _cache_lock:
