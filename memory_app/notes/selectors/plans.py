@@ -10,7 +10,9 @@ planned, by the very guard its apply would check (the note's ``updated_at``; for
 decay, the one read with the importance), so the curator is not asked to approve what the
 notes no longer are. Only the notes changed since the plan was made
 (``note_ids_changed_since``, less the clock margin the agent's own clock needs) are read,
-so the check costs the recent changes, not the plan's size. A purge plan is of archive
+and only the plan's items that name them are read (searched in the database:
+``qqweb.jobs.plans.plan_items_naming``), so the check costs the recent changes, not the
+plan's size. A purge plan is of archive
 lines: it does not expire (its apply keeps the lines restored since, and counts them).
 
 The Overview and the Jobs page ask on every render; what they show of a plan (its
@@ -34,6 +36,7 @@ from memory_app.notes.job_plans import plan_from_json
 from memory_app.notes.selectors.jobs import plan_summary
 from memory_app.notes.stores import notes_store
 from qqweb.jobs.models import Run
+from qqweb.jobs.plans import plan_items_naming
 from qqweb.lib.errors import StoreUnavailable
 
 SCHEDULE_ACTOR = "job:schedule"  # Actor.job("schedule").label: who starts scheduled runs
@@ -72,12 +75,13 @@ def plan_changes(run: Run) -> list[ChangedNote]:
     purge plan). Only the notes changed since the plan are read (module docstring)."""
     if run.plan_size is None or run.kind == "archive_purge" or run.started_at is None:
         return []
-    planned: dict[str, datetime | None] = {}
-    for item in plan_from_json(run.kind, run.plan or []):
-        planned.update(item.planned_at())
     margin = timedelta(seconds=settings.QQ_DEDUP_CLOCK_MARGIN_S)
     since = run.started_at.replace(tzinfo=None) - margin
-    changed = notes_store().note_ids_changed_since(since) & set(planned)
+    recent = notes_store().note_ids_changed_since(since)
+    planned: dict[str, datetime | None] = {}
+    for item in plan_from_json(run.kind, plan_items_naming(run_id=run.pk, note_ids=recent)):
+        planned.update(item.planned_at())
+    changed = recent & set(planned)
     docs = notes_store().notes_by_ids(changed)
     notes = [
         ChangedNote(i, docs[i].content[:200], docs[i].updated_at)

@@ -8,6 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from memory_app.notes.services.jobs import scheduled_run_create
+from memory_app.notes.stores import notes_store
 from qqweb.jobs.models import Run
 from qqweb.jobs.runner import job_create, job_run
 from qqweb.lib.actors import Actor
@@ -75,3 +77,21 @@ def test_a_page_the_plan_does_not_have_is_refused_with_why(admin_client_, stores
     )
     assert response.status_code == 400
     assert says in response.content.decode()
+
+
+def test_an_expired_plans_page_reads_only_the_items_of_the_notes_changed_since(
+    admin_client_, stores
+):
+    for note_id in FADED:
+        plant_note(note_id, importance=0.01, days_old=300)
+    run = scheduled_run_create(kind="archival")
+    job_run(run=run)
+    notes_store().update_importance(FADED[7], 0.02)  # the agent, meanwhile
+    url = reverse("memory_app:maintenance_run", args=[run.pk])
+    with CaptureQueriesContext(connection) as queries:
+        page = admin_client_.get(url, {"page": 2}).content.decode()
+    assert "This plan expired: 1 of its notes changed" in page
+    assert f'data-note-id="{FADED[7]}"' in page.split('id="plan-changed"')[1]
+    table = Run._meta.db_table
+    whole = [q["sql"] for q in queries.captured_queries if f'"{table}"."plan"' in q["sql"]]
+    assert not whole, whole
