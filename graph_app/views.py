@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
@@ -95,6 +96,10 @@ def entity(request: HttpRequest, label: str, name: str) -> HttpResponse:
         renamed_to = selectors.entity_renamed_to(label=label, name=name)
         if renamed_to is not None:  # the old name of a renamed entity: go to the new one
             return redirect("graph_app:entity", label=label, name=renamed_to)
+        renamed_back = selectors.entity_renamed_back(label=label, name=name)
+        if renamed_back is not None:  # a rename that was undone: the name it has again
+            messages.info(request, f"“{name}” was renamed back to “{renamed_back}”.")
+            return redirect("graph_app:entity", label=label, name=renamed_back)
         return render(request, "memory_app/not_found.html", {"error": e}, status=404)
     except InvalidIdentifier as e:
         return render(request, "memory_app/not_found.html", {"error": e}, status=404)

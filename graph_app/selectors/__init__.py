@@ -6,6 +6,7 @@ from graph_app.selectors.browse import (
     entities_page,
     entity_detail,
     entity_lookup,
+    entity_renamed_back,
     entity_renamed_to,
     orphans,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "entities_search",
     "entity_detail",
     "entity_lookup",
+    "entity_renamed_back",
     "entity_renamed_to",
     "graph_overview",
     "neighbourhood",

@@ -131,6 +131,32 @@ def entity_renamed_to(*, label: str, name: str) -> str | None:
     return graph_store().name_for_alias(label, name)
 
 
+RENAMES_LOOKED_BACK = 200  # the recent undone renames an unknown name is looked up in
+
+
+def entity_renamed_back(*, label: str, name: str) -> str | None:
+    """The name a ``label`` entity has again after a rename that had called it ``name``
+    was undone (the page the Undo was pressed on, or an old link), for that URL to
+    redirect; None when none of the recent undone renames gave that name, or the entity is
+    gone since. Undoing a rename leaves no alias (the agent's data is put back exactly), so
+    the audit log is where the name is remembered."""
+    from graph_app.knowledge.states import EntityState
+    from qqweb.audit.models import AuditEvent
+
+    renames = (
+        AuditEvent.objects.filter(
+            action="entity.rename", undone_at__isnull=False, target_id__startswith=f"{label}:"
+        )
+        .only("target_id", "after")
+        .order_by("-id")[:RENAMES_LOOKED_BACK]
+    )
+    for event in renames:
+        if isinstance(event.after, dict) and EntityState.from_json(event.after).name == name:
+            before = event.target_id.split(":", 1)[1]
+            return before if graph_store().get_entities(label, before) else None
+    return None
+
+
 def orphans(limit: int = 200) -> list[OrphanEntity]:
     """Entities with no relationship to another entity (provenance does not count)."""
     return graph_store().orphan_entities(limit=max(1, min(int(limit), 1000)))

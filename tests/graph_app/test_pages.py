@@ -66,6 +66,21 @@ def test_the_edit_form_renames_and_says_how_to_undo(curator_client, graph):
     assert 'id="message-undo" data-undo-event=' in page and "lumen-rag, Lumen" in page
 
 
+def test_the_name_of_an_undone_rename_leads_to_the_entitys_name_again(curator_client, graph):
+    renamed = reverse("graph_app:entity", args=["Project", "Lumen RAG"])
+    curator_client.post(reverse("graph_app:edit", args=["Project", "Lumen"]), {"name": "Lumen RAG"})
+    event = AuditEvent.objects.get(action="entity.rename")
+    undone = curator_client.post(
+        reverse("memory_app:audit_undo", args=[event.pk]), {"next": renamed}, follow=True
+    )
+    assert undone.redirect_chain[-1][0] == reverse("graph_app:entity", args=["Project", "Lumen"])
+    page = undone.content.decode()
+    assert "Undone." in page and "“Lumen RAG” was renamed back to “Lumen”." in page
+    assert (
+        curator_client.get(reverse("graph_app:entity", args=["Project", "Nope"])).status_code == 404
+    )
+
+
 def test_the_merge_page_previews_then_merges(curator_client, graph):
     query = urlencode(
         {
