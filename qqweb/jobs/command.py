@@ -30,6 +30,13 @@ class JobCommand(BaseCommand):
         parser.add_argument(
             "--dry-run", action="store_true", help="report what would change, change nothing"
         )
+        if JOBS[self.kind].apply is not None:  # a destructive job: pins_first in its app
+            parser.add_argument(
+                "--confirm-lost-pins",
+                action="store_true",
+                help="apply the plan even though it loses pinned recalls (else such a "
+                "plan waits for review on its run's page and nothing is applied)",
+            )
         for name, field in JOBS[self.kind].params.model_fields.items():
             if field.annotation is bool:
                 parser.add_argument(
@@ -56,6 +63,7 @@ class JobCommand(BaseCommand):
                 actor=Actor.job(f"command:{self.kind}"),
                 dry_run=options["dry_run"],
                 params=params,
+                confirm_lost_pins=bool(options.get("confirm_lost_pins")),
             )
         except InvalidJobParams as e:
             raise CommandError(
@@ -71,6 +79,8 @@ class JobCommand(BaseCommand):
         label = "Dry run" if run.dry_run else "Done"
         self.stdout.write(self.style.SUCCESS(f"{label}: {JOBS[self.kind].title} (run #{run.pk})"))
         self.stdout.write(json.dumps(stats, indent=2, default=str))
+        if stats.get("waits"):  # planned first, and the plan waits: say so last
+            self.stdout.write(self.style.WARNING(f"Nothing applied: {stats['waits']}"))
 
     def _bar(self, done: int, total: int | None) -> None:
         if not total:

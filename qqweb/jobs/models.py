@@ -38,6 +38,9 @@ class Run(models.Model):
     started_by = models.CharField(max_length=200)
     params = NulSafeJSONField(default=dict, blank=True)
     dry_run = models.BooleanField(default=False)
+    # started with confirm_lost_pins=true: a run of a destructive job applies its plan even
+    # though it loses pinned recalls (else its plan waits for review: docs/jobs.md)
+    confirm_lost_pins = models.BooleanField(default=False)
     status = models.CharField(max_length=10, choices=STATUSES, default=QUEUED)
     processed = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(null=True, blank=True)

@@ -55,15 +55,22 @@ def job_create(
     actor: Actor,
     dry_run: bool = False,
     params: Mapping[str, Any] | JobParams | None = None,
+    confirm_lost_pins: bool = False,
 ) -> Run:
     """A queued run of ``kind``. ``params`` is validated with the job's schema (raising
     InvalidJobParams naming each bad one) and stored whole, the settings' values filled in
-    for what was left out, so the run records what it will use."""
+    for what was left out, so the run records what it will use. ``confirm_lost_pins``: a
+    destructive job's run applies its plan even though it loses pinned recalls (else its
+    plan waits for review; the job reads it, ``Run.confirm_lost_pins``)."""
     if kind not in JOBS:
         raise UnknownJob(list(JOBS))
     valid = params_validate(JOBS[kind].params, params)
     return Run.objects.create(
-        kind=kind, started_by=actor.label, params=valid.model_dump(mode="json"), dry_run=dry_run
+        kind=kind,
+        started_by=actor.label,
+        params=valid.model_dump(mode="json"),
+        dry_run=dry_run,
+        confirm_lost_pins=confirm_lost_pins,
     )
 
 

@@ -41,9 +41,18 @@ def job_start(
     actor: Actor,
     dry_run: bool = False,
     params: Mapping[str, Any] | JobParams | None = None,
+    confirm_lost_pins: bool = False,
 ) -> Run:
     """Create the run and queue it (see :func:`run_enqueue`)."""
-    return run_enqueue(job_create(kind=kind, actor=actor, dry_run=dry_run, params=params))
+    return run_enqueue(
+        job_create(
+            kind=kind,
+            actor=actor,
+            dry_run=dry_run,
+            params=params,
+            confirm_lost_pins=confirm_lost_pins,
+        )
+    )
 
 
 def plan_apply_start(*, actor: Actor, run_id: int) -> Run:

@@ -12,8 +12,9 @@ one names a pin it would lose.
 
 The API's writes are sorted the same way (:data:`API_PIN_LOSING_WRITES`, answered 409
 ``would_lose_pins`` unless ``confirm_lost_pins=true``: :mod:`qqweb.recall.lost_pins`;
-:data:`API_WRITES_KEEPING_PINS`; and the known gaps, :data:`API_PIN_LOSING_WRITES_UNGUARDED`),
-and the same test walks the NinjaAPI's routes.
+:data:`API_WRITES_KEEPING_PINS`), and the same test walks the NinjaAPI's routes. A
+destructive job started with ``dry_run`` false asks in the worker, on the plan it makes:
+that plan waits for review instead (``memory_app.notes.services.jobs.pins_first``).
 
 Not counted anywhere (docs/memory-tests.md): a write that changes a text or an
 importance (an edit, an undo putting an old text back) or adds items (an import, a new
@@ -86,6 +87,10 @@ WRITES_KEEPING_PINS: dict[str, str] = {
 # Each one that can lose a pinned recall answers 409 ``would_lose_pins`` naming the pins
 # before it writes, unless ``confirm_lost_pins=true`` (:mod:`qqweb.recall.lost_pins`);
 # then its audit events say it was confirmed. Route -> what it loses a pin by.
+_JOB_START = (
+    "started with dry_run false, applies its plan in the worker: a plan that would lose a "
+    "pin applies nothing and waits for review, naming the pins, unless confirm_lost_pins"
+)
 API_PIN_LOSING_WRITES: dict[str, str] = {
     "DELETE /api/notes/{note_id}": "archives the note",
     "POST /api/notes/bulk": "an archive archives the notes (the other actions keep them)",
@@ -97,6 +102,12 @@ API_PIN_LOSING_WRITES: dict[str, str] = {
     "auto-consolidation): 409 before the run starts; the apply's own audit events are the "
     "worker's",
     "POST /api/maintenance/runs/{run_id}/undo": "an undo removing items: 409 before the run starts",
+    # a job's start: its run plans first; a plan losing a pin waits for review instead
+    # of 409 (the check is the worker's, on the plan it makes), unless confirmed
+    "POST /api/maintenance/archival": _JOB_START,
+    "POST /api/maintenance/archive_purge": _JOB_START,
+    "POST /api/maintenance/decay": _JOB_START,
+    "POST /api/maintenance/auto_consolidation": _JOB_START,
     "POST /api/duplicates/{pair_id}/verdict": "a merge or a supersede archives one note of "
     "the pair (a pin on it follows to the survivor, lost when that is not recalled)",
     "DELETE /api/facts/{fact_id}": "archives the fact (and the facts its guard archives)",
@@ -147,19 +158,4 @@ API_WRITES_KEEPING_PINS: dict[str, str] = {
     "POST /api/memory-tests/imports": "adds pins",
     "POST /api/memory-tests/runs": "runs the memory tests",
     "POST /api/memory-tests/jobs/{job_id}/cancel": "stops a memory-tests run",
-}
-
-# "METHOD /api/path" -> how it can lose a pin unasked: known gaps, each said in the docs.
-# The test lets a route be here rather than guarded, and prints nothing for it: keep this
-# list short and say in the report why each one is here.
-_UNASKED_START = (
-    "started with dry_run false, it computes and applies its plan in the worker with no "
-    "preview; start it as a dry run and apply its plan (POST "
-    "/api/maintenance/runs/{run_id}/apply, which asks first)"
-)
-API_PIN_LOSING_WRITES_UNGUARDED: dict[str, str] = {
-    "POST /api/maintenance/archival": _UNASKED_START,
-    "POST /api/maintenance/archive_purge": _UNASKED_START,
-    "POST /api/maintenance/decay": _UNASKED_START,
-    "POST /api/maintenance/auto_consolidation": _UNASKED_START,
 }

@@ -128,17 +128,30 @@ def maintenance_run_undo(
         return Status(202, run_undo_start(actor=Actor.from_request(request), run_id=run_id))
 
 
+# a destructive job's start (docs/jobs.md, memory_app/notes/services/jobs/pins_first.py)
+GUARDED_START = (
+    " Started with ``dry_run`` false, it plans first: a plan that would lose a pinned "
+    "recall applies nothing unless ``confirm_lost_pins=true``; the run ends as a dry run "
+    "whose plan waits for review (``stats.waits`` names the pins; ``GET .../plan`` lists "
+    "them in ``pins``), applied with ``POST /api/maintenance/runs/{id}/apply``, which asks "
+    "first. Confirmed, its audit events say which pins it lost."
+)
+
+
 def _maintenance_start(job: Job) -> None:
     """``POST /maintenance/<kind>``, whose body's ``params`` is the job's own schema: a
     bad or unknown parameter is a 422 naming it, before any run is created."""
 
-    def start(request: HttpRequest, body: JobIn) -> Status:
+    def start(
+        request: HttpRequest, body: JobIn, confirm_lost_pins: ConfirmLostPins = False
+    ) -> Status:
         require_role(request, ADMIN)
         run = job_start(
             kind=job.kind,
             actor=Actor.from_request(request),
             dry_run=body.dry_run,
             params=body.params,
+            confirm_lost_pins=confirm_lost_pins,
         )
         return Status(202, run)
 
@@ -150,7 +163,8 @@ def _maintenance_start(job: Job) -> None:
         operation_id=f"maintenance_start_{job.kind}",
         summary=f"Start: {job.title}",
         description=f"{job.description} Runs in the worker (admin); ``dry_run`` reports "
-        "what it would do and changes nothing. Poll ``/api/maintenance/runs/{id}``.",
+        "what it would do and changes nothing. Poll ``/api/maintenance/runs/{id}``."
+        + (GUARDED_START if job.apply is not None else ""),
     )(start)
 
 

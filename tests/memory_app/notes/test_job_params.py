@@ -261,7 +261,9 @@ def test_each_commands_options_are_its_jobs_parameters(kind):
     parser = load_command_class(app, COMMANDS[kind]).create_parser("manage.py", kind)
     standard = BaseCommand().create_parser("manage.py", kind)
     options = {a.dest for a in parser._actions} - {a.dest for a in standard._actions}
-    assert options == {"dry_run", *JOBS[kind].params.model_fields}
+    # a destructive job's command also confirms lost pins (services/jobs/pins_first.py)
+    confirm = {"confirm_lost_pins"} if JOBS[kind].apply is not None else set()
+    assert options == {"dry_run", *confirm, *JOBS[kind].params.model_fields}
 
 
 def test_a_commands_valid_option_reaches_the_job(notes, capsys):

@@ -264,8 +264,11 @@ def _merge_all(run: Run, items: list[PairItem], progress: Progress) -> MergesApp
 
 def consolidation_apply(run: Run, items: list[PairItem], progress: Progress) -> MergesApplied:
     """Merge exactly the planned pairs (each only if unchanged since the plan) and queue
-    the pairs the dry run left for review."""
-    plan_run = Run.objects.filter(pk=run.plan_of_id or 0).only("stats").first()
+    the pairs the dry run left for review (the plan's run, or this run's own plan when it
+    planned first: ``pins_first``)."""
+    plan_run = (
+        Run.objects.filter(pk=run.plan_of_id).only("stats").first() if run.plan_of_id else run
+    )
     rows = (plan_run.stats or {}).get("left") or [] if plan_run is not None else []
     left = [LeftPair.from_json(row) for row in rows]
     _queue_left(run, left, float(run.params.get("threshold") or 1.0))

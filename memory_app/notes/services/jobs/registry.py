@@ -1,5 +1,7 @@
 """The notes jobs: kind, title, what it does, its parameters, its work; registered with the
-jobs app (:mod:`qqweb.jobs.registry`) by ``MemoryAppConfig.ready()``."""
+jobs app (:mod:`qqweb.jobs.registry`) by ``MemoryAppConfig.ready()``. A destructive job's
+run started with dry_run false plans first and waits for review when its plan would lose a
+pinned recall (:mod:`.pins_first`)."""
 
 from __future__ import annotations
 
@@ -25,12 +27,19 @@ from memory_app.notes.services.jobs.notes_jobs import (
     reembed_job,
     vector_index_rebuild_job,
 )
+from memory_app.notes.services.jobs.pins_first import pins_first
 from memory_app.notes.services.jobs.plans import (
     archival_apply,
     decay_apply,
     purge_apply,
 )
 from qqweb.jobs.registry import Job, PlanApply
+
+# each destructive job's apply: of a dry run's plan, or of its own (pins_first)
+DECAY_APPLY = PlanApply(DecayItem.to_apply, decay_apply)
+ARCHIVAL_APPLY = PlanApply(ArchivalItem.to_apply, archival_apply)
+PURGE_APPLY = PlanApply(PurgeItem.to_apply, purge_apply)
+CONSOLIDATION_APPLY = PlanApply(PairItem.to_apply, consolidation_apply)
 
 NOTES_JOBS: tuple[Job, ...] = (
     Job(
@@ -40,8 +49,8 @@ NOTES_JOBS: tuple[Job, ...] = (
         "compounds, respects the agent's own changes. The dry run also counts the notes "
         "the agent's own decay command (0.01 for all, compounding) would treat "
         "differently.",
-        decay_job,
-        apply=PlanApply(DecayItem.to_apply, decay_apply),
+        pins_first(decay_job, DECAY_APPLY),
+        apply=DECAY_APPLY,
         plan_changed=plan_changed_count,
     ),
     Job(
@@ -55,8 +64,8 @@ NOTES_JOBS: tuple[Job, ...] = (
         "archival",
         "Archival pass",
         "Archive notes whose effective importance is below QQ_ARCHIVE_THRESHOLD.",
-        archival_job,
-        apply=PlanApply(ArchivalItem.to_apply, archival_apply),
+        pins_first(archival_job, ARCHIVAL_APPLY),
+        apply=ARCHIVAL_APPLY,
         plan_changed=plan_changed_count,
         params=ArchivalParams,
     ),
@@ -70,8 +79,8 @@ NOTES_JOBS: tuple[Job, ...] = (
         "archive_purge",
         "Archive purge",
         "Drop archive lines older than QQ_ARCHIVE_RETENTION_DAYS.",
-        purge_job,
-        apply=PlanApply(PurgeItem.to_apply, purge_apply),
+        pins_first(purge_job, PURGE_APPLY),
+        apply=PURGE_APPLY,
         plan_changed=plan_changed_count,
         params=ArchivePurgeParams,
     ),
@@ -89,8 +98,8 @@ NOTES_JOBS: tuple[Job, ...] = (
         "(QQ_CONSOLIDATION_THRESHOLD, 0.95): a pair whose texts differ in a value, "
         "contradict each other or are worded differently is left for review (off by "
         "default; runs above QQ_MAX_WORKING_NOTES).",
-        auto_consolidation_job,
-        apply=PlanApply(PairItem.to_apply, consolidation_apply),
+        pins_first(auto_consolidation_job, CONSOLIDATION_APPLY),
+        apply=CONSOLIDATION_APPLY,
         plan_changed=plan_changed_count,
         params=AutoConsolidationParams,
     ),
