@@ -98,5 +98,31 @@ def run(request: HttpRequest, run_id: int) -> HttpResponse:
     """A run with its progress; the ``run-status`` fragment polls itself while it runs."""
     item = get_object_or_404(Run, pk=run_id, kind__in=(EXPORT, IMPORT))
     preview = item.stats.get("preview") if isinstance(item.stats, dict) else None
-    context = {"run": item, "preview": preview, "no_worker": waits_for_worker(item)}
+    context = {
+        "run": item,
+        "preview": preview,
+        "no_worker": waits_for_worker(item),
+        "inserted": inserted_words(
+            item.stats.get("inserted") if isinstance(item.stats, dict) else None
+        ),
+    }
     return render_page(request, "backup/run.html", "run-status", context)
+
+
+INSERTED_WORDS = (
+    ("note", "note", "notes"),
+    ("node", "graph node", "graph nodes"),
+    ("relationship", "relationship", "relationships"),
+    ("fact", "fact", "facts"),
+)
+
+
+def inserted_words(inserted: object) -> str:
+    """An import's counts in words and in one order, whatever order the database kept the
+    keys in (PostgreSQL's jsonb sorts them): "1 note, 0 graph nodes, ..."."""
+    if not isinstance(inserted, dict):
+        return ""
+    return ", ".join(
+        f"{inserted.get(key, 0)} {one if inserted.get(key, 0) == 1 else many}"
+        for key, one, many in INSERTED_WORDS
+    )

@@ -37,7 +37,9 @@ def test_a_finished_import_of_the_valid_records_shows_no_import_button(
     backup_run(run=done)
     page.goto(f"/backup/runs/{done.pk}/")
     expect(page.locator("#run-status")).to_contain_text("Left out: 1 refused record(s)")
-    expect(page.locator("#run-status")).to_contain_text("Inserted: 1 note(s)")
+    expect(page.locator("#run-status")).to_contain_text(
+        "Inserted: 1 note, 0 graph nodes, 0 relationships, 0 facts."
+    )
     expect(page.locator("#import-form")).to_have_count(0)
     expect(page.get_by_role("button", name="Import the valid records")).to_have_count(0)
     shot(page, "finished-import-no-button")

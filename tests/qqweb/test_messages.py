@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("mongo", "memory_di
 def undo_form(html):
     """(action URL, the button's data attribute) of the message's Undo form."""
     found = re.search(
-        r'<form method="post" action="([^"]+)" class="inline undo-form">.*?'
+        r'<form method="post" action="([^"]+)" class="inline undo-form"[^>]*>.*?'
         r'id="message-undo" (data-undo-\w+="[^"]+")',
         html,
         re.S,

@@ -194,7 +194,7 @@ def test_a_confirmed_resolve_replaces_its_row_with_the_outcome_and_an_undo(
     assert done.status_code == 200 and "HX-Redirect" not in done  # no leaving the list
     assert row.lstrip().startswith(f'<tr id="pair-{old}-{new}" data-resolved')
     assert "Kept the older fact; the newer one is archived." in row
-    undo = re.search(r'<form method="post" action="([^"]+)" class="inline undo-form">', row)
+    undo = re.search(r'<form method="post" action="([^"]+)" class="inline undo-form"[^>]*>', row)
     assert undo is not None and 'data-action="undo"' in row
     assert f'name="next" value="/facts/next-start/#pair-{old}-{new}"' in row
     back = curator_client.post(undo.group(1), {"next": f"/facts/next-start/#pair-{old}-{new}"})
@@ -239,7 +239,7 @@ def test_a_verdicts_message_has_an_undo_button(
     html = curator_client.get("/facts/contradictions/").content.decode()
     assert "Remembered: both are true" in html and 'id="message-undo"' in html
     assert f'data-anchor-id="{a}" data-deleted-id="{b}"' not in html  # hidden now
-    undo = re.search(r'<form method="post" action="([^"]+)" class="inline undo-form">', html)
+    undo = re.search(r'<form method="post" action="([^"]+)" class="inline undo-form"[^>]*>', html)
     assert undo is not None
     curator_client.post(undo.group(1))
     html = curator_client.get("/facts/contradictions/").content.decode()

@@ -188,7 +188,11 @@ def test_two_backs_or_two_undos_at_once_undo_the_merge_once(
         refused = 400 if path.endswith("back") else 409  # Back's refusals are 400s
         assert codes == [200, refused], (round_, [a.text for a in answers])
         message = next(a for a in answers if a.status_code == refused).json()["error"]["message"]
-        assert "being undone right now" in message or "undone already" in message
+        # while the other undoes it, or after (then Back finds no verdict left to take back)
+        assert any(
+            said in message
+            for said in ("being undone right now", "undone already", "no verdict of yours")
+        ), message
         assert AuditEvent.objects.filter(undo_of=merge).count() == 1
         assert notes_store().note(pair.note_a) and notes_store().note(pair.note_b)
         pair.refresh_from_db()
