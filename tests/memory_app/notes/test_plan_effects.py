@@ -157,7 +157,10 @@ def test_the_review_merge_says_a_pinned_note_follows_it_to_the_note_kept(stores,
     html = curator_client.get(reverse("memory_app:review")).content.decode()
     assert "kept: <code>note_lumen000001</code>" in html
     kept = html.split('id="merge-pins-kept"')[1].split("</p>")[0]
-    assert "it follows the merge to <code>note_lumen000001</code>, which the agent still" in kept
+    # named by the side and the text the curator sees, not by ids
+    assert "goes through the right note, “" + LUMEN[:40] in kept
+    assert "it follows the merge to the left one, which the agent still" in kept
+    assert "note_lumen" not in kept
     assert "This merge loses" not in html and "Keeping the newer text loses" not in html
 
 
