@@ -59,6 +59,7 @@ class FactsListing:
     total: int
     next_start_deletions: int
     breaks: int  # lint findings that break the agent
+    matching: int | None = None  # how many the filter matches; None: no filter
 
 
 def _row(doc: StoredDocument, plan: CleanupPlan) -> FactRow:
@@ -119,7 +120,9 @@ def facts_list(
     docs = store.documents()
     plan = cleanup_plan([d for d in docs if isinstance(d, Fact)])
     ids = _matching_ids(docs, plan, embedding, next_start, kind)
-    page = store.page(FactQuery(text=text, ids=ids, legacy=legacy), cursor=cursor, limit=limit)
+    query = FactQuery(text=text, ids=ids, legacy=legacy)
+    page = store.page(query, cursor=cursor, limit=limit)
+    filtered = bool(query.to_filter())
     findings = lint(docs, store.indexes())
     return FactsListing(
         rows=[_row(d, plan) for d in page.items],
@@ -127,6 +130,7 @@ def facts_list(
         total=len(docs),
         next_start_deletions=len(plan.deletions),
         breaks=sum(1 for f in findings if f.severity == BREAKS),
+        matching=min(store.count_matching(query), len(docs)) if filtered else None,
     )
 
 

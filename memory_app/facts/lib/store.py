@@ -207,6 +207,13 @@ class FactsStore:
         with self._guard():
             return int(self.collection.estimated_document_count())
 
+    def count_matching(self, query: FactQuery, *, cap: int = 100_000) -> int:
+        """How many documents ``query`` matches, for "4 of 220 documents" on a filtered
+        list: ``count_documents`` with ``limit=cap + 1`` (it stops after ``cap + 1``
+        matches; more than ``cap`` comes back as ``cap + 1``, a lower bound)."""
+        with self._guard():
+            return int(self.collection.count_documents(query.to_filter(), limit=cap + 1))
+
     def indexes(self) -> list[dict[str, Any]]:
         with self._guard():
             return [dict(i) for i in self.collection.list_indexes()]

@@ -58,6 +58,21 @@ def test_the_list_filters(facts_store: FactsStore, viewer_client: Client) -> Non
     assert "likes tea" in shown("q=TEA") and "9000" not in shown("q=TEA")
 
 
+def test_a_filtered_list_says_how_many_of_the_documents_match(
+    facts_store: FactsStore, viewer_client: Client
+) -> None:
+    plant(facts_store)
+    total = len(facts_store.documents())
+    whole = viewer_client.get("/facts/").content.decode()
+    assert f"{total} documents." in whole and "match the filter" not in whole
+    legacy = viewer_client.get("/facts/?legacy=1").content.decode()
+    shown = legacy.count('<br><code class="muted">')
+    assert 0 < shown < total
+    assert f"{shown} of {total} documents match the filter." in legacy
+    table = viewer_client.get("/facts/?q=TEA", headers={"HX-Request": "true"}).content.decode()
+    assert f"1 of {total} documents match the filter." in table  # htmx: with the rows
+
+
 def test_the_list_pages_with_a_cursor_and_answers_htmx_with_the_table(
     facts_store: FactsStore, viewer_client: Client
 ) -> None:
