@@ -29,6 +29,27 @@ def key_words(key: str) -> str:
     return LABELS.get(key, key.replace("_", " "))
 
 
+ARCHIVE_REASONS = {
+    "low_importance": "low importance",
+    "importance_decay": "importance decayed",
+    "consolidated": "consolidated",
+    "unknown": "no reason given",
+}
+
+
+def archive_reason_words(reason: str) -> str:
+    """The agent's archive reason (an archive.jsonl line's ``reason``) as a curator reads
+    it: ``low_importance`` -> "low importance", ``importance_decay_0.013`` -> "importance
+    decayed to 0.013" (the number is the note's decayed importance when it was archived,
+    not a rate), ``importance_decay`` (the group of those) -> "importance decayed". A
+    reason already in words ("Consolidated with note_… (similarity: 0.93)") stays as it is;
+    any other key reads with its underscores as spaces."""
+    prefix = "importance_decay_"
+    if reason.startswith(prefix):
+        return f"importance decayed to {reason[len(prefix) :]}"
+    return ARCHIVE_REASONS.get(reason) or key_words(reason)
+
+
 def shortened(text: str, width: int = 60) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis."""
     text = " ".join(text.split())

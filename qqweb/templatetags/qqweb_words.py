@@ -1,13 +1,17 @@
-"""``{{ key|words }}``: a stored key as a curator reads it (``qqweb.lib.words``), and
+"""``{{ key|words }}``: a stored key as a curator reads it (``qqweb.lib.words``),
+``{{ reason|archive_reason }}`` and ``{{ rows|archive_reasons }}``: the agent's archive
+reasons in words, and
 ``{{ text|ticks_as_code }}``: a message's `commands` as code."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from django import template
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
-from qqweb.lib.words import key_words
+from qqweb.lib.words import archive_reason_words, key_words
 
 register = template.Library()
 
@@ -15,6 +19,17 @@ register = template.Library()
 @register.filter
 def words(key: object) -> str:
     return key_words(str(key))
+
+
+@register.filter
+def archive_reason(reason: object) -> str:
+    return archive_reason_words(str(reason or ""))
+
+
+@register.filter
+def archive_reasons(rows: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
+    """(reason, count) rows (the Archive page's "By reason") with each reason in words."""
+    return [(archive_reason_words(reason), count) for reason, count in rows]
 
 
 @register.filter

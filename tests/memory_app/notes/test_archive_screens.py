@@ -48,8 +48,28 @@ def test_the_archive_page_lists_newest_first_with_stats_and_bad_lines(viewer_cli
     html = viewer_client.get(reverse("memory_app:archive")).content.decode()
     assert html.index("Priya was out last week") < html.index("Lumen used Qdrant once")
     assert "1 line could not be read" in html and "{broken" in html
-    assert 'aria-label="low_importance: 2"' in html
+    assert 'aria-label="low importance: 2"' in html
     assert "Restore…" not in html  # viewers do not restore
+
+
+def test_the_archive_page_and_overview_name_the_reasons_in_words(viewer_client, stores):
+    archive_manager().append_entries(
+        [
+            line("note_0000000000b1", "Lumen used Qdrant once"),
+            line("note_0000000000b2", "Priya was out", reason="importance_decay_0.013"),
+        ]
+    )
+    archive = viewer_client.get(reverse("memory_app:archive")).content.decode()
+    overview = viewer_client.get(reverse("memory_app:overview")).content.decode()
+    by_reason = archive[archive.index("By reason") : archive.index("By section")]
+    assert "low importance" in by_reason and "importance decayed" in by_reason
+    assert ">importance decayed to 0.013<" in archive and ">low importance<" in archive
+    card = overview[overview.index('id="archive-card"') :]
+    assert '<dt title="low_importance">low importance</dt>' in card
+    assert '<dt title="importance_decay">importance decayed</dt>' in card
+    for page in (archive, overview):  # the raw reason only in a title attribute
+        shown = re.sub(r'title="[^"]*"', "", page)
+        assert "low_importance" not in shown and "importance_decay" not in shown
 
 
 def test_archive_search_is_an_htmx_fragment(viewer_client, archived):
