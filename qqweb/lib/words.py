@@ -22,6 +22,8 @@ LABELS = {
     "graph_orphan_scan": "graph orphan scan",
     "graph_reembed": "graph re-embedding",
     "reembed": "re-embedding",
+    "vanished_scan": "vanished-facts scan",
+    "memory_tests": "memory tests",
 }
 
 
@@ -48,6 +50,25 @@ def archive_reason_words(reason: str) -> str:
     if reason.startswith(prefix):
         return f"importance decayed to {reason[len(prefix) :]}"
     return ARCHIVE_REASONS.get(reason) or key_words(reason)
+
+
+def actor_words(label: str) -> str:
+    """Who started a run or did an action (``Actor.label``) as a curator reads it:
+    ``user:admin`` -> "admin", ``token:ci (ada)`` -> "API token ci (ada)",
+    ``job:facts-scan`` -> "facts scan (automatic)", ``job:command:decay`` -> "decay
+    (command line)"; anything else stays as it is."""
+    kind, _, name = label.partition(":")
+    if not name:
+        return label
+    if kind == "user":
+        return name
+    if kind == "token":
+        return f"API token {name}"
+    if kind == "job":
+        if name.startswith("command:"):
+            return f"{key_words(name.removeprefix('command:'))} (command line)"
+        return f"{key_words(name.replace('-', '_'))} (automatic)"
+    return label
 
 
 def shortened(text: str, width: int = 60) -> str:

@@ -54,7 +54,10 @@ def test_each_scan_is_a_run_listed_with_the_others(
     assert run.stats == {"seen": 1, "new": 1, "vanished": 0}
     assert (run.processed, run.total) == (1, 1)
     page = admin_client_.get(reverse("memory_app:maintenance")).content.decode()
-    assert f'data-run-id="{run.pk}"' in page and "vanished_scan" in page
+    row = page.split(f'data-run-id="{run.pk}"')[1].split("</tr>")[0]
+    # the kind and who started it in words; the keys only in the cells' titles
+    assert '<td title="vanished_scan">Vanished-facts scan' in row
+    assert '<td data-label="Started by" title="job:facts-scan">facts scan (automatic)</td>' in row
 
 
 def test_a_scan_while_another_runs_is_refused_naming_that_run(

@@ -26,7 +26,8 @@ def test_the_page_shows_the_newest_finished_scan_and_polls_nothing(admin_client_
     scan = page.split('id="scan-progress"')[1].split('id="review-pair"')[0]
     assert f'data-run-id="{new.pk}"' in scan and "<strong>done</strong>" in scan
     assert "every 1s" not in scan  # it did not start the open one: it does not poll it
-    assert f"#{old.pk}</a> by job:schedule is queued" in scan
+    who = '<span title="job:schedule">schedule (automatic)</span>'
+    assert f"#{old.pk}</a> by {who} is queued" in scan
 
 
 def test_the_scan_a_page_started_is_polled_until_it_closes(admin_client_, stores):

@@ -1,0 +1,32 @@
+"""Keys, reasons and who did it, as a curator reads them (qqweb.lib.words)."""
+
+import pytest
+
+from qqweb.jobs.registry import HIDDEN_JOBS, JOBS
+from qqweb.lib.words import LABELS, actor_words, archive_reason_words
+
+
+@pytest.mark.parametrize(
+    ("label", "shown"),
+    [
+        ("user:admin", "admin"),
+        ("token:ci (ada)", "API token ci (ada)"),
+        ("job:facts-scan", "facts scan (automatic)"),
+        ("job:schedule", "schedule (automatic)"),
+        ("job:command:export_memory", "export memory (command line)"),
+    ],
+)
+def test_who_did_it_reads_as_a_name_not_an_actor_label(label, shown):
+    assert actor_words(label) == shown
+
+
+def test_every_job_kind_has_a_label_of_words():
+    for kind in [*JOBS, *HIDDEN_JOBS]:
+        if "_" in kind:
+            assert kind in LABELS, f"job kind {kind} has no label in qqweb.lib.words.LABELS"
+
+
+def test_archive_reasons_read_as_words():
+    assert archive_reason_words("low_importance") == "low importance"
+    assert archive_reason_words("importance_decay_0.013") == "importance decayed to 0.013"
+    assert archive_reason_words("importance_decay") == "importance decayed"
