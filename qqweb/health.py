@@ -22,6 +22,7 @@ from graph_app.stores import graph_store
 from memory_app.facts.stores import facts_enabled, facts_store
 from memory_app.notes.stores import notes_store
 from qqweb.dev_startup import graph_starting
+from qqweb.lib.words import store_label
 
 HINTS = {
     "mongodb": "Check MONGODB_URI; `make dev` starts SecantusDB on localhost:27017.",
@@ -44,7 +45,18 @@ class StoreStatus:
     starting: bool = False  # down because `make dev` is still starting it (detail: what)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return asdict(self)  # the API's (and /healthz's) keys: ``name``, never the label
+
+    @property
+    def label(self) -> str:
+        """The store in words on the pages ("Memory folder", "Broker (Redis)")."""
+        return store_label(self.name, settings.CELERY_BROKER_URL)
+
+    @property
+    def shown_detail(self) -> str:
+        """The page's detail: a broker that answers is the transport's short name
+        ("sqla"), which its label already says in words."""
+        return "answers: jobs can be queued" if self.name == "broker" and self.up else self.detail
 
 
 def _check_mongodb() -> str:

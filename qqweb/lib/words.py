@@ -27,6 +27,30 @@ LABELS = {
 }
 
 
+STORE_LABELS = {  # the stores' health names (qqweb/health.py) in words: Health, header dots
+    "mongodb": "MongoDB",
+    "neo4j": "Neo4j",
+    "memory_dir": "Memory folder",
+    "broker": "Broker",
+    "facts": "Facts",
+}
+BROKER_LABELS = {  # the broker's URL scheme: which broker it is
+    "sqla+sqlite": "Broker (SQLite, make dev)",
+    "redis": "Broker (Redis)",
+    "rediss": "Broker (Redis)",
+    "amqp": "Broker (RabbitMQ)",
+    "amqps": "Broker (RabbitMQ)",
+}
+
+
+def store_label(name: str, broker_url: str = "") -> str:
+    """A store's health name ("memory_dir", "broker") as the pages show it ("Memory
+    folder", "Broker (Redis)"): the broker's label says which broker ``broker_url`` is."""
+    if name == "broker":
+        return BROKER_LABELS.get(broker_url.partition("://")[0], STORE_LABELS["broker"])
+    return STORE_LABELS.get(name, key_words(name))
+
+
 def key_words(key: str) -> str:
     return LABELS.get(key, key.replace("_", " "))
 

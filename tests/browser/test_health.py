@@ -58,7 +58,7 @@ def test_the_first_page_shows_the_stores_checking_then_each_stores_dot_and_the_b
     expect(dots.filter(has_text="mongodb")).to_have_class("up")
     expect(dots.filter(has_text="neo4j")).to_have_class("down")
     expect(page.locator("#store-status li.checking")).to_have_count(0)
-    expect(page.locator("#store-banner")).to_contain_text("neo4j is down")
+    expect(page.locator("#store-banner")).to_contain_text("Neo4j is down")
 
 
 def test_the_worker_dot_turns_red_when_the_workers_heartbeat_stops(

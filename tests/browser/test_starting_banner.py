@@ -28,7 +28,7 @@ def test_the_starting_banner_shows_its_command_as_code_not_backticks(
     sign_in(viewer)
     page.goto("/notes/")
     banner = page.locator("#store-banner")
-    expect(banner).to_contain_text("neo4j is starting")
+    expect(banner).to_contain_text("Neo4j is starting")
     expect(banner.locator("code", has_text="make dev")).to_be_visible()
     assert "`" not in banner.inner_text()
     assert_reads_as_words(banner)

@@ -47,7 +47,7 @@ def test_the_layout_warns_on_every_page_when_a_store_is_down(settings, viewer_cl
     cached_stores_health(wait=True)
     page = viewer_client.get(reverse("memory_app:notes")).content.decode()
     assert '<div class="banner warn" role="status">' in page
-    assert "neo4j is down" in page
+    assert "Neo4j is down" in page
 
 
 def test_the_first_page_does_not_wait_for_the_checks_and_its_dots_bring_the_banner(
@@ -62,12 +62,12 @@ def test_the_first_page_does_not_wait_for_the_checks_and_its_dots_bring_the_bann
     assert 'title="checking the stores">checking</li>' in page
     assert 'id="store-banner"' in page  # where the answer puts the banner
     html = viewer_client.get(reverse("store_status"), HTTP_HX_REQUEST="true").content.decode()
-    assert 'class="down" title="neo4j: down' in html
+    assert 'class="down" title="Neo4j: down' in html
     banner = html[html.index('<div id="store-banner" hx-swap-oob="true">') :]
-    assert "<strong>neo4j is down</strong>" in banner
+    assert "<strong>Neo4j is down</strong>" in banner
     later = viewer_client.get(reverse("memory_app:notes")).content.decode()
     assert 'hx-trigger="every 30s"' in later and "checking" not in later
-    assert "<strong>neo4j is down</strong>" in later
+    assert "<strong>Neo4j is down</strong>" in later
 
 
 def test_the_store_dots_refresh_as_an_htmx_partial(settings, viewer_client):
@@ -80,7 +80,7 @@ def test_the_store_dots_refresh_as_an_htmx_partial(settings, viewer_client):
     html = fragment.content.decode()
     assert html.strip().startswith('<ul class="store-dots" id="store-status"')
     assert "<html" not in html
-    assert 'class="down" title="neo4j: down' in html
+    assert 'class="down" title="Neo4j: down' in html
 
 
 def test_the_store_dots_answer_at_once_and_see_a_store_go_down_in_the_background(
@@ -106,4 +106,28 @@ def test_the_store_dots_answer_at_once_and_see_a_store_go_down_in_the_background
         time.sleep(0.05)
     assert now["memory_dir"] is False
     page = viewer_client.get(reverse("memory_app:overview")).content.decode()
-    assert "memory_dir is down" in page
+    assert "Memory folder is down" in page
+
+
+def test_the_health_page_and_the_dots_name_the_stores_in_words(settings, tmp_path, viewer_client):
+    """ "Memory folder", not ``memory_dir``; the broker says which broker it is, not
+    "sqla"; the API keeps the names."""
+    settings.CELERY_BROKER_URL = f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}"
+    forget_cached_health()
+    cached_stores_health(wait=True)
+    page = viewer_client.get(reverse("health")).content.decode()
+    rows = page[page.index('id="store-health"') : page.index("</table>")]
+    assert "<td>Memory folder</td>" in rows and "<td>MongoDB</td>" in rows
+    assert "<td>Broker (SQLite, make dev)</td>" in rows and "answers: jobs can be queued" in rows
+    assert "memory_dir" not in rows and "sqla" not in rows
+    start = page.index('id="store-status"')
+    dots = page[start : page.index("</ul>", start)]
+    assert ">Memory folder</li>" in dots and 'title="Broker (SQLite, make dev): up' in dots
+    assert "memory_dir" not in dots
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/0"
+    cached_stores_health(wait=True)
+    assert 'title="Broker (Redis): ' in viewer_client.get(reverse("store_status")).content.decode()
+    assert {s["name"] for s in viewer_client.get("/api/health").json()["stores"]} >= {
+        "memory_dir",
+        "broker",
+    }
