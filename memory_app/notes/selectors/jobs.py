@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from django.core.cache import cache
+from django.db.models import Q
 from django_celery_beat.models import PeriodicTask
 
 from memory_app.notes.job_plans import ITEM_TYPES, DecayItem, PlanItem, plan_from_json
@@ -96,7 +97,7 @@ def decay_agent_comparison(*, run: Run | None = None) -> DecayComparison:
 def jobs_overview(*, jobs: Iterable[JobInfo], history: int = 30) -> dict[str, Any]:
     jobs = list(jobs)
     planned = {job.kind for job in jobs if job.apply is not None}
-    runs = list(Run.objects.defer("plan")[:history])
+    runs = list(Run.objects.defer("plan").exclude(QUIET_AUTOMATIC_SCANS)[:history])
     rows = [JobRow(job, Run.objects.defer("plan").filter(kind=job.kind).first()) for job in jobs]
     schedules = []
     for task in (
@@ -113,7 +114,42 @@ def jobs_overview(*, jobs: Iterable[JobInfo], history: int = 30) -> dict[str, An
         "schedules": schedules,
         "active": [r for r in runs if r.status in (Run.QUEUED, Run.RUNNING)],
         "decay_comparison": decay_agent_comparison(),
+        "quiet_scans": quiet_scans(
+            jobs, since=runs[-1].created_at if len(runs) == history else None
+        ),
     }
+
+
+# Beat's vanished-facts scan (job:facts-scan, every QQ_FACTS_SCAN_INTERVAL_S) that finished
+# and found nothing (no new fact, none vanished): folded into one line above the history,
+# so the 30 runs shown are the curators' own and the scans that found something or failed.
+QUIET_AUTOMATIC_SCANS = Q(
+    kind="vanished_scan",
+    started_by="job:facts-scan",
+    status=Run.DONE,
+    stats__new=0,
+    stats__vanished=0,
+)
+
+
+@dataclass(frozen=True)
+class QuietScans:
+    title: str
+    count: int  # since the oldest run shown when the history is full, else all of them
+    last: Run
+
+
+def quiet_scans(jobs: Iterable[JobInfo], *, since: Any = None) -> QuietScans | None:
+    """The automatic scans that found nothing, as one line: how many (counted over the
+    history's own time span, by the indexed ``kind``) and the latest."""
+    quiet = Run.objects.defer("plan").filter(QUIET_AUTOMATIC_SCANS)
+    last = quiet.first()
+    if last is None:
+        return None
+    if since is not None:
+        quiet = quiet.filter(created_at__gte=since)
+    titles = {job.kind: job.title for job in jobs}
+    return QuietScans(titles.get("vanished_scan", "Vanished-facts scan"), quiet.count(), last)
 
 
 def _kwargs(text: str | None) -> dict[str, Any]:

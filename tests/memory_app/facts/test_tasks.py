@@ -60,6 +60,22 @@ def test_each_scan_is_a_run_listed_with_the_others(
     assert '<td data-label="Started by" title="job:facts-scan">facts scan (automatic)</td>' in row
 
 
+def test_automatic_scans_that_found_nothing_are_one_line_above_the_runs(
+    db: None, facts_store: FactsStore, agent_model: Embedder, admin_client_: Any
+) -> None:
+    """Beat's scan every few minutes would fill the history and push a curator's runs
+    out: the ones that found nothing are counted in one line instead."""
+    agent_writes(facts_store, agent_model, "The master likes jazz.", days_ago=2)
+    for _ in range(4):
+        vanished_scan_task.apply().get()
+    first, *quiet = Run.objects.filter(kind="vanished_scan").order_by("pk")
+    page = admin_client_.get(reverse("memory_app:maintenance")).content.decode()
+    assert "Vanished-facts scan: 3 automatic runs, last " in page
+    assert "ago, nothing found (not listed below)." in page
+    assert f'data-run-id="{first.pk}"' in page  # it found a new fact: listed
+    assert not [run for run in quiet if f'data-run-id="{run.pk}"' in page]
+
+
 def test_a_scan_while_another_runs_is_refused_naming_that_run(
     db: None, facts_store: FactsStore, agent_model: Embedder, curator_client: Any
 ) -> None:
