@@ -37,6 +37,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.core.cache import cache
 from neo4j import GraphDatabase
+from pymongo import MongoClient
 from secantus import SecantusDBServer
 
 from graph_app.knowledge.store import GraphStore
@@ -45,7 +46,6 @@ from memory_app.notes import stores as memory_stores
 from memory_app.notes.selectors import overview as overview_selectors
 from memory_app.notes.stores import notes_store, vector_indexes_close
 from qqweb.health import forget_cached_health
-from qqweb.lib.clients import mongo_client
 from qqweb.lib.mongo.outages import forget_outages
 from tests.services import CLOSED, Neo4jService, celery_uses, start_redis, stop
 
@@ -204,13 +204,15 @@ def mongo(
     # "loading (N of M notes)" answer has its own tests, with a short wait
     monkeypatch.setattr(memory_stores, "VECTOR_READY_TIMEOUT_S", 60.0)
     settings.QQ_MONGO_DB = database = f"qqtest_{os.getpid()}_{next(_db_numbers)}"
-    client = mongo_client()  # the test may point the settings elsewhere
     forget_cached_health()
     notes_store().ensure_indexes()
     yield database
     forget_cached_health()
     vector_indexes_close()  # stop the search indexes' change-stream threads of this test
-    client.drop_database(database)
+    # with a patient client: the stores' 2 s timeout is for a store that is down, and a
+    # loaded machine (two test workers) can keep the server busy that long
+    with MongoClient(mongo_server.uri, serverSelectionTimeoutMS=30_000) as patient:
+        patient.drop_database(database)
 
 
 @pytest.fixture
