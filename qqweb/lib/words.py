@@ -76,6 +76,55 @@ def archive_reason_words(reason: str) -> str:
     return ARCHIVE_REASONS.get(reason) or key_words(reason)
 
 
+ACTIONS = {
+    "archive.purge": "Purge the archive",
+    "core.add": "Add to core memory",
+    "core.promote": "Promote a note to core memory",
+    "core.remove": "Remove from core memory",
+    "entity.delete": "Delete an entity",
+    "entity.edit": "Edit an entity",
+    "entity.merge": "Merge entities",
+    "entity.rename": "Rename an entity",
+    "entity_pair.verdict": "Judge an entity pair",
+    "fact.create": "Add a fact",
+    "fact.delete": "Delete a fact",
+    "fact.edit": "Edit a fact",
+    "fact.embed": "Embed a fact",
+    "fact.pair.delete-both": "Delete both facts of a pair",
+    "fact.pair.keep-newer-text": "Keep the newer fact's text",
+    "fact.pair.keep-older": "Keep the older fact",
+    "fact.restore": "Restore a fact",
+    "fact.verdict": "Judge a fact pair",
+    "graph.reembed": "Re-embed the graph",
+    "note.archive": "Archive a note",
+    "note.create": "Add a note",
+    "note.edit": "Edit a note",
+    "note.keep": "Keep a note",
+    "note.restore": "Restore a note",
+    "notes.decay": "Decay importance",
+    "notes.reembed": "Re-embed the notes",
+    "pair.merge": "Merge a pair of notes",
+    "pair.reject": "Keep both notes of a pair",
+    "pair.supersede": "Replace a note by the newer one",
+    "promotion.reject": "Reject a promotion",
+    "recall.pin": "Pin a recall",
+    "recall.unpin": "Unpin a recall",
+    "relationship.delete": "Delete a relationship",
+    "relationship.edit": "Edit a relationship",
+    "schedule.update": "Change a job's schedule",
+    "working.edit": "Edit working memory",
+    "working.remove": "Remove from working memory",
+}
+
+
+def action_words(action: str) -> str:
+    """An audit action ("recall.pin") as a curator reads it ("Pin a recall"): ``ACTIONS``,
+    else its words ("plan.apply" -> "Plan apply")."""
+    if action in ACTIONS:
+        return ACTIONS[action]
+    return key_words(action.replace(".", " ").replace("-", " ")).capitalize()
+
+
 def actor_words(label: str) -> str:
     """Who started a run or did an action (``Actor.label``) as a curator reads it:
     ``user:admin`` -> "admin", ``token:ci (ada)`` -> "API token ci (ada)",

@@ -11,7 +11,7 @@ from django import template
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
-from qqweb.lib.words import actor_words, archive_reason_words, key_words
+from qqweb.lib.words import action_words, actor_words, archive_reason_words, key_words
 
 register = template.Library()
 
@@ -19,6 +19,12 @@ register = template.Library()
 @register.filter
 def words(key: object) -> str:
     return key_words(str(key))
+
+
+@register.filter
+def action(name: object) -> str:
+    """``{{ e.action|action }}``: "Pin a recall" (``action_words``)."""
+    return action_words(str(name or ""))
 
 
 @register.filter

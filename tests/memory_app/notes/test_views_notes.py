@@ -128,7 +128,9 @@ def test_archive_then_undo_from_the_audit_page(curator_client, notes):
     curator_client.post(reverse("memory_app:note_archive", args=["note_0000000000a2"]))
     assert notes_store().get_full_note("note_0000000000a2") is None
     audit = curator_client.get(reverse("memory_app:audit")).content.decode()
-    assert "note.archive" in audit and "user:cora-curator" in audit
+    assert "note.archive" in audit and "user:cora-curator" in audit  # in the titles
+    assert '<td data-label="Who" title="user:cora-curator">cora-curator</td>' in audit
+    assert '<td data-label="Action" title="note.archive">Archive a note</td>' in audit
     event = AuditEvent.objects.get(action="note.archive")
     curator_client.post(reverse("memory_app:audit_undo", args=[event.pk]))
     assert notes_store().get_full_note("note_0000000000a2") is not None

@@ -2,8 +2,9 @@
 
 import pytest
 
+from qqweb.audit.registry import settled_actions, undoable_actions
 from qqweb.jobs.registry import HIDDEN_JOBS, JOBS
-from qqweb.lib.words import LABELS, actor_words, archive_reason_words
+from qqweb.lib.words import ACTIONS, LABELS, action_words, actor_words, archive_reason_words
 
 
 @pytest.mark.parametrize(
@@ -30,3 +31,12 @@ def test_archive_reasons_read_as_words():
     assert archive_reason_words("low_importance") == "low importance"
     assert archive_reason_words("importance_decay_0.013") == "importance decayed to 0.013"
     assert archive_reason_words("importance_decay") == "importance decayed"
+
+
+def test_every_registered_action_has_a_label_of_words():
+    registered = {*undoable_actions(), *settled_actions()}
+    assert {"recall.pin", "note.archive", "fact.edit"} <= registered  # the registry is loaded
+    for action in registered:
+        assert action in ACTIONS, f"audit action {action} has no label in qqweb.lib.words"
+    assert action_words("recall.pin") == "Pin a recall"
+    assert action_words("note.archive") == "Archive a note"
