@@ -4,6 +4,7 @@ else the key with its underscores as spaces. A page never shows a raw key."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 LABELS = {
@@ -73,7 +74,12 @@ def archive_reason_words(reason: str) -> str:
     prefix = "importance_decay_"
     if reason.startswith(prefix):
         return f"importance decayed to {reason[len(prefix) :]}"
+    if not _REASON_KEY.fullmatch(reason):  # a sentence: its ids keep their underscores
+        return reason
     return ARCHIVE_REASONS.get(reason) or key_words(reason)
+
+
+_REASON_KEY = re.compile(r"[a-z][a-z0-9_.]*")
 
 
 ACTIONS = {

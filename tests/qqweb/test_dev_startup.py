@@ -43,7 +43,7 @@ def test_the_overview_says_the_graph_is_starting_while_make_dev_starts_it(
     assert response.status_code == 200
     page = response.content.decode()
     assert "The knowledge graph is starting</strong>: the database is starting, 1" in page
-    assert "<strong>neo4j is starting</strong>" in page  # the banner on every page
+    assert "<strong>Neo4j is starting</strong>" in page  # the banner on every page
     assert "not reachable" not in page and "neo4j is down" not in page
     assert '<a class="big" href="/notes/">1</a>' in page  # the rest is shown meanwhile
 

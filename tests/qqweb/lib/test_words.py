@@ -31,6 +31,9 @@ def test_archive_reasons_read_as_words():
     assert archive_reason_words("low_importance") == "low importance"
     assert archive_reason_words("importance_decay_0.013") == "importance decayed to 0.013"
     assert archive_reason_words("importance_decay") == "importance decayed"
+    # a reason the agent wrote as a sentence is its own words, the ids in it untouched
+    merged = "Consolidated with note_0123456789ab (similarity: 0.95)"
+    assert archive_reason_words(merged) == merged
 
 
 def test_every_registered_action_has_a_label_of_words():
