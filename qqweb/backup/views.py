@@ -27,6 +27,7 @@ from qqweb.lib.actors import Actor
 from qqweb.lib.auth import ADMIN, role_required
 from qqweb.lib.errors import Refused
 from qqweb.lib.pages import render_page
+from qqweb.lib.words import inserted_words
 
 
 @require_GET
@@ -107,22 +108,3 @@ def run(request: HttpRequest, run_id: int) -> HttpResponse:
         ),
     }
     return render_page(request, "backup/run.html", "run-status", context)
-
-
-INSERTED_WORDS = (
-    ("note", "note", "notes"),
-    ("node", "graph node", "graph nodes"),
-    ("relationship", "relationship", "relationships"),
-    ("fact", "fact", "facts"),
-)
-
-
-def inserted_words(inserted: object) -> str:
-    """An import's counts in words and in one order, whatever order the database kept the
-    keys in (PostgreSQL's jsonb sorts them): "1 note, 0 graph nodes, ..."."""
-    if not isinstance(inserted, dict):
-        return ""
-    return ", ".join(
-        f"{inserted.get(key, 0)} {one if inserted.get(key, 0) == 1 else many}"
-        for key, one, many in INSERTED_WORDS
-    )

@@ -165,3 +165,22 @@ def ids_in_words(text: str, names: Mapping[str, str], width: int = 60) -> str:
         if item_id and names[item_id] and item_id in text:
             text = text.replace(item_id, f"“{shortened(names[item_id], width)}”")
     return text
+
+
+INSERTED_WORDS = (
+    ("note", "note", "notes"),
+    ("node", "graph node", "graph nodes"),
+    ("relationship", "relationship", "relationships"),
+    ("fact", "fact", "facts"),
+)
+
+
+def inserted_words(inserted: object) -> str:
+    """An import's counts in words and in one order, whatever order the database kept the
+    keys in (PostgreSQL's jsonb sorts them): "1 note, 0 graph nodes, ..."."""
+    if not isinstance(inserted, dict):
+        return ""
+    return ", ".join(
+        f"{inserted.get(key, 0)} {one if inserted.get(key, 0) == 1 else many}"
+        for key, one, many in INSERTED_WORDS
+    )
