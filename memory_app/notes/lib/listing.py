@@ -75,6 +75,7 @@ class NoteFilter:
     source_type: str | None = None
     source_file: str | None = None
     never_accessed: bool = False
+    min_access: int | None = None  # read at least this many times (the promotion candidates)
     stale_days: int | None = None
     no_embedding: bool = False
     text: str | None = None
@@ -103,6 +104,12 @@ class NoteFilter:
             raise InvalidQuery(
                 "stale_days", f"must be a whole number of days from 0 to {MAX_STALE_DAYS}"
             )
+        if self.min_access is not None and (
+            not isinstance(self.min_access, int)
+            or isinstance(self.min_access, bool)
+            or self.min_access < 0
+        ):
+            raise InvalidQuery("min_access", "must be a whole number of reads, 0 or more")
         for name in ("created_after", "created_until"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), datetime):
                 raise InvalidQuery(name, "must be a date and time")
@@ -154,6 +161,8 @@ def build_query(flt: NoteFilter, now: datetime) -> dict[str, Any]:
         clauses.append({"source.file_path": flt.source_file})
     if flt.never_accessed:
         clauses.append({"last_accessed": None})
+    if flt.min_access is not None:
+        clauses.append({"access_count": {"$gte": int(flt.min_access)}})
     if flt.stale_days is not None:
         cutoff = now - timedelta(days=flt.stale_days)
         clauses.append(

@@ -8,7 +8,10 @@ from dataclasses import dataclass, replace
 from django.conf import settings
 
 from memory_app.notes.lib.core_suggest import core_category_suggest
+from memory_app.notes.lib.documents import utcnow_naive
 from memory_app.notes.lib.domain import Note
+from memory_app.notes.lib.listing import MAX_PAGE, NoteFilter
+from memory_app.notes.lib.replica import lists as read_list
 from memory_app.notes.models import PromotionVerdict
 from memory_app.notes.stores import core_notes, notes_store, working_notes
 from qqweb.lib.errors import StoreUnavailable
@@ -39,27 +42,45 @@ def content_hash(content: str) -> str:
 
 def promotion_candidates(*, limit: int = 50) -> list[PromotionCandidate]:
     """Notes with importance >= QQ_CORE_THRESHOLD read at least 3 times, not in core.md
-    and with no verdict on their current text; each with a suggested category
-    (``core_category_suggest``: "" when none fits, and the page asks to choose)."""
+    and with no verdict on their current text, most important first (ties by note id,
+    as the notes list sorts); each with a suggested category (``core_category_suggest``:
+    "" when none fits, and the page asks to choose).
+
+    Picked by the notes list (``read_list.list_page``: the read model's columns, or the
+    MongoDB query while a small collection loads), a page at a time until ``limit`` are
+    found: no query sorts the collection per request. While a large collection's read
+    model loads this raises ``ListLoading`` (the page says so and shows the files)."""
     store = notes_store()
-    notes = store.most_important_read_notes(
-        min_importance=settings.QQ_CORE_THRESHOLD, min_access=3, limit=limit * 4
-    )
+    flt = NoteFilter(min_importance=settings.QQ_CORE_THRESHOLD, min_access=3)
     core = core_notes()
     in_core = {
         " ".join(i.split()).lower() for items in core.get_all_items().values() for i in items
     }
     decided = set(PromotionVerdict.objects.values_list("note_id", "content_hash"))
-    found = []
-    for note in notes:
-        text = note.content
-        if (
-            " ".join(text.split()).lower() in in_core
-            or (note.note_id, content_hash(text)) in decided
-        ):
-            continue
-        found.append(PromotionCandidate.of(note, core_category_suggest(text, note.section)))
-        if len(found) >= limit:
+    found: list[PromotionCandidate] = []
+    cursor: str | None = None
+    while len(found) < limit:
+        page = read_list.list_page(
+            store,
+            flt,
+            sort="importance",
+            direction="desc",
+            cursor=cursor,
+            limit=MAX_PAGE,
+            now=utcnow_naive(),
+        )
+        for note in page.items:
+            text = note.content
+            if (
+                " ".join(text.split()).lower() in in_core
+                or (note.note_id, content_hash(text)) in decided
+            ):
+                continue
+            found.append(PromotionCandidate.of(note, core_category_suggest(text, note.section)))
+            if len(found) >= limit:
+                break
+        cursor = page.next_cursor
+        if cursor is None:
             break
     return found
 

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from memory_app.notes.stores import core_notes, notes_store, working_notes
 from qqweb.audit.models import AuditEvent
+from tests.helpers import read_model_caught_up
 
 pytestmark = pytest.mark.usefixtures("stores")
 
@@ -145,3 +146,36 @@ def test_viewers_cannot_change_core(viewer_client, memory):
         ).status_code
         == 403
     )
+
+
+def test_candidates_are_found_past_hundreds_of_rejected_notes(viewer_client, memory):
+    """The candidates are read a page of the list at a time until enough are found: a
+    curator who rejected the 300 most important notes still sees the next ones."""
+    from memory_app.notes.models import PromotionVerdict
+    from memory_app.notes.selectors.core import content_hash
+
+    store = notes_store()
+    docs = [
+        {
+            "note_id": f"note_rejected{i:05d}",
+            "content": f"Rejected thought number {i}",
+            "section": "Key Topics",
+            "importance": 0.99,
+            "access_count": 7,
+            "embedding": [],
+        }
+        for i in range(300)
+    ]
+    store.collection.insert_many(docs)  # as the agent writes them
+    read_model_caught_up()
+    PromotionVerdict.objects.bulk_create(
+        PromotionVerdict(
+            note_id=d["note_id"],
+            content_hash=content_hash(d["content"]),
+            verdict=PromotionVerdict.REJECTED,
+            decided_by="curator",
+        )
+        for d in docs
+    )
+    body = viewer_client.get("/api/core/candidates").json()
+    assert [c["note_id"] for c in body] == ["note_0000000000a1", "note_0000000000a2"]

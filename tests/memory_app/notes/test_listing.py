@@ -102,6 +102,10 @@ def test_bad_filters_and_cursors_are_refused_naming_the_field(store):
         NoteFilter(section={"$ne": None})  # type: ignore[arg-type]
     with pytest.raises(InvalidQuery, match="min_importance"):
         NoteFilter(min_importance=2)
+    with pytest.raises(InvalidQuery, match="min_access"):
+        NoteFilter(min_access={"$gt": 0})  # type: ignore[arg-type]
+    with pytest.raises(InvalidQuery, match="min_access"):
+        NoteFilter(min_access=-1)
     with pytest.raises(InvalidQuery, match="sort"):
         store.list_notes(sort="content")
     with pytest.raises(InvalidQuery, match="cursor"):

@@ -215,6 +215,8 @@ FILTERS = [
     ),
     NoteFilter(source_type="file", source_file="f1.md"),
     NoteFilter(never_accessed=True),
+    NoteFilter(min_access=3),
+    NoteFilter(min_importance=0.5, min_access=1),  # the promotion candidates' filter
     NoteFilter(stale_days=5),
     NoteFilter(no_embedding=True),
     NoteFilter(text="NUMBER"),

@@ -203,23 +203,6 @@ class Reads(MongoBase):
                 .limit(max(1, int(limit)))
             )
 
-    def most_important_read_notes(
-        self, *, min_importance: float, min_access: int, limit: int
-    ) -> list[Note]:
-        """Notes at ``min_importance`` or more read ``min_access`` times or more, most
-        important first (the promotion candidates before the curator's filters)."""
-        query = {
-            "importance": {"$gte": float(min_importance)},
-            "access_count": {"$gte": int(min_access)},
-        }
-        with self._guard():
-            return [
-                Note.from_document(d)
-                for d in self.collection.find(query, LIST_FIELDS)
-                .sort([("importance", -1), ("note_id", 1)])
-                .limit(max(1, int(limit)))
-            ]
-
     # --- what the vector index is fed with ---------------------------------------------------
 
     def vector_rows(

@@ -75,6 +75,9 @@ def filter_mask(model: ReadModel, flt: NoteFilter, now: datetime) -> np.ndarray:
         mask &= (created != MISSING) & (created <= _us(flt.created_until))
     if flt.never_accessed:
         mask &= accessed == MISSING
+    if flt.min_access is not None:  # a missing or null count matches no bound, as in MongoDB
+        mask &= (model.nulls[:n] & NULL_BITS["access_count"]) == 0
+        mask &= c["access_count"] >= int(flt.min_access)
     if flt.stale_days is not None:
         cutoff = _us(now - timedelta(days=flt.stale_days))
         read_before = (accessed != MISSING) & (accessed < cutoff)
