@@ -25,17 +25,24 @@ ROLES: tuple[str, ...] = (VIEWER, CURATOR, ADMIN)
 F = TypeVar("F", bound=Callable[..., HttpResponse])
 
 
+ROLE_CACHE = "_qqweb_role"  # on the user object, as Django caches its permissions
+
+
 def user_role(user: Any) -> str | None:
-    """The highest role a user holds, or None."""
+    """The highest role a user holds, or None. Asked several times per page (the view's
+    check, the layout's menu and buttons), it reads the user's groups once per user
+    object: like Django's own permission cache, a role changed meanwhile is seen from the
+    next request (each loads its user afresh)."""
     if user is None or not user.is_authenticated or not user.is_active:
         return None
     if user.is_superuser:
         return ADMIN
+    if hasattr(user, ROLE_CACHE):
+        return getattr(user, ROLE_CACHE)
     names = set(user.groups.values_list("name", flat=True))
-    for role in reversed(ROLES):
-        if role in names:
-            return role
-    return None
+    role = next((r for r in reversed(ROLES) if r in names), None)
+    setattr(user, ROLE_CACHE, role)
+    return role
 
 
 def role_at_least(held: str | None, role: str) -> bool:

@@ -95,3 +95,20 @@ def test_the_api_forbids_a_token_whose_user_has_no_role(outsider):
 
 def test_the_api_accepts_the_browser_session(viewer_client):
     assert viewer_client.get("/api/me").json()["via"] == "session"
+
+
+def test_a_page_reads_the_users_groups_once_and_a_new_role_counts_from_the_next_request(
+    viewer, viewer_client, stores
+):
+    from django.contrib.auth.models import Group
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        response = viewer_client.get(reverse("memory_app:review"))
+    assert response.status_code == 200
+    assert "Scan for duplicates" not in response.content.decode()  # a viewer starts none
+    group_reads = [q for q in queries.captured_queries if '"auth_user_groups"' in q["sql"]]
+    assert len(group_reads) == 1
+    viewer.groups.add(Group.objects.get(name="admin"))
+    assert "Scan for duplicates" in viewer_client.get(reverse("memory_app:review")).content.decode()
