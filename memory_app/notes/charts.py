@@ -3,9 +3,15 @@ what these return (rectangles, polyline points, labels, colours)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 WIDTH, HEIGHT, PAD = 600, 200, 24
+# The labels' largest font size in a narrow chart, in the chart's units (qqweb.css,
+# ".chart-box"): a chart drawn under 600 px wide (a phone, a card in a row of three) has
+# labels of 17 units, one under 390 px of 22 (11 px from 300 px up), so none is under
+# 11 px. There every second (third...) label is left out where 22-unit ones would overlap.
+NARROW_LABEL_SIZE = 22
 SERIES_COLOURS = {"now": "#3b5bdb", "7 days": "#f08c00", "30 days": "#e8590c", "90 days": "#c92a2a"}
 
 
@@ -33,7 +39,7 @@ class Chart:
     height: int
     bars: list[Bar]
     lines: list[Line]
-    x_labels: list[tuple[float, str]]
+    x_labels: list[tuple[float, str, bool]]  # x, text, shown in a narrow chart too
     max_value: int
 
 
@@ -75,4 +81,17 @@ def histogram_chart(
         for name, series in overlays.items()
     ]
     ticks = [(round(PAD + i * slot, 1), labels[i]) for i in range(0, n, max(1, n // 10))]
-    return Chart(WIDTH, HEIGHT, rects, lines, ticks, top)
+    return Chart(WIDTH, HEIGHT, rects, lines, narrow_ticks(ticks), top)
+
+
+def narrow_ticks(ticks: list[tuple[float, str]]) -> list[tuple[float, str, bool]]:
+    """Each tick with whether a narrow chart shows it: the first, then every k-th, k the
+    fewest tick gaps that hold the widest label at ``NARROW_LABEL_SIZE`` (a character
+    taken as 0.6 of the size, plus half a size between labels)."""
+    if len(ticks) < 2:
+        return [(x, text, True) for x, text in ticks]
+    gap = ticks[1][0] - ticks[0][0]
+    widest = len(max((text for _, text in ticks), key=len)) * 0.6 * NARROW_LABEL_SIZE
+    widest += NARROW_LABEL_SIZE / 2
+    every = max(1, math.ceil(widest / gap))
+    return [(x, text, i % every == 0) for i, (x, text) in enumerate(ticks)]

@@ -1,6 +1,8 @@
 """Every page of the dashboard at a phone's width (390 px), on the demo's data: no page
-is wider than the screen (nothing to scroll sideways, no button off the edge), and the
-header's menu opens every section. Screenshots go to ``QQ_TEST_SCREENSHOTS`` when set."""
+is wider than the screen (nothing to scroll sideways, no button off the edge), no text is
+cut or squeezed (``CUT_TEXT``), and the header's menu opens every section. The pages with
+dates, choices and charts read whole at 1280 px too. Screenshots go to
+``QQ_TEST_SCREENSHOTS`` when set."""
 
 from __future__ import annotations
 
@@ -17,15 +19,19 @@ from memory_app.facts.demo import facts_demo_seed
 from memory_app.facts.lib import FactsStore
 from memory_app.notes.demo import notes_demo_seed
 from memory_app.notes.lib.mongo_store import utcnow_naive
+from memory_app.notes.services import duplicates_scan
 from memory_app.notes.services.notes import note_archive, note_edit
 from memory_app.notes.stores import notes_store
 from qqweb.jobs.runner import job_create, job_run_in_process
+from qqweb.jobs.runs import run_create
 from qqweb.lib.actors import Actor
-from tests.browser.conftest import PHONE
-from tests.helpers import EMBEDDER
+from qqweb.recall.services import pin_create
+from tests.browser.conftest import PHONE, VIEWPORT
+from tests.helpers import EMBEDDER, plant_note, vector
 from tests.memory_app.facts.conftest import facts_store
 
 __all__ = ["facts_store"]  # the facts tests' fixture: a fresh facts collection
+DEADLINE = "Deadline for the Lumen beta is "
 
 # Every page a user reaches from the header or a list; {note}, {fact}, {run} and
 # {entity} are filled in from the demo's data.
@@ -63,6 +69,71 @@ PAGES = (
     "/backup/",
     "/tokens/",
 )
+# The pages with dates in tables, choices in forms and charts, at a desktop's width.
+WIDE_PAGES = ("/", "/notes/", "/search/?q=deploy", "/archive/", "/core/", "/maintenance/")
+
+# What a reader finds cut or squeezed on the page shown, as sentences (none: all reads):
+# a select narrower than its longest choice, a chart label under 11 px or over another
+# one, a date (a ``.date``, or a cell that is a date) broken over two lines, a table
+# cell of four words or more shown a word a line, a box that scrolls sideways inside the
+# page (a wide table's own scrollbar).
+CUT_TEXT = r"""() => {
+  const problems = [], shown = e => e.getClientRects().length > 0;
+  const lineTops = element => {
+    const tops = [], walk = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    while (walk.nextNode()) {
+      if (!walk.currentNode.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(walk.currentNode);
+      for (const r of range.getClientRects()) if (r.width > 0) tops.push(r.top);
+    }
+    tops.sort((a, b) => a - b);
+    return tops.filter((t, i) => i === 0 || t - tops[i - 1] > 8).length;
+  };
+  for (const select of document.querySelectorAll('main select')) {
+    if (!shown(select)) continue;
+    const probe = select.cloneNode(true);
+    probe.removeAttribute('id');
+    probe.style.cssText = 'position:absolute; visibility:hidden; width:auto; '
+      + 'min-width:0; max-width:none; flex:none';
+    select.after(probe);
+    const needs = probe.getBoundingClientRect().width;
+    probe.remove();
+    const has = select.getBoundingClientRect().width;
+    if (has + 1 < needs) problems.push(`the select ${select.name || select.ariaLabel} is `
+      + `${Math.round(has)} px wide, its longest choice needs ${Math.round(needs)} px`);
+  }
+  for (const chart of document.querySelectorAll('main svg.chart')) {
+    const labels = [...chart.querySelectorAll('text')].filter(shown);
+    for (const label of labels) {
+      const px = parseFloat(getComputedStyle(label).fontSize) * label.getScreenCTM().a;
+      if (px < 11) problems.push(`the chart label "${label.textContent}" is `
+        + `${px.toFixed(1)} px tall`);
+    }
+    const boxes = labels.map(label => [label.textContent, label.getBoundingClientRect()]);
+    boxes.forEach(([text, a], i) => boxes.slice(i + 1).forEach(([other, b]) => {
+      if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+        problems.push(`the chart labels "${text}" and "${other}" overlap`);
+    }));
+  }
+  const dates = [...document.querySelectorAll('main .date, main td')]
+    .filter(e => e.matches('.date')
+      || /^\d{4}-\d\d-\d\d( \d\d:\d\d)?$/.test(e.innerText.trim()));
+  for (const date of dates)
+    if (shown(date) && lineTops(date) > 1)
+      problems.push(`the date "${date.textContent.trim()}" is broken over two lines`);
+  for (const cell of document.querySelectorAll('main td')) {
+    const words = cell.innerText.split(/\s+/).filter(Boolean).length;
+    if (shown(cell) && words >= 4 && lineTops(cell) >= words)
+      problems.push(`"${cell.innerText.slice(0, 40)}" is shown a word a line`);
+  }
+  for (const box of document.querySelectorAll('main .scroll-x'))
+    if (box.scrollWidth > box.clientWidth + 1)
+      problems.push(`a ${box.firstElementChild.tagName.toLowerCase()}`
+        + `${box.firstElementChild.id ? '#' + box.firstElementChild.id : ''} scrolls `
+        + `sideways (${box.scrollWidth} px in ${box.clientWidth})`);
+  return problems;
+}"""
 
 
 @pytest.fixture
@@ -87,6 +158,12 @@ def demo(facts_store: FactsStore, admin_user: Any) -> dict[str, str]:
     job_run_in_process(run=run)
     fact = facts_store.collection.find_one({"type": "fact"}, {"_id": 1})
     assert fact is not None
+    pin_create(actor=actor, query="Who pairs with the user every week?", item_id=note.note_id)
+    same = vector("Deadline for the Lumen beta")  # a pair for the Review page
+    plant_note("note_deadline0001", 0.6, 30, embedding=same, content=DEADLINE + "2027-01-10")
+    plant_note("note_deadline0002", 0.5, 2, embedding=same, content=DEADLINE + "2027-02-01")
+    scan = run_create(kind="dedup_scan", actor=actor, params={})
+    assert duplicates_scan(run=scan, threshold=0.99)["queued"] >= 1
     return {
         "note": note.note_id,
         "fact": str(fact["_id"]),
@@ -120,7 +197,47 @@ def test_no_page_is_wider_than_a_phone(
                     .slice(0, 5)"""
             )
             too_wide.append(f"{path} is {width} px wide; past the edge: {wider}")
+        too_wide += [f"{path}: {problem}" for problem in page.evaluate(CUT_TEXT)]
     assert not too_wide, "\n".join(too_wide)
+
+
+def test_the_pages_name_what_holds_beside_and_below_at_both_widths(
+    page: Page, sign_in: Any, admin_user: Any, demo: dict[str, str]
+) -> None:
+    """At 390 px the Review's two notes are stacked and the graph's panel is under the
+    graph: the pages name them ("First note", "the Selected panel"), never by a side."""
+    sign_in(admin_user)
+    for size in (PHONE, VIEWPORT):
+        page.set_viewport_size(size)  # type: ignore[arg-type]
+        page.goto("/review/")
+        sides = page.locator(".pair .side h2")
+        expect(sides.nth(0)).to_contain_text("First note: note_deadline000")
+        expect(sides.nth(1)).to_contain_text("Second note: note_deadline000")
+        keep = page.locator("#verdict-form fieldset")
+        expect(keep.get_by_label("the first note")).to_be_visible()
+        expect(keep.get_by_label("the second note")).to_be_visible()
+        expect(keep).not_to_contain_text("left")
+        expect(keep).not_to_contain_text("right")
+        _screenshot(page, f"review-{size['width']}")
+        page.goto("/graph/entities/{entity}/neighbourhood/".format(**demo))
+        expect(page.locator("#graph-status")).to_contain_text(
+            "its page link is in the Selected panel"
+        )
+        expect(page.get_by_role("heading", name="Selected")).to_be_visible()
+
+
+def test_dates_choices_and_charts_read_whole_at_a_desktops_width(
+    page: Page, sign_in: Any, admin_user: Any, demo: dict[str, str]
+) -> None:
+    sign_in(admin_user)
+    cut = []
+    for path in WIDE_PAGES:
+        page.goto(path)
+        expect(page.locator("main h1").first).to_be_visible()
+        page.wait_for_load_state("networkidle")
+        _screenshot(page, "wide" + re.sub(r"[^a-z0-9]+", "-", path.split("?")[0]).rstrip("-"))
+        cut += [f"{path}: {problem}" for problem in page.evaluate(CUT_TEXT)]
+    assert not cut, "\n".join(cut)
 
 
 def test_the_menu_opens_every_section_at_phone_width(

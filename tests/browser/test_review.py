@@ -104,7 +104,7 @@ def test_a_contradiction_waits_for_a_chosen_note_before_a_merge(
     expect(page.get_by_text("1 pair left")).to_be_visible()
     assert notes_store().note(OLD) is not None and notes_store().note(NEW) is not None
 
-    page.get_by_label("right").check()
+    page.get_by_label("the second note").check()
     expect(page.locator("#merge-preview")).to_contain_text(NEW)
     page.locator("#verdict-merge").click()
     expect(page.locator("#messages")).to_contain_text(f"Merged; {NEW} kept.")

@@ -54,6 +54,17 @@ def test_chart_geometry_scales_bars_to_the_tallest_series():
     assert chart.bars[1].height == 2 * chart.bars[0].height
 
 
+def test_a_narrow_chart_shows_every_importance_label_and_every_second_week():
+    """Labels of 22 units (11 px in a chart 300 px wide) do not overlap: the ten
+    importance labels fit, the thirteen weeks' "MM-DD" ones do not, so half are shown."""
+    importance = histogram_chart([f"{i / 10:.1f}" for i in range(10)], [1] * 10)
+    assert [narrow for _, _, narrow in importance.x_labels] == [True] * 10
+    weeks = histogram_chart([f"11-{d:02d}" for d in range(26)], [1] * 26)
+    shown = [text for _, text, narrow in weeks.x_labels if narrow]
+    assert len(weeks.x_labels) == 13
+    assert shown == ["11-00", "11-04", "11-08", "11-12", "11-16", "11-20", "11-24"]
+
+
 def test_the_overview_page_draws_the_histogram_and_the_what_if(viewer_client, stores):
     plant("note_0000000000a1", 0.02, 200)
     plant("note_0000000000a2", 0.9, 0)

@@ -158,8 +158,8 @@ def test_the_review_merge_says_a_pinned_note_follows_it_to_the_note_kept(stores,
     assert "kept: <code>note_lumen000001</code>" in html
     kept = html.split('id="merge-pins-kept"')[1].split("</p>")[0]
     # named by the side and the text the curator sees, not by ids
-    assert "goes through the right note, “" + LUMEN[:40] in kept
-    assert "it follows the merge to the left one, which the agent still" in kept
+    assert "goes through the second note, “" + LUMEN[:40] in kept
+    assert "it follows the merge to the first one, which the agent still" in kept
     assert "note_lumen" not in kept
     assert "This merge loses" not in html and "Keeping the newer text loses" not in html
 
