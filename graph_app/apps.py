@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from qqweb.audit.registry import register_settle, register_undo
+from qqweb.audit.registry import register_settle, register_target_pages, register_undo
 
 
 class GraphAppConfig(AppConfig):
@@ -8,6 +8,7 @@ class GraphAppConfig(AppConfig):
     verbose_name = "Knowledge graph"
 
     def ready(self) -> None:
+        from graph_app.selectors.audit_targets import entity_target_pages
         from graph_app.selectors.links import GraphEntitiesReader
         from graph_app.services import UNDO_HANDLERS  # services import models: after populate
         from graph_app.services.jobs import GRAPH_JOBS, JOB_UNDO_HANDLERS
@@ -24,3 +25,4 @@ class GraphAppConfig(AppConfig):
         for action, check in SETTLE_CHECKS.items():
             register_settle(action, check)
         register_entities_reader(GraphEntitiesReader())
+        register_target_pages("entity", entity_target_pages)  # the Audit log's targets

@@ -32,6 +32,7 @@ urlpatterns = [
     path("duplicates/verdict/", views_curation.duplicates_verdict, name="duplicates_verdict"),
     path("merge/", views_curation.entity_merge, name="merge"),
     path("relationships/", views_curation.relationship_change, name="relationship_change"),
+    path("relationships/list/", views.relationships, name="relationships"),
     path(
         "entities/<str:label>/<entity_name:name>/neighbourhood/",
         views.neighbourhood,

@@ -64,6 +64,38 @@ def entities(request: HttpRequest) -> HttpResponse:
     return render_page(request, "graph_app/entities.html", "entities-table", context, status)
 
 
+@require_GET
+@role_required(VIEWER)
+def relationships(request: HttpRequest) -> HttpResponse:
+    """The relationships between entities, of one ``type`` or all: what the graph's
+    counts by type open; a bad type is a 400 naming it."""
+    rel_type = request.GET.get("type", "")[:200]
+    graph = selectors.graph_overview()
+    context: dict[str, Any] = {"type": rel_type, "graph": graph, "page": None, "error": ""}
+    status = 200
+    try:
+        page = selectors.relationships_page(
+            rel_type=rel_type or None, cursor=request.GET.get("cursor") or None
+        )
+    except InvalidIdentifier as e:
+        context["error"], status = str(e), 400
+    except GraphUnavailable as e:
+        context["error"], status = e.message, 503
+    else:
+        counts = dict(getattr(graph, "by_relationship_type", None) or [])
+        total = counts.get(rel_type, 0) if rel_type else getattr(graph, "relationships", None)
+        shown = len(page.items)
+        context["page"] = page
+        context["position"] = list_position(offset=page_offset(request), shown=shown, total=total)
+        if page.next_after:
+            query = request.GET.copy()
+            query["cursor"], query["pos"] = page.next_after, str(context["position"].last)
+            context["next_query"] = query.urlencode()
+    return render_page(
+        request, "graph_app/relationships.html", "relationships-table", context, status
+    )
+
+
 def _entities_total(graph: Any, label: str, q: str) -> int | None:
     """The list's total from the overview's counts (Neo4j's count store: no scan); a name
     search is not counted (it would read every entity of the label)."""

@@ -26,6 +26,18 @@ RETURN type(r) AS type, count(*) AS n
 ORDER BY n DESC, type
 """
 
+# The relationships COUNT_BY_REL_TYPE counts, in keyset pages by element id. {rel_type} is
+# "" (every type) or ":" and a checked relationship type.
+LIST_RELATIONSHIPS = """
+MATCH (a)-[r{rel_type}]->(b)
+WHERE NOT a:Source AND NOT b:Source AND ($after IS NULL OR elementId(r) > $after)
+RETURN elementId(r) AS id, type(r) AS type,
+       [l IN labels(a) WHERE l <> 'Source'][0] AS start_label, a.name AS start_name,
+       [l IN labels(b) WHERE l <> 'Source'][0] AS end_label, b.name AS end_name
+ORDER BY id
+LIMIT $limit
+"""
+
 COUNT_SOURCES = "MATCH (s:Source) RETURN count(s) AS n"
 
 COUNT_ORPHANS = """

@@ -214,6 +214,24 @@ class Relationship:
 
 
 @dataclass(frozen=True)
+class TypedRelationship:
+    """A relationship between two entities, seen from neither (the relationships list)."""
+
+    id: str
+    type: str
+    start_label: str
+    start_name: str | None
+    end_label: str
+    end_name: str | None
+
+
+@dataclass(frozen=True)
+class RelationshipPage:
+    items: list[TypedRelationship]
+    next_after: str | None = None  # the last one's element id, when there are more
+
+
+@dataclass(frozen=True)
 class ProvenanceLink:
     """A ``:Source`` node an entity was extracted from (``EXTRACTED_FROM``): provenance,
     not an entity. ``props`` are all the source's properties."""

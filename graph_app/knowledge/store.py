@@ -26,6 +26,8 @@ from graph_app.knowledge.domain import (
     OrphanEntity,
     ProvenanceLink,
     Relationship,
+    RelationshipPage,
+    TypedRelationship,
 )
 from graph_app.knowledge.errors import (
     EntityNotFound,
@@ -140,6 +142,30 @@ class GraphStore(BackupMixin, CurationMixin, IndexesMixin):
         more, rows = len(rows) > limit, rows[:limit]
         last = (rows[-1]["key"], str(rows[-1]["id"])) if more and rows else None
         return EntityPage([_entity(row) for row in rows], last)
+
+    def list_relationships(
+        self, *, rel_type: str | None = None, after: str | None = None, limit: int = 100
+    ) -> RelationshipPage:
+        """One keyset page of the relationships between entities (provenance apart), of
+        ``rel_type`` (checked) or of every type, by element id after ``after``."""
+        pattern = f":{checked_rel_type(rel_type)}" if rel_type else ""
+        limit = int(limit)
+        rows = self._run(
+            cypher.LIST_RELATIONSHIPS.format(rel_type=pattern), after=after, limit=limit + 1
+        )
+        more, rows = len(rows) > limit, rows[:limit]
+        items = [
+            TypedRelationship(
+                id=str(r["id"]),
+                type=str(r["type"]),
+                start_label=str(r["start_label"] or ""),
+                start_name=r["start_name"] if isinstance(r["start_name"], str) else None,
+                end_label=str(r["end_label"] or ""),
+                end_name=r["end_name"] if isinstance(r["end_name"], str) else None,
+            )
+            for r in rows
+        ]
+        return RelationshipPage(items, items[-1].id if more and items else None)
 
     def get_entities(self, label: str, name: str) -> list[Entity]:
         """The entities with this label and name (the agent's identity: normally one)."""

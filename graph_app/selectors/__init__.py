@@ -9,6 +9,7 @@ from graph_app.selectors.browse import (
     entity_renamed_back,
     entity_renamed_to,
     orphans,
+    relationships_page,
 )
 from graph_app.selectors.duplicates import DuplicateCandidate, duplicate_candidates
 from graph_app.selectors.neighbourhoods import (
@@ -41,4 +42,5 @@ __all__ = [
     "neighbourhood",
     "notes_mentioning",
     "orphans",
+    "relationships_page",
 ]

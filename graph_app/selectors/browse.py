@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graph_app.knowledge import EntityNotFound, InvalidIdentifier
-from graph_app.knowledge.domain import Entity, EntityRef, OrphanEntity, ProvenanceLink, Relationship
+from graph_app.knowledge.domain import (
+    Entity,
+    EntityRef,
+    OrphanEntity,
+    ProvenanceLink,
+    Relationship,
+    RelationshipPage,
+)
 from graph_app.knowledge.values import shown as as_shown
 from graph_app.selectors.notes import notes_mentioning
 from graph_app.stores import graph_store
@@ -64,6 +71,19 @@ def entities_page(
         limit=max(1, min(int(limit), 200)),
     )
     return EntitiesPage(page.items, _encode(*page.next_after) if page.next_after else None)
+
+
+def relationships_page(
+    *, rel_type: str | None = None, cursor: str | None = None, limit: int = 100
+) -> RelationshipPage:
+    """The relationships between entities (the graph's counts by type link here), of one
+    type or every type, by element id in keyset pages; ``cursor`` is the last id of the
+    page before (a bad type is InvalidIdentifier)."""
+    if cursor is not None and len(cursor) > 200:
+        raise InvalidIdentifier("cursor", cursor[:40])
+    return graph_store().list_relationships(
+        rel_type=rel_type or None, after=cursor or None, limit=max(1, min(int(limit), 500))
+    )
 
 
 @dataclass

@@ -14,10 +14,11 @@ class FactsAppConfig(AppConfig):
     verbose_name = "Facts memory (second agent)"
 
     def ready(self) -> None:
+        from memory_app.facts.audit_targets import fact_target_pages
         from memory_app.facts.recall import facts_recall
         from memory_app.facts.services import UNDO_HANDLERS, VANISHED_SCAN_JOB  # imports models
         from memory_app.facts.source import facts_source
-        from qqweb.audit.registry import register_undo
+        from qqweb.audit.registry import register_target_pages, register_undo
         from qqweb.jobs.registry import register_job
         from qqweb.lib.auth import CURATOR
         from qqweb.lib.sources import register_source
@@ -26,6 +27,7 @@ class FactsAppConfig(AppConfig):
 
         checks.register(facts_settings_check)
         register_source("facts", facts_source)
+        register_target_pages("fact", fact_target_pages)  # the Audit log's targets
         # Every facts write (create, edit, delete, restore, embed, pair, verdict) is a
         # curator's action, so undoing it needs a curator too.
         for action, handler in UNDO_HANDLERS.items():

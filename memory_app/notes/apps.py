@@ -2,7 +2,7 @@ from typing import Any
 
 from django.apps import AppConfig
 
-from qqweb.audit.registry import register_settle, register_undo
+from qqweb.audit.registry import register_settle, register_target_pages, register_undo
 
 UNDO_REMOVES = {
     "note.restore": "archived again by this undo",
@@ -22,6 +22,7 @@ class MemoryAppConfig(AppConfig):
 
     def ready(self) -> None:
         # services import models: after populate
+        from memory_app.notes.selectors.audit_targets import note_target_pages, run_target_pages
         from memory_app.notes.selectors.links import NotesMentionsReader
         from memory_app.notes.selectors.recall import notes_recall
         from memory_app.notes.services import UNDO_HANDLERS, UNDO_ROLES
@@ -39,6 +40,11 @@ class MemoryAppConfig(AppConfig):
         for action, check in SETTLE_CHECKS.items():
             register_settle(action, check)
         register_source("notes", notes_source)
+        # the Audit log's targets: a note's page while it exists; a job's run page
+        for target_type in ("note", "archive"):
+            register_target_pages(target_type, note_target_pages)
+        for target_type in ("notes", "graph"):  # the graph's runs are on the same pages
+            register_target_pages(target_type, run_target_pages)
         register_notes_reader(NotesMentionsReader())
         for job in NOTES_JOBS:
             register_job(job)

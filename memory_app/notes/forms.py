@@ -50,6 +50,7 @@ class NoteFilterForm(forms.Form):
         choices=[("", "any source"), *[(s, s) for s in SOURCE_TYPES]],
     )
     source_file = forms.CharField(required=False, max_length=500, label="Source file")
+    no_source = forms.BooleanField(required=False, label="No source")
     never_accessed = forms.BooleanField(required=False)
     stale_days = forms.IntegerField(
         required=False, min_value=0, max_value=MAX_STALE_DAYS, label="Stale over (days)"
@@ -94,6 +95,7 @@ class NoteFilterForm(forms.Form):
             values[name] = data.get(name)
         values["never_accessed"] = bool(data.get("never_accessed"))
         values["no_embedding"] = bool(data.get("no_embedding"))
+        values["no_source"] = bool(data.get("no_source"))
         try:
             return NoteFilter(**values)
         except InvalidInput as e:

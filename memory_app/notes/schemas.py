@@ -83,6 +83,7 @@ class NotesQuery(Schema):
     created_until: datetime | None = Field(None, description="created at or before (UTC)")
     source_type: ShortText | None = None
     source_file: ShortText | None = None
+    no_source: bool = Field(False, description="notes with no source type (no source)")
     never_accessed: bool = False
     stale_days: int | None = Field(None, ge=0, le=MAX_DAYS)
     no_embedding: bool = False
@@ -224,6 +225,11 @@ class ArchiveOut(Schema):
     unreadable: int = Field(description="every unreadable line (the first 100 are listed)")
     older: int | None = Field(
         description="send as `before` for the next, older lines; null: the start of the file"
+    )
+    matching: int | None = Field(
+        None,
+        description="how many lines the filters list (reason, section, month, restored); "
+        "null with a text search `q`",
     )
 
 

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memory_app.notes import selectors, services
 from memory_app.notes.job_params import MAX_DAYS
 from memory_app.notes.lib import NoteNotFound, RestoreConflict
+from memory_app.notes.lib.archive.filters import ArchiveFilter
 from qqweb.audit.messages import done_with_undo
 from qqweb.audit.services import events_recorded
 from qqweb.lib.actors import Actor
@@ -21,15 +22,29 @@ from qqweb.lib.pages import render_page
 @require_GET
 @role_required(VIEWER)
 def archive(request: HttpRequest) -> HttpResponse:
+    """The archive's lines, searched (``q``) and filtered as its counts link to:
+    ``reason`` (a reason's group), ``section``, ``month`` (YYYY-MM archived),
+    ``include_restored`` / ``restored_only``; a bad value is a 400 naming it."""
     query = request.GET.get("q", "")[:500]
-    include_restored = request.GET.get("include_restored") == "on"
     before = request.GET.get("before", "")
-    if before and not (before.isascii() and before.isdigit()):
-        error = "before: must be a place in the archive file (a whole number, 0 or more)"
+    try:
+        if before and not (before.isascii() and before.isdigit()):
+            raise InvalidInput(
+                "before", "must be a place in the archive file (a whole number, 0 or more)"
+            )
+        flt = ArchiveFilter(
+            reason=request.GET.get("reason") or None,
+            section=request.GET.get("section") or None,
+            month=request.GET.get("month") or None,
+            include_restored=request.GET.get("include_restored") == "on",
+            restored_only=request.GET.get("restored_only") == "on",
+        )
+    except InvalidInput as e:
+        error = f"{e.field}: {e.message}"
         return render(request, "memory_app/not_found.html", {"error": error}, status=400)
-    view = selectors.archive_browse(
-        query=query, include_restored=include_restored, before=int(before) if before else None
-    )
+    view = selectors.archive_browse(query=query, flt=flt, before=int(before) if before else None)
+    older = request.GET.copy()
+    older["before"] = str(view.older)
     return render_page(
         request,
         "memory_app/archive.html",
@@ -37,8 +52,10 @@ def archive(request: HttpRequest) -> HttpResponse:
         {
             "view": view,
             "q": query,
-            "include_restored": include_restored,
+            "flt": flt,
+            "include_restored": flt.include_restored,
             "before": before,
+            "older_query": older.urlencode(),
             "is_admin": has_role(request.user, ADMIN),
         },
     )

@@ -42,7 +42,7 @@ def audit(request: HttpRequest) -> HttpResponse:
     context = {
         "form": form,
         "page": page,
-        "events": page.events,
+        "events": audit_selectors.with_target_pages(page.events),
         "batch": data.get("batch"),
         "older_query": older.urlencode() if page.next_before else "",
         "can_curate": has_role(request.user, CURATOR),

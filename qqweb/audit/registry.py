@@ -1,4 +1,5 @@
-"""The undo registry: which function undoes which action.
+"""The undo registry: which function undoes which action; and where each kind of target
+has its page (``register_target_pages``: the Audit log links a target while it exists).
 
 Each app registers its handlers in its ``AppConfig.ready()``. A handler takes the event's
 ``before`` and ``after`` (decoded with :func:`qqweb.audit.snapshots.from_json`), puts
@@ -9,6 +10,7 @@ Each app registers its handlers in its ``AppConfig.ready()``. A handler takes th
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 UndoHandler = Callable[[Any, Any], Any]
@@ -72,3 +74,31 @@ def settle_check(action: str) -> SettleCheck | None:
 
 def settled_actions() -> list[str]:
     return sorted(_settle_checks)
+
+
+@dataclass(frozen=True)
+class TargetPage:
+    """Where an audit event's target is now: ``url``, its page, while it exists (or where
+    it went: an archived note's line); ``said``, words beside it ("archived", "no longer in
+    the notes"). Neither: nothing to say (the target is shown as its id)."""
+
+    url: str = ""
+    said: str = ""
+
+
+# events of one target type (AuditEvent rows) -> their TargetPage by event id; may raise
+# StoreUnavailable when the store cannot tell (the targets are then shown as their ids)
+TargetPages = Callable[[list[Any]], dict[int, TargetPage]]
+_target_pages: dict[str, TargetPages] = {}
+
+
+def register_target_pages(target_type: str, finder: TargetPages) -> None:
+    """Register ``finder`` for the events whose ``target_type`` is ``target_type``."""
+    existing = _target_pages.get(target_type)
+    if existing is not None and existing is not finder:
+        raise ValueError(f"{target_type} has a target finder already: {existing!r}")
+    _target_pages[target_type] = finder
+
+
+def target_pages_finder(target_type: str) -> TargetPages | None:
+    return _target_pages.get(target_type)

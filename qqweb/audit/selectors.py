@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from django.db.models import Count
 
 from qqweb.audit.models import AuditEvent
-from qqweb.audit.registry import undo_role
+from qqweb.audit.registry import TargetPage, target_pages_finder, undo_role
 from qqweb.lib.auth import role_at_least
+from qqweb.lib.errors import Unavailable
 
 
 def audit_events(
@@ -62,6 +63,28 @@ def batch_undo_events(batch_id: uuid.UUID) -> list[AuditEvent]:
             undo_of__isnull=True,
         ).order_by("-id")
     )
+
+
+def with_target_pages(events: list[AuditEvent]) -> list[AuditEvent]:
+    """``events``, each with ``target_page``: where its target is now (a page while it
+    exists, or words saying it is gone), asked of the app that registered its target
+    type, one question per type for the whole page; None when no app knows the type or
+    its store cannot tell now (the target is then shown as its id, with no claim)."""
+    by_type: dict[str, list[AuditEvent]] = {}
+    for event in events:
+        by_type.setdefault(event.target_type, []).append(event)
+    pages: dict[int, TargetPage] = {}
+    for target_type, group in by_type.items():
+        finder = target_pages_finder(target_type)
+        if finder is None:
+            continue
+        try:
+            pages.update(finder(group))
+        except Unavailable:  # MongoDB, Neo4j down: the ids, no claim
+            continue
+    for event in events:
+        event.target_page = pages.get(event.pk)  # type: ignore[attr-defined]
+    return events
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,13 @@
 """``{{ key|words }}``: a stored key as a curator reads it (``qqweb.lib.words``),
 ``{{ reason|archive_reason }}`` and ``{{ rows|archive_reasons }}``: the agent's archive
-reasons in words, and
-``{{ text|ticks_as_code }}``: a message's `commands` as code."""
+reasons in words (with ``:"<url>?reason="`` each row links to its lines),
+``{{ text|ticks_as_code }}``: a message's `commands` as code, and
+``{% bar_href row link none_link as href %}``: where a bar of ``_bars.html`` leads."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from urllib.parse import quote
 
 from django import template
 from django.utils.html import conditional_escape
@@ -39,9 +41,29 @@ def archive_reason(reason: object) -> str:
 
 
 @register.filter
-def archive_reasons(rows: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
-    """(reason, count) rows (the Archive page's "By reason") with each reason in words."""
-    return [(archive_reason_words(reason), count) for reason, count in rows]
+def archive_reasons(rows: Iterable[tuple[str, int]], link: str = "") -> list[tuple[object, ...]]:
+    """(reason, count) rows (the Archive page's "By reason") with each reason in words;
+    with ``link`` (a URL ending in ``reason=``) each row also carries its href, the link
+    plus the reason as counted (the group's key, not its words)."""
+    if not link:
+        return [(archive_reason_words(reason), count) for reason, count in rows]
+    return [
+        (archive_reason_words(reason), count, f"{link}{quote(reason, safe='/')}")
+        for reason, count in rows
+    ]
+
+
+@register.simple_tag
+def bar_href(row: Sequence[object], link: object = "", none_link: object = "") -> str:
+    """The href of a ``_bars.html`` row: its own third item, else ``link`` plus its name
+    (quoted as Django's ``urlencode`` quotes), or for a "(no ...)" row ``none_link``; ""
+    for no link."""
+    if len(row) > 2:
+        return str(row[2] or "")
+    name = str(row[0])
+    if name.startswith("("):
+        return str(none_link or "")
+    return f"{link}{quote(name, safe='/')}" if link else ""
 
 
 @register.filter

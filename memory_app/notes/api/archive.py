@@ -9,10 +9,11 @@ from pydantic import Field
 
 from memory_app.notes import selectors, services
 from memory_app.notes.api.common import _counts, router
+from memory_app.notes.lib.archive.filters import ArchiveFilter
 from memory_app.notes.lib.domain import Note
 from memory_app.notes.schemas import ArchiveOut, NoteOut, PurgeIn, PurgeOut, RestoreIn
 from qqweb.lib.actors import Actor
-from qqweb.lib.api_types import Limit1000, NoBool, SearchText, errors
+from qqweb.lib.api_types import Limit1000, NoBool, SearchText, ShortText, errors
 from qqweb.lib.auth import ADMIN, VIEWER, require_role
 from qqweb.recall.effect_schemas import effect_out
 from qqweb.recall.lost_pins import ConfirmLostPins, pins_guarded
@@ -22,22 +23,33 @@ ArchiveOffset = Annotated[
 ]
 
 
-@router.get("/archive", response={200: ArchiveOut, **errors(503)}, tags=["archive"])
+@router.get("/archive", response={200: ArchiveOut, **errors(400, 503)}, tags=["archive"])
 def archive_list(
     request: HttpRequest,
     q: SearchText = "",
     include_restored: bool = False,
     limit: Limit1000 = 100,
     before: ArchiveOffset | None = None,
+    reason: ShortText | None = None,
+    section: ShortText | None = None,
+    month: ShortText | None = None,
+    restored_only: bool = False,
 ) -> dict[str, Any]:
-    """archive.jsonl newest first, searched by content or id; unreadable lines listed. A
-    page reads the file back from its end (or from ``before``, the previous page's
-    ``older``) at most 2 MB a request: a search that finds fewer than ``limit`` lines
-    there answers what it found and ``older``, where to go on."""
+    """archive.jsonl newest first, searched by content or id, filtered by ``reason`` (a
+    reason's group as ``by_reason`` counts it), ``section``, ``month`` (YYYY-MM archived)
+    and the restored lines; unreadable lines listed; ``matching``: how many lines the
+    filters list. A page reads the file back from its end (or from ``before``, the
+    previous page's ``older``) at most 2 MB a request: a search that finds fewer than
+    ``limit`` lines there answers what it found and ``older``, where to go on."""
     require_role(request, VIEWER)
-    view = selectors.archive_browse(
-        query=q, include_restored=include_restored, limit=limit, before=before
+    flt = ArchiveFilter(
+        reason=reason,
+        section=section,
+        month=month,
+        include_restored=include_restored,
+        restored_only=restored_only,
     )
+    view = selectors.archive_browse(query=q, flt=flt, limit=limit, before=before)
     return {
         "items": [vars(n) for n in view.entries],
         "total": view.total,
@@ -48,6 +60,7 @@ def archive_list(
         ],
         "unreadable": view.unreadable,
         "older": view.older,
+        "matching": view.matching,
     }
 
 

@@ -74,6 +74,9 @@ class NoteFilter:
     created_until: datetime | None = None  # created_at <=
     source_type: str | None = None
     source_file: str | None = None
+    # No source type: no ``source``, or one without a ``source_type`` (or an empty one):
+    # the notes the Overview counts as "(no source)".
+    no_source: bool = False
     never_accessed: bool = False
     min_access: int | None = None  # read at least this many times (the promotion candidates)
     stale_days: int | None = None
@@ -159,6 +162,8 @@ def build_query(flt: NoteFilter, now: datetime) -> dict[str, Any]:
         clauses.append({"source.source_type": flt.source_type})
     if flt.source_file:
         clauses.append({"source.file_path": flt.source_file})
+    if flt.no_source:  # null matches a missing field, and a source that is not a document
+        clauses.append({"source.source_type": {"$in": [None, ""]}})
     if flt.never_accessed:
         clauses.append({"last_accessed": None})
     if flt.min_access is not None:

@@ -11,6 +11,7 @@ from memory_app.notes.job_params import MAX_DAYS
 from memory_app.notes.lib import NoteNotFound
 from memory_app.notes.lib.archive import ArchivedNote, ArchiveLine, new_note_id
 from memory_app.notes.lib.archive.entries import parse_local
+from memory_app.notes.lib.archive.filters import ArchiveFilter
 from memory_app.notes.lib.archive.restore import restorable
 from memory_app.notes.lib.documents import effective_importance, utcnow_naive
 from memory_app.notes.lib.grace import keep_until
@@ -40,34 +41,42 @@ class ArchiveView:
     unreadable: int = 0  # every unreadable line (``bad_lines`` lists the first of them)
     older: int | None = None  # where the next page starts (a byte offset); None: no more
     searched_back_to: str = ""  # archived_at of the oldest line this page read
+    # how many lines the filter lists (from the statistics, no file read); None: a text
+    # search, which only the lines read can answer
+    matching: int | None = None
 
 
 def archive_browse(
     *,
     query: str = "",
-    include_restored: bool = False,
+    flt: ArchiveFilter | None = None,
     limit: int = 100,
     before: int | None = None,
 ) -> ArchiveView:
     """archive.jsonl newest first (from byte ``before``, where the previous page ended),
-    searched by content or id, with its statistics and the lines that could not be read.
-    The statistics come from the per-file cache (:mod:`memory_app.notes.lib.archive.stats`);
-    the lines from reading back from the page's start, at most ``SEARCH_READ_BYTES`` a
-    request, so neither depends on the archive's size. A search that finds fewer than
-    ``limit`` lines in that stretch says how far back it looked and offers ``older``."""
+    searched by content or id and filtered by ``flt`` (a reason, section or month, the
+    restored lines: what the page's counts link to), with its statistics and the lines
+    that could not be read. The statistics come from the per-file cache
+    (:mod:`memory_app.notes.lib.archive.stats`), which also answers how many lines the
+    filter lists (``matching``, unless there is a text search); the lines from reading back
+    from the page's start, at most ``SEARCH_READ_BYTES`` a request, so neither depends on
+    the archive's size. A search or filter that finds fewer than ``limit`` lines in that
+    stretch says how far back it looked and offers ``older``."""
+    flt = flt or ArchiveFilter()
     manager = archive_manager()
     summary = manager.summary()
     limit = max(1, min(limit, 1000))
     needle = query.strip().lower()
     shown: list[ArchivedNote] = []
     oldest = ""
-    lines, start = manager.newest_lines(before, SEARCH_READ_BYTES if needle else PAGE_READ_BYTES)
+    budget = SEARCH_READ_BYTES if needle or flt.narrows else PAGE_READ_BYTES
+    lines, start = manager.newest_lines(before, budget)
     older: int | None = start if start > 0 else None
     for offset, note in lines:
         if not isinstance(note, ArchivedNote):
             continue
         oldest = note.archived_at or oldest
-        if (include_restored or not note.restored) and (
+        if flt.matches(note) and (
             not needle or needle in note.content.lower() or needle == note.note_id.lower()
         ):
             shown.append(note)
@@ -85,6 +94,7 @@ def archive_browse(
         unreadable=summary.unreadable,
         older=older,
         searched_back_to=oldest,
+        matching=None if needle else summary.matching(flt),
     )
 
 

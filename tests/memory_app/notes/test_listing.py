@@ -86,6 +86,25 @@ def test_never_accessed_stale_no_embedding_and_text(store):
     assert "note_000000000012" in stale  # never accessed, created 120 days ago
 
 
+def test_no_source_lists_the_notes_the_overview_counts_as_no_source(store):
+    """No ``source``, one without a ``source_type``, an empty one, or a source that is
+    not a document: the notes the Overview's "(no source)" bar counts."""
+    extra = [
+        ("note_0000000000e1", {"source": {}}),
+        ("note_0000000000e2", {"source": {"source_type": ""}}),
+        ("note_0000000000e3", {"source": "a string"}),
+        ("note_0000000000e4", {"source": {"source_type": "conversation"}}),
+    ]
+    for note_id, fields in extra:
+        store.collection.insert_one({"note_id": note_id, "content": "x", **fields})
+    got = {d.note_id for d in store.list_notes(NoteFilter(no_source=True), limit=50).items}
+    assert got == {f"note_{i:012x}" for i in range(25) if i % 4} | {
+        "note_0000000000e1",
+        "note_0000000000e2",
+        "note_0000000000e3",
+    }
+
+
 def test_text_search_treats_regex_characters_literally(store):
     assert store.list_notes(NoteFilter(text=".*"), limit=50).items == []
 

@@ -31,7 +31,10 @@ def test_overview_counts_notes_by_section_archive_lines_and_graph(viewer_client)
         assert f'aria-label="{section.replace("&", "&amp;")}: {count}"' in notes
 
     archive_lines = len((viewer_client_memory_dir() / "archive.jsonl").read_text().splitlines())
-    assert f'<a class="big" href="/archive/">{archive_lines}</a>' in _card(page, "archive-card")
+    # every line, restored ones included: what the number counts
+    assert f'<a class="big" href="/archive/?include_restored=on">{archive_lines}</a>' in _card(
+        page, "archive-card"
+    )
 
     graph = _card(page, "graph-card")
     for label, count in labels.items():

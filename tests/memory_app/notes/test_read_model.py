@@ -219,6 +219,8 @@ FILTERS = [
     NoteFilter(min_importance=0.5, min_access=1),  # the promotion candidates' filter
     NoteFilter(stale_days=5),
     NoteFilter(no_embedding=True),
+    NoteFilter(no_source=True),  # the Overview's "(no source)"
+    NoteFilter(no_source=True, section="Important Facts"),
     NoteFilter(text="NUMBER"),
     NoteFilter(text="number 1"),
     NoteFilter(text="topic 3", section="Important Facts"),

@@ -30,6 +30,7 @@ from typing import Any
 
 from memory_app.notes.lib.archive.entries import ArchivedNote, ArchiveLine, reason_kind
 from memory_app.notes.lib.archive.file import iter_lines
+from memory_app.notes.lib.archive.filters import ArchiveFilter, LineKey, line_key
 from qqweb.lib.files import file_lock
 
 BAD_LINES_KEPT = 100  # unreadable lines listed (with their number); all are counted
@@ -46,6 +47,12 @@ class ArchiveSummary:
     restored: int = 0
     unreadable: int = 0
     bad_lines: list[ArchiveLine] = field(default_factory=list)
+    # lines per (reason group, section, month, restored): a filter's count, no file read
+    by_key: Counter[LineKey] = field(default_factory=Counter)
+
+    def matching(self, flt: ArchiveFilter) -> int:
+        """How many lines ``flt`` lists."""
+        return sum(n for key, n in self.by_key.items() if flt.key_matches(key))
 
     @classmethod
     def of(cls, data: bytes, first_number: int = 1) -> ArchiveSummary:
@@ -65,6 +72,7 @@ class ArchiveSummary:
         self.by_reason[reason_kind(note.reason)] += 1
         self.by_section[note.section or "(no section)"] += 1
         self.restored += int(note.restored)
+        self.by_key[line_key(note)] += 1
         if note.archived_at:
             self.by_month[note.archived_at[:7]] += 1
             self.oldest = min(filter(None, (self.oldest, note.archived_at)))
@@ -83,6 +91,7 @@ class ArchiveSummary:
             restored=self.restored + other.restored,
             unreadable=self.unreadable + other.unreadable,
             bad_lines=(self.bad_lines + other.bad_lines)[:BAD_LINES_KEPT],
+            by_key=self.by_key + other.by_key,
         )
 
     def as_stats(self) -> dict[str, Any]:

@@ -68,6 +68,8 @@ def filter_mask(model: ReadModel, flt: NoteFilter, now: datetime) -> np.ndarray:
         code_is("source_type", flt.source_type)
     if flt.source_file:
         code_is("source_file", flt.source_file)
+    if flt.no_source:
+        mask &= c["source_type"] == -1  # read_model._code: no value, or an empty one
     accessed, created = c["accessed_us"], c["created_us"]
     if flt.created_after is not None:
         mask &= (created != MISSING) & (created > _us(flt.created_after))
