@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 
+from memory_app.notes.lib.archive.filters import ArchiveFilter
 from memory_app.notes.lib.constants import CORE_CATEGORIES, SECTIONS
 from memory_app.notes.lib.listing import MAX_STALE_DAYS, SORT_FIELDS, SOURCE_TYPES, NoteFilter
 from qqweb.jobs.params import InvalidJobParams, JobParams, params_validate
@@ -279,3 +280,21 @@ class AuditFilterForm(forms.Form):
         field = self.fields["action"]
         assert isinstance(field, forms.ChoiceField)
         field.choices = [("", "any action"), *[(a, a) for a in actions]]
+
+
+def archive_filter(data: Any) -> tuple[ArchiveFilter, int | None]:
+    """The Archive page's filter (what its counts link to) and where its page starts
+    (``before``, a byte offset), from the query string; InvalidInput names a bad value."""
+    before = data.get("before", "")
+    if before and not (before.isascii() and before.isdigit()):
+        raise InvalidInput(
+            "before", "must be a place in the archive file (a whole number, 0 or more)"
+        )
+    flt = ArchiveFilter(
+        reason=data.get("reason") or None,
+        section=data.get("section") or None,
+        month=data.get("month") or None,
+        include_restored=data.get("include_restored") == "on",
+        restored_only=data.get("restored_only") == "on",
+    )
+    return flt, int(before) if before else None

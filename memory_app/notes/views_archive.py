@@ -8,9 +8,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memory_app.notes import selectors, services
+from memory_app.notes.forms import archive_filter
 from memory_app.notes.job_params import MAX_DAYS
 from memory_app.notes.lib import NoteNotFound, RestoreConflict
-from memory_app.notes.lib.archive.filters import ArchiveFilter
 from qqweb.audit.messages import done_with_undo
 from qqweb.audit.services import events_recorded
 from qqweb.lib.actors import Actor
@@ -28,21 +28,11 @@ def archive(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")[:500]
     before = request.GET.get("before", "")
     try:
-        if before and not (before.isascii() and before.isdigit()):
-            raise InvalidInput(
-                "before", "must be a place in the archive file (a whole number, 0 or more)"
-            )
-        flt = ArchiveFilter(
-            reason=request.GET.get("reason") or None,
-            section=request.GET.get("section") or None,
-            month=request.GET.get("month") or None,
-            include_restored=request.GET.get("include_restored") == "on",
-            restored_only=request.GET.get("restored_only") == "on",
-        )
+        flt, start = archive_filter(request.GET)
     except InvalidInput as e:
         error = f"{e.field}: {e.message}"
         return render(request, "memory_app/not_found.html", {"error": error}, status=400)
-    view = selectors.archive_browse(query=query, flt=flt, before=int(before) if before else None)
+    view = selectors.archive_browse(query=query, flt=flt, before=start)
     older = request.GET.copy()
     older["before"] = str(view.older)
     return render_page(
