@@ -51,6 +51,7 @@ PAGES = (
     "/graph/entities/",
     "/graph/entities/{entity}/",
     "/graph/entities/{entity}/neighbourhood/",
+    "/graph/relationships/list/",
     "/graph/orphans/",
     "/graph/duplicates/",
     "/graph/search/?q=Oslo",
