@@ -2,7 +2,8 @@
 merge (the contract's Neo4j section): its lookups match ``name`` only and never consult
 ``aliases``, so an old name kept as an alias does not stop it from creating a new entity
 of that name the next time it meets it; and its ``create_entity`` with aliases replaces
-the whole ``aliases`` list. Pure text, no I/O: the previews show it.
+the whole ``aliases`` list. Pure text, no I/O: the previews (pages and API) show it, in
+words (names in curly quotes, no function names of the agent).
 """
 
 from __future__ import annotations
@@ -15,15 +16,15 @@ MERGED_BEFORE = "merged before"
 def forgotten_names_warnings(names: Iterable[str], survivor: str) -> list[str]:
     """The warnings of an action after which ``names`` live on only as aliases of
     ``survivor`` (a rename: the old name; a merge: the merged entity's name and aliases)."""
-    shown = ", ".join(repr(n) for n in dict.fromkeys(n for n in names if n))
+    shown = ", ".join(f"“{n}”" for n in dict.fromkeys(n for n in names if n))
     if not shown:
         return []
     return [
         f"The agent looks entities up by name only and never reads aliases: the next time "
-        f"it meets {shown}, it creates a new entity of that name beside {survivor!r}. Such "
+        f"it meets {shown}, a new entity of that name is created beside “{survivor}”. Such "
         f'an entity shows up first among the duplicate candidates, marked "{MERGED_BEFORE}".',
-        "The agent's create_entity with aliases replaces the whole alias list: the aliases "
-        f"kept on {survivor!r} last until the agent writes its aliases again.",
+        "When the agent writes an entity with aliases, it replaces the whole alias list: "
+        f"the aliases kept on “{survivor}” last until the agent writes its aliases again.",
     ]
 
 

@@ -7,6 +7,7 @@ import base64
 import json
 import math
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from graph_app.knowledge import EntityNotFound, InvalidIdentifier
@@ -18,6 +19,7 @@ from graph_app.knowledge.domain import (
     Relationship,
     RelationshipPage,
 )
+from graph_app.knowledge.values import plain
 from graph_app.knowledge.values import shown as as_shown
 from graph_app.selectors.notes import notes_mentioning
 from graph_app.stores import graph_store
@@ -91,7 +93,7 @@ class EntityDetail:
     label: str
     name: str
     labels: list[str]
-    properties: list[tuple[str, str]]
+    properties: list[tuple[str, str]]  # (key, text): the API's
     aliases: list[str]
     embedding_dimension: int | None
     outgoing: list[Relationship]
@@ -101,6 +103,9 @@ class EntityDetail:
     same_name_elsewhere: list[str] = field(default_factory=list)
     description: str = ""
     notes_unavailable: str = ""  # why ``notes`` is empty when MongoDB is down
+    # the page's rows: a date stays a datetime, for the ``when`` filter; the API keeps
+    # ``properties``, all text
+    property_rows: list[tuple[str, Any]] = field(default_factory=list)
 
 
 def entity_detail(*, label: str, name: str) -> EntityDetail:
@@ -130,6 +135,7 @@ def entity_detail(*, label: str, name: str) -> EntityDetail:
         name=name,
         labels=list(entity.labels),
         properties=sorted((k, as_shown(v)) for k, v in shown.items()),
+        property_rows=sorted((k, _shown(v)) for k, v in shown.items()),
         aliases=aliases,
         embedding_dimension=entity.embedding_dimension,
         outgoing=[r for r in rels if r.outgoing],
@@ -140,6 +146,14 @@ def entity_detail(*, label: str, name: str) -> EntityDetail:
         same_name_elsewhere=others,
         description=entity.description or "",
     )
+
+
+def _shown(value: Any) -> Any:
+    """A property as the entity page shows it: a date and time stays a ``datetime`` (the
+    template's ``when`` shows it in the dashboard's one format, exact in its title), any
+    other value as text (``values.shown``)."""
+    value = plain(value)
+    return value if isinstance(value, datetime) else as_shown(value)
 
 
 # --- orphans, name lookups ------------------------------------------------------------------

@@ -4,13 +4,14 @@ each call; the list itself is a keyset page read from MongoDB."""
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 from typing import Any
 
+from memory_app.facts.detail import FactDetail as FactDetail  # one fact's page, re-exported
+from memory_app.facts.detail import Neighbour as Neighbour
+from memory_app.facts.detail import fact_detail as fact_detail
 from memory_app.facts.lib import EmbeddingState, Fact, FactQuery, StoredDocument
-from memory_app.facts.lib.constants import DUPLICATE_THRESHOLD, SIMILAR_THRESHOLD
+from memory_app.facts.lib.constants import SIMILAR_THRESHOLD
 from memory_app.facts.lib.extjson import content_hash
 from memory_app.facts.lib.lint import BREAKS, Finding, lint
 from memory_app.facts.lib.rules import (
@@ -18,7 +19,6 @@ from memory_app.facts.lib.rules import (
     Deletion,
     Retrieval,
     cleanup_plan,
-    nearest,
     retrieval_top,
     similar_pairs,
 )
@@ -131,69 +131,6 @@ def facts_list(
         next_start_deletions=len(plan.deletions),
         breaks=sum(1 for f in findings if f.severity == BREAKS),
         matching=min(store.count_matching(query), len(docs)) if filtered else None,
-    )
-
-
-@dataclass(frozen=True)
-class Neighbour:
-    fact: Fact
-    score: float
-    mark: str  # "duplicate" (>= 0.95: the agent treats it as one), "similar" (>= 0.85), ""
-
-
-@dataclass(frozen=True)
-class FactDetail:
-    doc: StoredDocument
-    id_time: datetime | None
-    dimension: int | None
-    norm: float | None
-    embedding: str
-    neighbours: list[Neighbour]
-    deleted_by: Deletion | None  # this fact goes at the next start
-    deletes: list[Deletion] = field(default_factory=list)  # facts this one deletes
-    findings: list[Finding] = field(default_factory=list)
-
-
-def _mark(score: float) -> str:
-    if score >= DUPLICATE_THRESHOLD:
-        return "duplicate"
-    if score >= SIMILAR_THRESHOLD:
-        return "similar"
-    return ""
-
-
-def fact_detail(fact_id: str, *, neighbours: int = 10) -> FactDetail:
-    store = facts_store()
-    doc = store.get(fact_id)
-    docs = store.documents()
-    facts = [d for d in docs if isinstance(d, Fact)]
-    dimension = norm = None
-    embedding = ""
-    near: list[Neighbour] = []
-    deleted_by = None
-    deletes: list[Deletion] = []
-    if isinstance(doc, Fact):
-        embedding = doc.embedding.value
-        vector = doc.content_embedding
-        if isinstance(vector, list):
-            dimension = len(vector)
-            if all(isinstance(x, int | float) for x in vector):
-                norm = math.sqrt(sum(float(x) * float(x) for x in vector))
-        near = [Neighbour(r.fact, r.score, _mark(r.score)) for r in nearest(doc, facts, neighbours)]
-        plan = cleanup_plan(facts)
-        deleted_by = next((d for d in plan.deletions if d.deleted.hex_id == doc.hex_id), None)
-        deletes = [d for d in plan.deletions if d.anchor.hex_id == doc.hex_id]
-    findings = [f for f in lint([doc], []) if f.target == doc.hex_id]
-    return FactDetail(
-        doc=doc,
-        id_time=doc.id_time,
-        dimension=dimension,
-        norm=norm,
-        embedding=embedding,
-        neighbours=near,
-        deleted_by=deleted_by,
-        deletes=deletes,
-        findings=findings,
     )
 
 

@@ -25,6 +25,15 @@ LABELS = {
     "reembed": "re-embedding",
     "vanished_scan": "vanished-facts scan",
     "memory_tests": "memory tests",
+    # a run's stats (run_stats_words) where the key's own words fall short
+    "of_lines": "of the lines",
+    "test_run": "memory tests run",
+    "kept_rejected": "kept (rejected before)",
+    "dimensions": "vectors by dimension",
+    # an entity's properties (graph pages)
+    "mention_count": "mentions",
+    "source_first_id": "first source",
+    "source_latest_id": "latest source",
 }
 
 
@@ -184,3 +193,76 @@ def inserted_words(inserted: object) -> str:
         f"{inserted.get(key, 0)} {one if inserted.get(key, 0) == 1 else many}"
         for key, one, many in INSERTED_WORDS
     )
+
+
+SOURCE_FIELDS = {  # a note's ``source`` keys (both shapes of the data contract) as labels
+    "source_type": "Source",
+    "file_path": "File",
+    "file_name": "File name",
+    "line_start": "First line",
+    "line_end": "Last line",
+    "checksum": "Checksum",
+    "git_repo": "Repository",
+    "git_branch": "Branch",
+    "git_commit": "Commit",
+    "git_author": "Author",
+    "git_metadata.repo": "Repository",
+    "git_metadata.branch": "Branch",
+    "git_metadata.commit": "Commit",
+    "git_metadata.author": "Author",
+    "session_id": "Session",
+    "agent_id": "Agent",
+    "timestamp": "Recorded",
+    "analyzed_at": "Analysed",
+    "analyzer_focus": "Analyser's focus",
+    "source_id": "Source id",
+    "evidence": "Evidence",
+}
+
+
+def source_field_words(key: str) -> str:
+    """A note's source key ("git_metadata.repo") as a label ("Repository"); a key the
+    contract does not name reads as words ("git_metadata.host" -> "Git metadata host")."""
+    if key in SOURCE_FIELDS:
+        return SOURCE_FIELDS[key]
+    return key_words(key.replace(".", " ")).capitalize()
+
+
+# A run's stats shown in their own sections of its page (a sample of ids, the pairs left for
+# review, the refusals of an undo, an import's preview), never in its list of counts.
+RUN_STATS_APART = frozenset({"sample", "reasons", "left", "preview"})
+
+
+def run_stats_words(stats: object) -> list[tuple[str, str, str]]:
+    """A run's stats as (key, label, value) rows in words, for the run's page and the Jobs
+    page's Result column alike: each key as ``key_words`` says ("of_notes" -> "of the
+    notes"), a yes/no for a flag, a list's items and a dict's "key: value" pairs joined;
+    the stats kept apart (``RUN_STATS_APART``) and nested rows left out."""
+    if not isinstance(stats, Mapping):
+        return []
+    rows = []
+    for key, value in stats.items():
+        if key in RUN_STATS_APART or _nested(value):
+            continue
+        rows.append((str(key), key_words(str(key)), _value_words(value)))
+    return rows
+
+
+def _nested(value: object) -> bool:
+    if isinstance(value, Mapping):
+        value = list(value.values())
+    return isinstance(value, list | tuple) and any(
+        isinstance(v, Mapping | list | tuple) for v in value
+    )
+
+
+def _value_words(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "—"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{key_words(str(k))}: {_value_words(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(_value_words(v) for v in value)
+    return str(value)

@@ -1,8 +1,9 @@
 """``{{ key|words }}``: a stored key as a curator reads it (``qqweb.lib.words``),
 ``{{ reason|archive_reason }}`` and ``{{ rows|archive_reasons }}``: the agent's archive
 reasons in words (with ``:"<url>?reason="`` each row links to its lines),
-``{{ text|ticks_as_code }}``: a message's `commands` as code, and
-``{% bar_href row link none_link as href %}``: where a bar of ``_bars.html`` leads."""
+``{{ text|ticks_as_code }}``: a message's `commands` as code,
+``{% bar_href row link none_link as href %}``: where a bar of ``_bars.html`` leads, and
+``{{ moment|when }}``: a date and time in one format, the exact value in its title."""
 
 from __future__ import annotations
 
@@ -10,10 +11,17 @@ from collections.abc import Iterable, Sequence
 from urllib.parse import quote
 
 from django import template
-from django.utils.html import conditional_escape
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from qqweb.lib.words import action_words, actor_words, archive_reason_words, key_words
+from qqweb.lib.dates import moment
+from qqweb.lib.words import (
+    action_words,
+    actor_words,
+    archive_reason_words,
+    key_words,
+    run_stats_words,
+)
 
 register = template.Library()
 
@@ -75,3 +83,27 @@ def ticks_as_code(text: object) -> SafeString:
         return mark_safe("`".join(parts))  # noqa: S308 (escaped above)
     shown = [f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)]
     return mark_safe("".join(shown))  # noqa: S308 (escaped above)
+
+
+@register.filter
+def when(value: object) -> SafeString | str:
+    """``{{ note.updated_at|when }}``: a moment in one format ("28 Nov 2026, 14:05 UTC")
+    in a ``<time>`` that does not wrap, its exact stored value in the title
+    (``qqweb.lib.dates``). Not a moment: the value as it is, escaped ("" for ``None``, so
+    ``|default:"never"`` still works)."""
+    found = moment(value)
+    if found is None:
+        return "" if value is None else conditional_escape(str(value))
+    return format_html(
+        '<time class="when" datetime="{}" title="{}">{}</time>',
+        found.machine,
+        found.exact,
+        found.text,
+    )
+
+
+@register.filter
+def stats_words(stats: object) -> list[tuple[str, str, str]]:
+    """``{% for key, label, value in run.stats|stats_words %}``: a run's stats in words
+    (``run_stats_words``), the same on its page and on the Jobs page."""
+    return run_stats_words(stats)

@@ -75,7 +75,7 @@ WIDE_PAGES = ("/", "/notes/", "/search/?q=deploy", "/archive/", "/core/", "/main
 
 # What a reader finds cut or squeezed on the page shown, as sentences (none: all reads):
 # a select narrower than its longest choice, a chart label under 11 px or over another
-# one, a date (a ``.date``, or a cell that is a date) broken over two lines, a table
+# one, a date (a ``.date``, a ``.when``, or a cell that is a date) broken over two lines, a table
 # cell of four words or more shown a word a line, a box that scrolls sideways inside the
 # page (a wide table's own scrollbar).
 CUT_TEXT = r"""() => {
@@ -117,8 +117,8 @@ CUT_TEXT = r"""() => {
         problems.push(`the chart labels "${text}" and "${other}" overlap`);
     }));
   }
-  const dates = [...document.querySelectorAll('main .date, main td')]
-    .filter(e => e.matches('.date')
+  const dates = [...document.querySelectorAll('main .date, main .when, main td')]
+    .filter(e => e.matches('.date, .when')
       || /^\d{4}-\d\d-\d\d( \d\d:\d\d)?$/.test(e.innerText.trim()));
   for (const date of dates)
     if (shown(date) && lineTops(date) > 1)

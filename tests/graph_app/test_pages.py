@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 import pytest
@@ -244,3 +245,48 @@ def test_the_relationship_form_refuses_a_bad_field_with_a_400_naming_it(
     assert response.status_code == 400
     assert named in response.content.decode()
     assert graph_dump() == before
+
+
+def test_the_entity_page_names_its_properties_in_words_and_its_dates_in_one_format(
+    viewer_client, graph
+):
+    seen = datetime(2026, 11, 2, 2, 38, 5, 123456, tzinfo=UTC)  # a Neo4j DateTime once stored
+    graph_store().merge_entities(
+        "Location",
+        [
+            {
+                "name": "Oslo",
+                "props": {"canonical_name": "oslo", "first_seen": seen, "mention_count": 23},
+            }
+        ],
+    )
+    html = viewer_client.get(reverse("graph_app:entity", args=["Location", "Oslo"])).content
+    page = html.decode()
+    card = page[page.index("<h2>Properties</h2>") : page.index("<h2>Provenance")]
+    assert '<dt title="canonical_name">Canonical name</dt><dd>oslo</dd>' in card
+    assert '<dt title="mention_count">Mentions</dt><dd>23</dd>' in card
+    assert (
+        '<dt title="first_seen">First seen</dt><dd><time class="when" '
+        'datetime="2026-11-02T02:38:05.123456Z" title="2026-11-02T02:38:05.123456+00:00">'
+        "2 Nov 2026, 02:38 UTC</time></dd>"
+    ) in card
+    assert ">canonical_name<" not in card and ">first_seen<" not in card
+    assert "No source recorded" in page and ":Source" not in page
+
+
+def test_the_rename_and_delete_previews_speak_of_sources_and_entities_in_words(
+    curator_client, graph
+):
+    """Lumen has one source (the fixture's), linked twice."""
+    rename = curator_client.get(
+        reverse("graph_app:edit", args=["Project", "Lumen"]),
+        {"name": "Lumen RAG", "description": "a retrieval service"},
+    ).content.decode()
+    assert "a new entity of that name is created beside “Lumen RAG”" in rename
+    assert "create_entity" not in rename and "'Lumen'" not in rename
+    assert "the 1 source that mentions it, kept" in rename
+    delete = curator_client.get(reverse("graph_app:delete", args=["Project", "Lumen"]))
+    assert "its 2 links to the sources that mention it" in delete.content.decode()
+    assert ":Source" not in delete.content.decode()
+    overview = curator_client.get(reverse("graph_app:index")).content
+    assert b":Source" not in overview and b"<dt>Sources</dt>" in overview

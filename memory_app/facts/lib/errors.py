@@ -23,7 +23,7 @@ class AgentModelRequired(Refused):
         made = f", which makes {dimension}-d vectors" if dimension is not None else ""
         super().__init__(
             f"the facts agent compares {DIMENSION}-d vectors from {AGENT_MODEL}; the configured "
-            f"embedder is {model!r}{made}, so nothing was written. Set "
+            f"embedder is “{model}”{made}, so nothing was written. Set "
             f"QQ_EMBEDDING_BACKEND=sentence-transformers and QQ_EMBEDDING_MODEL={AGENT_MODEL}"
         )
         self.model = model

@@ -51,7 +51,7 @@ class JobRow:
 
 
 DECAY_VS_AGENT = (
-    "qqweb's decay pass honours each note's stored decay_rate (the agent's notes agent "
+    "qqweb's decay pass honours each note's stored decay rate (the agent's notes agent "
     "writes rates from 0.005 to 0.05 on purpose) and starts again from the undecayed "
     "importance, so running it twice changes nothing. The agent's own decay command uses "
     "0.01 for every note and decays the stored value again each time it runs (it "

@@ -23,6 +23,7 @@ from qqweb.audit.snapshots import to_json
 from qqweb.lib.clients import embedder
 from qqweb.lib.errors import QQError
 from qqweb.lib.query_vectors import query_vector
+from qqweb.lib.words import source_field_words
 
 
 def notes_count(*, flt: NoteFilter) -> NotesCount:
@@ -90,9 +91,12 @@ class NoteDetail:
 
     @property
     def source_fields(self) -> list[tuple[str, str]]:
-        """The latest ``source`` as (key, text) rows, nested dicts flattened, empties left out."""
+        """The latest ``source`` as (label, text) rows, nested dicts flattened, empties left
+        out, each key as its label ("git_metadata.repo" -> "Repository")."""
         source = self.note.source
-        return flatten_fields(source) if isinstance(source, Mapping) else []
+        if not isinstance(source, Mapping):
+            return []
+        return [(source_field_words(key), text) for key, text in flatten_fields(source)]
 
     @property
     def curve_points(self) -> str:

@@ -3,11 +3,14 @@ plan, the lint; off (404, no navigation) without QQ_FACTS_MONGO_URI; viewer role
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.test import Client
 
 from memory_app.facts.lib import FactsStore
+from qqweb.lib.embeddings import Embedder
+from tests.memory_app.facts.conftest import agent_writes
 from tests.memory_app.facts.planted import plant
 
 
@@ -88,12 +91,39 @@ def test_the_fact_page(facts_store: FactsStore, viewer_client: Client) -> None:
     new_id = str(docs["new_port"]["_id"])
     page = viewer_client.get(f"/facts/{new_id}/").content.decode()
     assert "The agent deletes this fact at its next start" in page
-    assert "384 dimensions" in page and "norm 1.000000" in page
+    assert '<dd id="fact-vector">384 numbers, length 1.00</dd>' in page
     assert "a duplicate to the agent" in page  # the old port, at 0.989
     assert "≥ 0.85: similar" in page  # the voice, at 0.9 * 0.989
     assert "(the agent's last write)" in page
     old = viewer_client.get(f"/facts/{docs['old_port']['_id']}/").content.decode()
     assert "the agent deletes the newer" in old
+
+
+def test_the_fact_page_names_its_fields_in_words(
+    facts_store: FactsStore, agent_model: Embedder, viewer_client: Client
+) -> None:
+    plain = agent_writes(facts_store, agent_model, "The user likes tea.", days_ago=2)
+    page = viewer_client.get(f"/facts/{plain}/").content.decode()
+    assert "<dt>Id</dt>" in page and "_id</dt>" not in page
+    assert '<dd id="fact-metadata">none</dd>' in page and "{}" not in page
+    assert re.search(
+        r"<dt>Written</dt><dd><time class=\"when\" [^>]*>\d+ \w{3} \d{4}, \d\d:\d\d UTC", page
+    )
+    assert "norm" not in page and "1.000000" not in page
+
+    tagged = agent_writes(
+        facts_store,
+        agent_model,
+        "The user drinks coffee at 8.",
+        days_ago=1,
+        metadata={"topic_area": "habits", "turns": [3, 4]},
+        origin_note={"kept": True},
+    )
+    page = viewer_client.get(f"/facts/{tagged}/").content.decode()
+    assert '<dd id="fact-metadata">topic area: habits · turns: [3, 4]</dd>' in page
+    # a field the agent does not read: its name as stored, its value as JSON, not Python
+    assert "<code>origin_note</code>" in page and "<code>{&quot;kept&quot;: true}</code>" in page
+    assert "True" not in page
 
 
 def test_a_missing_fact_is_a_404_page(facts_store: FactsStore, viewer_client: Client) -> None:

@@ -46,7 +46,11 @@ def test_search_shows_the_facts_and_what_the_agent_would_inject(
     agent_writes(facts_store, agent_model, "The master likes jazz.", days_ago=3)
     html = viewer_client.get("/search/", {"q": "TTS port"}).content.decode()
     assert 'id="results-facts"' in html
-    assert f"- {{&#x27;_id&#x27;: &#x27;{old}&#x27;" in html
+    # what it injects is labelled as the agent's own text, verbatim, and kept in a <pre>
+    label = html[html.index('id="injected-facts"') : html.index('<pre class="verbatim"')]
+    assert "would inject the first 2 of these" in label and "verbatim" in label
+    verbatim = html[html.index('<pre class="verbatim"') : html.index("</pre>")]
+    assert f"- {{&#x27;_id&#x27;: &#x27;{old}&#x27;" in verbatim
 
 
 def test_search_with_another_model_says_the_facts_need_the_agents(

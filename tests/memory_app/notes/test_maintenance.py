@@ -2,9 +2,11 @@
 retries when the store is down."""
 
 import json
+import re
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from memory_app.notes.lib.mongo_store import utcnow_naive
@@ -200,3 +202,22 @@ def test_a_vector_index_rebuild_reaches_the_other_processes_indexes(memory):
     other.refresh()
     assert other.holds("note_0000000000a3")
     other.close()
+
+
+def test_the_jobs_page_and_a_runs_page_say_its_stats_in_the_same_words(memory, admin_client_):
+    rebuilt = run("vector_index_rebuild")  # its stats hold a dict: {"dimensions": {"384": 2}}
+    planned = run("archival", dry_run=True)  # its last stat is the sample, kept apart
+    jobs = admin_client_.get(reverse("memory_app:maintenance")).content.decode()
+
+    def result(run_id):
+        row = jobs[jobs.index(f'data-run-id="{run_id}"') :]
+        return row[row.index('<td class="opt">') : row.index("</tr>")]
+
+    assert "vectors by dimension 384: 2" in result(rebuilt.pk)  # a3 has no vector
+    assert "{" not in result(rebuilt.pk) and "&#x27;" not in result(rebuilt.pk)
+    assert "of the notes 3" in result(planned.pk) and "sample" not in result(planned.pk)
+    assert not re.search(r"·\s*</td>", result(planned.pk))  # no separator left dangling
+    page = admin_client_.get(reverse("memory_app:maintenance_run", args=[rebuilt.pk]))
+    assert '<dt>vectors by dimension</dt><dd data-stat="dimensions">384: 2</dd>' in (
+        page.content.decode()
+    )

@@ -232,3 +232,44 @@ def test_the_detail_page_shows_both_source_shapes(viewer_client, notes):
     assert response.status_code == 200
     assert "session c71b" in html and "/home/dana/lumen/docs/architecture.md" in html
     assert "2026-11-04T15:13:09" in html
+
+
+def test_the_detail_page_names_the_source_in_words_and_its_dates_in_one_format(
+    viewer_client, notes
+):
+    analyzer = {
+        "source_type": "file",
+        "file_path": "/home/dana/lumen/docs/architecture.md",
+        "git_metadata": {"repo": "github.com/dana/lumen", "branch": "main"},
+        "analyzed_at": "2026-11-04T15:13:09.125000",
+    }
+    provenance = {
+        "source_type": "conversation",
+        "session_id": "c71b",
+        "timestamp": "2026-01-20T17:56:44.700239+00:00",
+        "source_id": "session:c71b",
+    }
+    notes_store().append_source_history("note_0000000000a2", provenance)
+    notes_store().collection.update_one(
+        {"note_id": "note_0000000000a2"}, {"$set": {"source": analyzer}}
+    )
+    html = viewer_client.get(
+        reverse("memory_app:note_detail", args=["note_0000000000a2"])
+    ).content.decode()
+    latest = html[html.index("<h3>Latest source</h3>") : html.index("<h3>History</h3>")]
+    assert "<dt>Source</dt><dd>file</dd>" in latest
+    assert "<dt>File</dt><dd>/home/dana/lumen/docs/architecture.md</dd>" in latest
+    assert "<dt>Repository</dt><dd>github.com/dana/lumen</dd>" in latest
+    assert "<dt>Branch</dt>" in latest
+    for key in ("source_type", "file_path", "git_metadata", "analyzed_at"):
+        assert key not in latest
+    # the analyzer's naive time is the agent's clock: no zone claimed, the exact text kept
+    assert 'title="2026-11-04T15:13:09.125000 (no time zone)">4 Nov 2026, 15:13</time>' in latest
+    assert (
+        'title="2026-01-20T17:56:44.700239+00:00">20 Jan 2026, 17:56 UTC</time>' in html
+    )  # the provenance history
+    assert "<dt>Id</dt>" in html and "note_id</dt>" not in html
+    assert re.search(
+        r'<dt>Updated</dt><dd><time class="when" [^>]*> ?\d+ \w{3} \d{4}, \d\d:\d\d UTC</time>',
+        html,
+    )

@@ -4,7 +4,14 @@ import pytest
 
 from qqweb.audit.registry import settled_actions, undoable_actions
 from qqweb.jobs.registry import HIDDEN_JOBS, JOBS
-from qqweb.lib.words import ACTIONS, LABELS, action_words, actor_words, archive_reason_words
+from qqweb.lib.words import (
+    ACTIONS,
+    LABELS,
+    action_words,
+    actor_words,
+    archive_reason_words,
+    run_stats_words,
+)
 
 
 @pytest.mark.parametrize(
@@ -43,3 +50,25 @@ def test_every_registered_action_has_a_label_of_words():
         assert action in ACTIONS, f"audit action {action} has no label in qqweb.lib.words"
     assert action_words("recall.pin") == "Pin a recall"
     assert action_words("note.archive") == "Archive a note"
+
+
+def test_a_runs_stats_read_as_words_with_the_structured_ones_left_to_their_sections():
+    stats = {
+        "of_notes": 499,
+        "archived": 0,
+        "dry_run": True,
+        "by_section": {"key_topics": 2, "people": 1},
+        "pinned": ["note_a", "note_b"],
+        "sample": [["note_a", "note_b", 0.97]],
+        "left": [{"note_id": "note_a"}],
+        "reasons": ["refused"],
+        "plans": {"decay": [1, 2]},
+    }
+    assert run_stats_words(stats) == [
+        ("of_notes", "of the notes", "499"),
+        ("archived", "archived", "0"),
+        ("dry_run", "dry run", "yes"),
+        ("by_section", "by section", "key topics: 2, people: 1"),
+        ("pinned", "pinned", "note_a, note_b"),
+    ]
+    assert run_stats_words(None) == []
