@@ -1,5 +1,5 @@
 """A stored key ("of_notes", "agent_differs_rate", "archive_purge") as a curator reads it
-("of the notes", "share where the agent differs", "archive purge"): the labels below,
+("notes looked at", "share where the agent differs", "archive purge"): the labels below,
 else the key with its underscores as spaces. A page never shows a raw key."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 
 LABELS = {
-    "of_notes": "of the notes",
+    "of_notes": "notes looked at",
     "agent_differs_rate": "share where the agent differs",
     "full_because": "a full scan, because",
     "vectors_read_from": "vectors read from",
@@ -26,7 +26,7 @@ LABELS = {
     "vanished_scan": "vanished-facts scan",
     "memory_tests": "memory tests",
     # a run's stats (run_stats_words) where the key's own words fall short
-    "of_lines": "of the lines",
+    "of_lines": "archive lines looked at",
     "test_run": "memory tests run",
     "kept_rejected": "kept (rejected before)",
     "dimensions": "vectors by dimension",
@@ -235,8 +235,8 @@ RUN_STATS_APART = frozenset({"sample", "reasons", "left", "preview"})
 
 def run_stats_words(stats: object) -> list[tuple[str, str, str]]:
     """A run's stats as (key, label, value) rows in words, for the run's page and the Jobs
-    page's Result column alike: each key as ``key_words`` says ("of_notes" -> "of the
-    notes"), a yes/no for a flag, a list's items and a dict's "key: value" pairs joined;
+    page's Result column alike: each key as ``key_words`` says ("of_notes" -> "notes
+    looked at"), a yes/no for a flag, a list's items and a dict's "key: value" pairs joined;
     the stats kept apart (``RUN_STATS_APART``) and nested rows left out."""
     if not isinstance(stats, Mapping):
         return []

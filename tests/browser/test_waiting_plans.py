@@ -44,7 +44,7 @@ def test_a_waiting_decay_names_the_pin_it_would_lose_beside_the_share_cap(
     )
     # the runs' results and the jobs' fields in words, not their keys
     runs = page.locator("#runs-table")
-    expect(runs).to_contain_text("of the notes 2")
+    expect(runs).to_contain_text("notes looked at 2")
     assert_reads_as_words(runs)
     expect(page.locator("#job-form-auto_consolidation")).to_contain_text("Use an LLM")
     shot(page, "waiting-plan-both-reasons")

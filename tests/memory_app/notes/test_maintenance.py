@@ -215,7 +215,7 @@ def test_the_jobs_page_and_a_runs_page_say_its_stats_in_the_same_words(memory, a
 
     assert "vectors by dimension 384: 2" in result(rebuilt.pk)  # a3 has no vector
     assert "{" not in result(rebuilt.pk) and "&#x27;" not in result(rebuilt.pk)
-    assert "of the notes 3" in result(planned.pk) and "sample" not in result(planned.pk)
+    assert "notes looked at 3" in result(planned.pk) and "sample" not in result(planned.pk)
     assert not re.search(r"·\s*</td>", result(planned.pk))  # no separator left dangling
     page = admin_client_.get(reverse("memory_app:maintenance_run", args=[rebuilt.pk]))
     assert '<dt>vectors by dimension</dt><dd data-stat="dimensions">384: 2</dd>' in (

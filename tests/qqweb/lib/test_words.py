@@ -65,7 +65,7 @@ def test_a_runs_stats_read_as_words_with_the_structured_ones_left_to_their_secti
         "plans": {"decay": [1, 2]},
     }
     assert run_stats_words(stats) == [
-        ("of_notes", "of the notes", "499"),
+        ("of_notes", "notes looked at", "499"),
         ("archived", "archived", "0"),
         ("dry_run", "dry run", "yes"),
         ("by_section", "by section", "key topics: 2, people: 1"),

@@ -45,7 +45,7 @@ NOTES_JOBS: tuple[Job, ...] = (
     Job(
         "decay",
         "Decay pass",
-        "Write each note's effective importance back with its own decay_rate; never "
+        "Write each note's effective importance back with its own decay rate; never "
         "compounds, respects the agent's own changes. The dry run also counts the notes "
         "the agent's own decay command (0.01 for all, compounding) would treat "
         "differently.",
@@ -63,7 +63,8 @@ NOTES_JOBS: tuple[Job, ...] = (
     Job(
         "archival",
         "Archival pass",
-        "Archive notes whose effective importance is below QQ_ARCHIVE_THRESHOLD.",
+        "Archive notes whose effective importance is below the threshold (the archive "
+        "threshold setting by default).",
         pins_first(archival_job, ARCHIVAL_APPLY),
         apply=ARCHIVAL_APPLY,
         plan_changed=plan_changed_count,
@@ -78,7 +79,8 @@ NOTES_JOBS: tuple[Job, ...] = (
     Job(
         "archive_purge",
         "Archive purge",
-        "Drop archive lines older than QQ_ARCHIVE_RETENTION_DAYS.",
+        "Drop archive lines older than the given number of days (the archive's "
+        "retention setting by default).",
         pins_first(purge_job, PURGE_APPLY),
         apply=PURGE_APPLY,
         plan_changed=plan_changed_count,
@@ -95,9 +97,9 @@ NOTES_JOBS: tuple[Job, ...] = (
         "auto_consolidation",
         "Auto-consolidation",
         "The agent's merge of near-duplicates, only the copies above the threshold "
-        "(QQ_CONSOLIDATION_THRESHOLD, 0.95): a pair whose texts differ in a value, "
-        "contradict each other or are worded differently is left for review (off by "
-        "default; runs above QQ_MAX_WORKING_NOTES).",
+        "(0.95 by default): a pair whose texts differ in a value, contradict each other "
+        "or are worded differently is left for review (off by default; runs only when "
+        "the agent holds more notes than its working limit, unless forced).",
         pins_first(auto_consolidation_job, CONSOLIDATION_APPLY),
         apply=CONSOLIDATION_APPLY,
         plan_changed=plan_changed_count,
