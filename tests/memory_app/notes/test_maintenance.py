@@ -221,3 +221,12 @@ def test_the_jobs_page_and_a_runs_page_say_its_stats_in_the_same_words(memory, a
     assert '<dt>vectors by dimension</dt><dd data-stat="dimensions">384: 2</dd>' in (
         page.content.decode()
     )
+
+
+def test_a_runs_parameters_read_in_words(memory, admin_client_):
+    scan = run("dedup_scan", dry_run=True, full=True)
+    page = admin_client_.get(reverse("memory_app:maintenance_run", args=[scan.pk]))
+    shown = page.content.decode()
+    parameters = shown[shown.index("<dt>parameters</dt>") :]
+    parameters = parameters[: parameters.index("</dd>")]
+    assert "full yes" in parameters and "True" not in parameters

@@ -273,3 +273,13 @@ def test_the_detail_page_names_the_source_in_words_and_its_dates_in_one_format(
         r'<dt>Updated</dt><dd><time class="when" [^>]*> ?\d+ \w{3} \d{4}, \d\d:\d\d UTC</time>',
         html,
     )
+
+
+def test_a_bad_filter_names_the_field_by_its_label_not_its_key(viewer_client, notes):
+    page = viewer_client.get(
+        reverse("memory_app:notes") + "?min_importance=7&max_importance=9"
+    ).content.decode()
+    alert = page[page.index('<p class="error" role="alert">') :]
+    alert = alert[: alert.index("</p>")]
+    assert "Importance from: " in alert and "Max importance: " in alert
+    assert "min_importance" not in alert and "max_importance" not in alert
