@@ -33,6 +33,9 @@ from tests.memory_app.facts.conftest import facts_store
 __all__ = ["facts_store"]  # the facts tests' fixture: a fresh facts collection
 DEADLINE = "Deadline for the Lumen beta is "
 
+MERGE_PREVIEW = (  # two Lumens of the demo: a Software and a Project
+    "/graph/merge/?source_label=Software&source_name=Lumen&target_label=Project&target_name=Lumen"
+)
 # Every page a user reaches from the header or a list; {note}, {fact}, {run} and
 # {entity} are filled in from the demo's data.
 PAGES = (
@@ -55,6 +58,7 @@ PAGES = (
     "/graph/orphans/",
     "/graph/duplicates/",
     "/graph/search/?q=Oslo",
+    MERGE_PREVIEW,
     "/facts/",
     "/facts/{fact}/",
     "/facts/new/",
@@ -71,7 +75,20 @@ PAGES = (
     "/tokens/",
 )
 # The pages with dates in tables, choices in forms and charts, at a desktop's width.
-WIDE_PAGES = ("/", "/notes/", "/search/?q=deploy", "/archive/", "/core/", "/maintenance/")
+WIDE_PAGES = (
+    "/",
+    "/notes/",
+    "/search/?q=deploy",
+    "/archive/",
+    "/core/",
+    "/maintenance/",
+    MERGE_PREVIEW,
+)
+# A table whose cells run past its card (a long source id, a type broken mid-word).
+PAST_THE_CARD = """() => [...document.querySelectorAll('main .card table')]
+    .filter(t => t.getBoundingClientRect().right
+                 > t.closest('.card').getBoundingClientRect().right + 1)
+    .map(t => (t.id ? '#' + t.id : 'a table') + ' runs past its card')"""
 
 # What a reader finds cut or squeezed on the page shown, as sentences (none: all reads):
 # a select narrower than its longest choice, a chart label under 11 px or over another
@@ -238,6 +255,7 @@ def test_dates_choices_and_charts_read_whole_at_a_desktops_width(
         page.wait_for_load_state("networkidle")
         _screenshot(page, "wide" + re.sub(r"[^a-z0-9]+", "-", path.split("?")[0]).rstrip("-"))
         cut += [f"{path}: {problem}" for problem in page.evaluate(CUT_TEXT)]
+        cut += [f"{path}: {problem}" for problem in page.evaluate(PAST_THE_CARD)]
     assert not cut, "\n".join(cut)
 
 

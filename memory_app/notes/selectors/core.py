@@ -49,7 +49,8 @@ def promotion_candidates(*, limit: int = 50) -> list[PromotionCandidate]:
     Picked by the notes list (``read_list.list_page``: the read model's columns, or the
     MongoDB query while a small collection loads), a page at a time until ``limit`` are
     found: no query sorts the collection per request. While a large collection's read
-    model loads this raises ``ListLoading`` (the page says so and shows the files)."""
+    model loads this raises ``ListLoading`` (the page says so and shows the files); with
+    MongoDB down it raises ``StoreUnavailable`` even when the read model matches none."""
     store = notes_store()
     flt = NoteFilter(min_importance=settings.QQ_CORE_THRESHOLD, min_access=3)
     core = core_notes()
@@ -82,6 +83,8 @@ def promotion_candidates(*, limit: int = 50) -> list[PromotionCandidate]:
         cursor = page.next_cursor
         if cursor is None:
             break
+    if not found:  # nothing was read from MongoDB: ask it, so an outage is said, not "none"
+        store.ping()
     return found
 
 
