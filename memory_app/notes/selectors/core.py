@@ -67,7 +67,7 @@ def promotion_candidates(*, limit: int = 50) -> list[PromotionCandidate]:
             sort="importance",
             direction="desc",
             cursor=cursor,
-            limit=MAX_PAGE,
+            limit=min(limit, MAX_PAGE),  # each note read is a document fetched by id
             now=utcnow_naive(),
         )
         for note in page.items:
