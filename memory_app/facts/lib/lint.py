@@ -58,22 +58,22 @@ def _vector_findings(fact: Fact) -> list[Finding]:
                 code,
                 BREAKS,
                 target,
-                f"content_embedding is {problem}: every retrieval returns nothing, every "
+                f"its vector is {problem}: every retrieval returns nothing, every "
                 "add fails and every cleanup aborts while it is there",
                 f"re-embed the content with all-MiniLM-L6-v2 ({DIMENSION} numbers)",
             )
         ]
     if state is EmbeddingState.EMPTY:
-        return [Finding("vector_empty", INFO, target, "content_embedding is []: skipped")]
+        return [Finding("vector_empty", INFO, target, "its vector is empty: the agent skips it")]
     if state is EmbeddingState.ZERO:
-        return [Finding("vector_zero", INFO, target, "content_embedding is all zeros: skipped")]
+        return [Finding("vector_zero", INFO, target, "its vector is all zeros: the agent skips it")]
     if state is EmbeddingState.MISSING:
         return [
             Finding(
                 "legacy_fact",
                 INFO,
                 target,
-                "a fact without content_embedding: invisible to retrieval, the add test and "
+                "a fact without a vector: invisible to retrieval, the add test and "
                 "the cleanup; embedding it makes it join the cleanup with its old timestamp",
                 "embed it (with a preview of what the cleanup would then delete)",
             )
