@@ -25,6 +25,15 @@ ADMIN = "admin"
 ROLES = ("viewer", "curator", "admin")
 
 
+def _register_once(table: dict[str, Any], key: str, value: Any, what: str) -> None:
+    """``table[key] = value``; again with the same value does nothing, another value for
+    a key that has one is a programming error (two apps claiming one action)."""
+    existing = table.get(key)
+    if existing is not None and existing is not value:
+        raise ValueError(f"{key} has {what} already: {existing!r}")
+    table[key] = value
+
+
 def register_undo(action: str, handler: UndoHandler, role: str = ADMIN) -> None:
     """Register ``handler`` as the undo of ``action``, which needs ``role`` to be undone:
     the role the action itself needs (an action registered without one needs an admin).
@@ -62,10 +71,7 @@ def register_settle(action: str, check: SettleCheck) -> None:
     it takes the event's ``before`` and returns the ``after`` the action would have
     recorded when its change is whole in the store, None when it is not (the reaper then
     ends the event done, and undoable, or failed)."""
-    existing = _settle_checks.get(action)
-    if existing is not None and existing is not check:
-        raise ValueError(f"{action} has a settle check already: {existing!r}")
-    _settle_checks[action] = check
+    _register_once(_settle_checks, action, check, "a settle check")
 
 
 def settle_check(action: str) -> SettleCheck | None:
@@ -94,10 +100,7 @@ _target_pages: dict[str, TargetPages] = {}
 
 def register_target_pages(target_type: str, finder: TargetPages) -> None:
     """Register ``finder`` for the events whose ``target_type`` is ``target_type``."""
-    existing = _target_pages.get(target_type)
-    if existing is not None and existing is not finder:
-        raise ValueError(f"{target_type} has a target finder already: {existing!r}")
-    _target_pages[target_type] = finder
+    _register_once(_target_pages, target_type, finder, "a target finder")
 
 
 def target_pages_finder(target_type: str) -> TargetPages | None:
