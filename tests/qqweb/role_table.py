@@ -70,6 +70,7 @@ PAGES: dict[str, tuple[tuple[str, ...], str]] = {
     "graph/duplicates/verdict/": (("POST",), CURATOR),
     "graph/merge/": (("GET", "POST"), CURATOR),
     "graph/relationships/": (("POST",), CURATOR),
+    "graph/relationships/list/": (("GET",), VIEWER),
     "graph/entities/<str:label>/<entity_name:name>/neighbourhood/": (("GET",), VIEWER),
     "graph/entities/<str:label>/<entity_name:name>/edit/": (("GET", "POST"), CURATOR),
     "graph/entities/<str:label>/<entity_name:name>/delete/": (("GET", "POST"), CURATOR),
