@@ -3,7 +3,9 @@ catch up with MongoDB with one diff between them, not one each (issue 35: every 
 diffed every note id at start, 66% of its time in the first minutes at 1M notes), and
 each still holds every note the agent wrote while none ran."""
 
+import os
 import threading
+import time
 
 import pytest
 
@@ -42,12 +44,19 @@ def _snapshot_then_agent_writes(tmp_path) -> None:
 
 
 def test_two_processes_opening_one_snapshot_diff_it_once(tmp_path, monkeypatch):
-    monkeypatch.setattr(shared_diff, "LEASE_GRACE_S", 5.0)  # both streams open meanwhile
     _snapshot_then_agent_writes(tmp_path)
     store = notes_store()
     diffs = _counting_diffs(store)
     one = VectorIndex(store, directory=tmp_path)
     other = VectorIndex(store, directory=tmp_path)
+
+    def both_streams_live() -> None:  # the leader's grace, without guessing its length
+        deadline = time.monotonic() + 60
+        while not (one.follows_change_stream and other.follows_change_stream):
+            assert time.monotonic() < deadline, "a change stream never opened"
+            time.sleep(0.05)
+
+    monkeypatch.setattr(shared_diff, "let_others_open", both_streams_live)
     try:
         one.start()
         other.start()
@@ -84,3 +93,35 @@ def test_a_process_whose_stream_opened_after_the_shared_diff_began_diffs_itself(
         assert diffs[0] == 2
     finally:
         later.close()
+
+
+def test_the_result_outlives_the_snapshot_folder_a_fold_removes(tmp_path):
+    """The leader folds (and removes the folder it opened) right after its diff; a process
+    still waiting for the lease takes the result all the same."""
+    snapshot = tmp_path / "state-abc"
+    snapshot.mkdir()
+    opened = time.time()
+    changed, itself = shared_diff.catch_up(snapshot, lambda: opened, lambda: {"n1"}, bool)
+    assert (changed, itself) == ({"n1"}, True)
+    snapshot.rmdir()  # the leader's fold published another snapshot
+
+    def never() -> set[str]:
+        raise AssertionError("diffed again")
+
+    assert shared_diff.catch_up(snapshot, lambda: opened, never, bool) == ({"n1"}, False)
+
+
+def test_catch_up_files_go_an_hour_after_their_snapshot(tmp_path):
+    from memory_app.notes.lib.replica import state
+
+    for name in ("state-old", "state-kept"):
+        shared_diff._write(tmp_path / name, time.time(), {"n1"})
+    (tmp_path / "state-kept").mkdir()
+    long_ago = time.time() - state.BUILD_ABANDONED_S - 60
+    for path in tmp_path.glob("catch-up-*"):
+        os.utime(path, (long_ago, long_ago))
+    fresh = tmp_path / "state-new"
+    shared_diff._write(fresh, time.time(), {"n2"})
+    state._clean(tmp_path, keep="state-kept")
+    left = sorted(p.name for p in tmp_path.glob("catch-up-*"))
+    assert left == ["catch-up-state-kept.diff.json", "catch-up-state-new.diff.json"]

@@ -2,11 +2,13 @@
 (issue 35: every gunicorn worker diffed every note id against MongoDB at start, 66% of
 its time in the first minutes at 1M notes).
 
-The first process to take the snapshot's lease (``flock`` on ``diff.lock`` in the
-snapshot's folder, released by the kernel if it dies) waits :data:`LEASE_GRACE_S` so the
+The first process to take the snapshot's lease (``flock`` on
+``catch-up-<snapshot folder>.diff.lock`` beside the snapshot's folder, released by the
+kernel if it dies) waits :data:`LEASE_GRACE_S` so the
 others' change streams open, diffs, and writes the note ids that changed since the
-snapshot to ``diff.json`` beside it (written to a temporary name, then renamed), with
-the wall-clock instant its diff began. The others wait for the lease and take those ids
+snapshot to ``catch-up-<snapshot folder>.diff.json`` (written to a temporary name, then
+renamed), with the wall-clock instant its diff began. The others wait for the lease (or
+find it free: the leader was done before they came) and take those ids
 (each process re-reads them into its own overlay) instead of diffing, **if** the diff
 began after their own change stream was live: every change after that instant reaches
 them through their stream, every change before it is in the result. Otherwise (no
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+SHARED_PREFIX = "catch-up-"  # its files: catch-up-<snapshot folder>.diff.{lock,json}
 LEASE = "diff.lock"
 RESULT = "diff.json"
 LEASE_GRACE_S = 1.0  # the leader waits this long before diffing: the others' streams open
@@ -47,26 +50,34 @@ def catch_up(
     if directory is None or live_since is None:
         return diff(), True
     try:
-        handle = open(directory / LEASE, "a+")  # noqa: SIM115 (held while waiting)
+        handle = open(_beside(directory, LEASE), "a+")  # noqa: SIM115 (held while waiting)
     except OSError:  # the snapshot's folder is gone or read-only
         return diff(), True
     with handle:
-        if not _take(handle, wait=False):
-            while not _take(handle, wait=False):  # another process is diffing
-                if stopped():  # the index is closing: nothing to catch up
-                    return set(), True
-                time.sleep(POLL_S)
-            since = live_since()
-            shared = None if since is None else _result(directory, since)
-            if shared is not None:
-                return shared, False
-        else:
-            time.sleep(LEASE_GRACE_S)
+        waited = False
+        while not _take(handle, wait=False):  # another process is diffing
+            if stopped():  # the index is closing: nothing to catch up
+                return set(), True
+            waited = True
+            time.sleep(POLL_S)
+        since = live_since()  # a result already there: another diffed before we came
+        shared = None if since is None else _result(directory, since)
+        if shared is not None:
+            return shared, False
+        if not waited:
+            let_others_open()
         started = time.time()
         changed = diff()
         with contextlib.suppress(OSError):
             _write(directory, started, changed)
         return changed, True
+
+
+def let_others_open() -> None:
+    """The leader's wait before its diff, so the change streams of the processes that
+    opened the snapshot with it are live when the diff begins (a test waits for exactly
+    that instead of a fixed time)."""
+    time.sleep(LEASE_GRACE_S)
 
 
 def _take(handle: object, *, wait: bool) -> bool:
@@ -79,7 +90,7 @@ def _take(handle: object, *, wait: bool) -> bool:
 
 def _result(directory: Path, live_since: float) -> set[str] | None:
     try:
-        saved = json.loads((directory / RESULT).read_text())
+        saved = json.loads(_beside(directory, RESULT).read_text())
     except (OSError, ValueError):
         return None
     if not isinstance(saved, dict) or float(saved.get("started", 0)) < live_since:
@@ -88,6 +99,14 @@ def _result(directory: Path, live_since: float) -> set[str] | None:
 
 
 def _write(directory: Path, started: float, changed: set[str]) -> None:
-    tmp = directory / f".{RESULT}.{os.getpid()}"
+    path = _beside(directory, RESULT)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
     tmp.write_text(json.dumps({"started": started, "changed": sorted(changed)}))
-    os.replace(tmp, directory / RESULT)
+    os.replace(tmp, path)
+
+
+def _beside(snapshot: Path, name: str) -> Path:
+    """``name`` for the snapshot in ``snapshot``, beside it rather than in it: the
+    leader's next fold publishes a new snapshot and removes this one's folder, maybe before
+    the others have read the result (``state.py`` removes these files an hour later)."""
+    return snapshot.parent / f"{SHARED_PREFIX}{snapshot.name}.{name}"

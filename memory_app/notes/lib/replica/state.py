@@ -57,6 +57,7 @@ from typing import Any
 import bson
 import numpy as np
 
+from memory_app.notes.lib.replica import shared_diff
 from memory_app.notes.lib.replica.books import (
     Books,
     SegmentRows,
@@ -328,11 +329,22 @@ def _clean(root: Path, keep: str) -> None:
     lock: nobody is opening one meanwhile)."""
     current = _current(root).get("state")
     for path in root.iterdir():
-        old_build = path.name.startswith("building-") and (
-            time.time() - path.stat().st_mtime > BUILD_ABANDONED_S
-        )
-        if (path.name.startswith("state-") and path.name not in (keep, current)) or old_build:
+        hour_old = _older_than(path, BUILD_ABANDONED_S)
+        if path.name.startswith(shared_diff.SHARED_PREFIX):  # a catch-up's lease, result
+            of_state = path.name.removeprefix(shared_diff.SHARED_PREFIX).split(".")[0]
+            if hour_old and of_state not in (keep, current):
+                path.unlink(missing_ok=True)
+        elif (path.name.startswith("state-") and path.name not in (keep, current)) or (
+            path.name.startswith("building-") and hour_old
+        ):
             shutil.rmtree(path, ignore_errors=True)
+
+
+def _older_than(path: Path, seconds: float) -> bool:
+    try:
+        return time.time() - path.stat().st_mtime > seconds
+    except FileNotFoundError:  # a catch-up result renamed meanwhile (outside this lock)
+        return False
 
 
 @contextmanager
