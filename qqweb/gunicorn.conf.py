@@ -27,6 +27,10 @@ qqweb.warm_up.after_fork = True
 preload_app = True
 
 
+def pre_fork(server: Any, worker: Any) -> None:
+    qqweb.warm_up.before_fork()
+
+
 def post_fork(server: Any, worker: Any) -> None:
     qqweb.warm_up.in_worker(server.pid)
 

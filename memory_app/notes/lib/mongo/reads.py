@@ -4,9 +4,9 @@ the vector index is fed with (rows, id versions, change events, its generation).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from datetime import datetime
-from itertools import pairwise
+from itertools import chain, pairwise
 from typing import Any
 
 from memory_app.notes.lib.documents import utcnow_naive
@@ -235,7 +235,7 @@ class Reads(MongoBase):
                 cursor = cursor.sort([("note_id", 1)])
             yield from cursor.batch_size(2000)
 
-    def id_versions(self, bounds: Sequence[str] = ()) -> Iterator[tuple[Any, str, tuple[Any, ...]]]:
+    def id_versions(self, bounds: Iterable[str] = ()) -> Iterator[tuple[Any, str, tuple[Any, ...]]]:
         """``(_id, note_id, stamp)`` of every note (the vector index's catch-up, and its
         diff when the server has no change stream; ``stamp`` as :func:`stamp`), read in
         windows of ``note_id`` between consecutive ``bounds`` (sorted; the first window
@@ -245,7 +245,7 @@ class Reads(MongoBase):
         first batch and answers nothing else meanwhile (13.5 s for every note at 100k,
         during which a page's fetch of 10 notes by id waited 12.3 s)."""
         fields = {"_id": 1, "note_id": 1, **dict.fromkeys(STAMP_FIELDS, 1)}
-        edges: list[str | None] = [None, *bounds, None]
+        edges: Iterable[str | None] = chain([None], bounds, [None])
         for low, high in pairwise(edges):
             window = _note_id_range(low, high)
             with self._guard():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -50,7 +50,7 @@ class VectorSource(Protocol):
     ) -> Iterator[dict[str, Any]]: ...
 
     def id_versions(
-        self, bounds: Sequence[str] = ()
+        self, bounds: Iterable[str] = ()
     ) -> Iterator[tuple[Any, str, tuple[Any, ...]]]: ...
 
     def count_notes(self) -> Any: ...  # a NotesCount: about how many notes (the progress)
