@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np
 
 import qqweb  # noqa: F401  (first: one BLAS thread per process, as in every qqweb process)
+from bench.cold_start import status_mb
 from bench.common import (
     Figure,
     Row,
@@ -124,16 +125,6 @@ class Peaks:
         return self.peak
 
 
-def vm_hwm_mb(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) // 1024
-    except OSError:
-        pass
-    return 0
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=100_000)
@@ -190,7 +181,7 @@ def main() -> None:
             wait_idle(pid, most_s=1800)
         for pid in Path(f"/proc/{worker.pid}/task/{worker.pid}/children").read_text().split():
             wait_idle(int(pid), most_s=1800)
-        hwm_before = vm_hwm_mb(server.pid)
+        hwm_before = status_mb(server.pid, "VmHWM")
         peaks = Peaks({"server": server.pid, "worker": worker.pid})
         before = load()
         t = time.perf_counter()
@@ -208,15 +199,16 @@ def main() -> None:
         row.figures["worker peak RSS, all its processes (MB)"] = Figure(
             None, load(), f"{peak['worker']:,} MB"
         )
+        hwm_after = status_mb(server.pid, "VmHWM")
         row.figures["server VmHWM before / after (MB)"] = Figure(
-            None, load(), f"{hwm_before:,} / {vm_hwm_mb(server.pid):,} MB"
+            None, load(), f"{hwm_before:,} / {hwm_after:,} MB"
         )
         result.update(
             seconds=round(seconds, 1),
             load_before=before,
             load_after=load(),
             peak_rss_mb=peak,
-            server_hwm_mb=[hwm_before, vm_hwm_mb(server.pid)],
+            server_hwm_mb=[hwm_before, hwm_after],
             stats={k: v for k, v in stats.items() if k != "sample"},
         )
         for name, figure in row.figures.items():
