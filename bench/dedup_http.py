@@ -15,7 +15,8 @@ default: no Redis), and the scan is asked for once every process is idle (the wo
 index caught up from the snapshot, as a worker that has been running). Timed from the
 POST to the run's status "done", polled at ``/api/maintenance/runs/<id>`` every 0.25 s;
 beside it the 1-minute load, the server's and the worker's (all its processes') peak
-resident memory sampled every 0.5 s, and the server's VmHWM. Results:
+resident memory sampled every 0.5 s (RSS summed, which counts a page shared by the pool's
+processes in each, and PSS, which counts it once), and the server's VmHWM. Results:
 ``bench/results/<out>.{json,md}`` (default ``dedup_http_<server>_<n>``).
 """
 
@@ -93,14 +94,34 @@ def near_copies(n: int, changed: int, dim: int) -> list[dict[str, Any]]:
     return agent_notes(n, n + len(picked), near.astype(np.float32))
 
 
-def tree_rss_mb(pid: int) -> int:
-    """Resident memory of ``pid`` and its children (a prefork worker's pool)."""
-    total = rss_mb(pid)
+def tree_pids(pid: int) -> list[int]:
+    """``pid`` and its descendants (a prefork worker's pool)."""
     try:
         children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
         children = []
-    return total + sum(tree_rss_mb(int(c)) for c in children)
+    return [pid, *(p for c in children for p in tree_pids(int(c)))]
+
+
+def tree_rss_mb(pid: int) -> int:
+    """Resident memory of ``pid`` and its children, summed (shared pages once each)."""
+    return sum(rss_mb(p) for p in tree_pids(pid))
+
+
+def pss_mb(pid: int) -> int:
+    """``pid``'s proportional set size: its private pages, and its share of the pages it
+    shares (the snapshot's memory map, the model): summed over a pool, each page once."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
+
+
+def tree_pss_mb(pid: int) -> int:
+    return sum(pss_mb(p) for p in tree_pids(pid))
 
 
 class Peaks:
@@ -117,6 +138,8 @@ class Peaks:
         while not self._stop.is_set():
             for name, pid in self.pids.items():
                 self.peak[name] = max(self.peak[name], tree_rss_mb(pid))
+                pss = f"{name} PSS"
+                self.peak[pss] = max(self.peak.get(pss, 0), tree_pss_mb(pid))
             self._stop.wait(0.5)
 
     def stop(self) -> dict[str, int]:
@@ -179,8 +202,8 @@ def main() -> None:
         worker = start_celery_worker({}, work, name="bench-dedup", pool=("--concurrency=2",))
         for pid in (server.pid, gunicorn.pid, worker.pid):
             wait_idle(pid, most_s=1800)
-        for pid in Path(f"/proc/{worker.pid}/task/{worker.pid}/children").read_text().split():
-            wait_idle(int(pid), most_s=1800)
+        for child in tree_pids(worker.pid)[1:]:
+            wait_idle(child, most_s=1800)
         hwm_before = status_mb(server.pid, "VmHWM")
         peaks = Peaks({"server": server.pid, "worker": worker.pid})
         before = load()
@@ -198,6 +221,9 @@ def main() -> None:
         row.figures["server peak RSS (MB)"] = Figure(None, load(), f"{peak['server']:,} MB")
         row.figures["worker peak RSS, all its processes (MB)"] = Figure(
             None, load(), f"{peak['worker']:,} MB"
+        )
+        row.figures["worker peak PSS, all its processes (MB)"] = Figure(
+            None, load(), f"{peak['worker PSS']:,} MB (shared pages counted once)"
         )
         hwm_after = status_mb(server.pid, "VmHWM")
         row.figures["server VmHWM before / after (MB)"] = Figure(
