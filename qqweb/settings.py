@@ -289,6 +289,9 @@ QQ_DEDUP_CLOCK_MARGIN_S = envint("QQ_DEDUP_CLOCK_MARGIN_S", 300)
 # MongoDB (its snapshot and the notes changed since); off (or with no snapshot), both read
 # every vector from MongoDB.
 QQ_DEDUP_FROM_SNAPSHOT = envbool("QQ_DEDUP_FROM_SNAPSHOT", True)
+# Threads a background job (the dedup scan, auto-consolidation) spreads the pair judge's
+# batches over; pages judge on their own thread. Default: one per core.
+QQ_JUDGE_THREADS = envint("QQ_JUDGE_THREADS", os.cpu_count() or 1)
 # Entities whose "name: description" embeddings are at least this similar are proposed as
 # duplicate candidates on the graph's Duplicates page.
 QQ_GRAPH_DUPLICATE_THRESHOLD = envfloat("QQ_GRAPH_DUPLICATE_THRESHOLD", 0.9)

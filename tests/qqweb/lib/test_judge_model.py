@@ -49,6 +49,20 @@ def test_pairs_are_judged_alike_alone_and_in_a_batch_of_any_order(model):
         assert np.allclose(model.logits([pair])[0], together[i], atol=1e-4)
 
 
+def test_a_job_judging_over_two_threads_gives_every_pair_what_one_thread_gives(model):
+    # enough pairs, of mixed lengths, for many length batches: each thread writes its own
+    # batches' rows, in the pairs' order
+    words = "the nightly backup of Ada's notes runs at two with encryption on".split()
+    pairs = [
+        (" ".join(words[: 3 + i % 9]) + f" {i}", " ".join(words[i % 5 :]) + f" number {i}")
+        for i in range(400)
+    ]
+    one = model.logits(pairs)
+    two = model.logits(pairs, threads=2)
+    assert np.allclose(one, two, atol=1e-4)
+    assert len({tuple(np.round(row, 3)) for row in two}) > 100  # rows not copied around
+
+
 @pytest.mark.parametrize(
     ("left", "right", "expected"),
     [

@@ -148,7 +148,9 @@ def judged_copies(
     "has yet to visit") keeps the same words in order, so the rules alone would merge it at
     any similarity. The judge runs on these pairs only (one batch); without it installed,
     the rules alone decide."""
-    judged = judge_pairs([(docs[a].content, docs[b].content) for a, b, _ in candidates])
+    judged = judge_pairs(
+        [(docs[a].content, docs[b].content) for a, b, _ in candidates], settings.QQ_JUDGE_THREADS
+    )
     if not candidates or judged is None:
         return candidates, []
     mergeable: list[Pair] = []
