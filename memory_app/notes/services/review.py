@@ -111,9 +111,7 @@ def _judge(pairs: list[ReviewPair], texts: dict[str, str]) -> int:
     in batches: stored with each pair, so no page view runs the model. How many were
     judged (0 without the judge installed)."""
     judged = (
-        judge_pairs(
-            [(texts[p.note_a], texts[p.note_b]) for p in pairs], settings.QQ_JUDGE_THREADS
-        )
+        judge_pairs([(texts[p.note_a], texts[p.note_b]) for p in pairs], settings.QQ_JUDGE_THREADS)
         if pairs
         else None
     )

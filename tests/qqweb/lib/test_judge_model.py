@@ -14,6 +14,7 @@ import pytest
 from qqweb.lib.judge.model import ABOUT, CLASSES, WEIGHTS, judge
 
 GOLDEN = Path(__file__).resolve().parents[2] / "fixtures" / "judge_golden.json"
+SENTENCE = "the nightly backup of Ada's notes runs at two with encryption on"
 
 
 @pytest.fixture(scope="module")
@@ -52,20 +53,7 @@ def test_pairs_are_judged_alike_alone_and_in_a_batch_of_any_order(model):
 def test_a_job_judging_over_two_threads_gives_every_pair_what_one_thread_gives(model):
     # enough pairs, of mixed lengths, for many length batches: each thread writes its own
     # batches' rows, in the pairs' order
-    words = [
-        "the",
-        "nightly",
-        "backup",
-        "of",
-        "Ada's",
-        "notes",
-        "runs",
-        "at",
-        "two",
-        "with",
-        "encryption",
-        "on",
-    ]
+    words = SENTENCE.split()
     pairs = [
         (" ".join(words[: 3 + i % 9]) + f" {i}", " ".join(words[i % 5 :]) + f" number {i}")
         for i in range(400)
