@@ -38,7 +38,8 @@ class Finds(monitoring.CommandListener):
             asked = {
                 "filter": command.get("filter", {}),
                 "limit": command.get("limit"),
-                "vectors": "embedding" in command.get("projection", {}),
+                # the load's windows ask for whole documents; the diff's for a few fields
+                "vectors": "embedding" in command.get("projection", {"embedding": 1}),
             }
             self._asked[event.request_id] = asked
 

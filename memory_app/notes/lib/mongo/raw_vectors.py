@@ -7,6 +7,12 @@ order), so its byte length gives ``dim`` and its values sit at known offsets: th
 gathered with one numpy index and viewed as little-endian float64. An array of another
 shape (integers in it, a sub-document) falls back to ordinary decoding, as does a
 document of another shape.
+
+:func:`document_with_row` does the same for a whole document the vector index reads
+(``Reads.vector_rows``): the other fields decoded as usual, the embedding gathered. On
+2,000 notes of 384 doubles pymongo's decoding took 82 ms and the rows' conversion to
+float32 28 ms more; while the index's reader decodes a window, SecantusDB's daemon (one
+query at a time) waits for the next.
 """
 
 from __future__ import annotations
@@ -16,9 +22,14 @@ from typing import Any
 
 import numpy as np
 from bson import decode as bson_decode
+from bson.codec_options import CodecOptions
 
 MAX_DIM = 8192
 _DOUBLE, _STRING, _DOCUMENT, _ARRAY = 0x01, 0x02, 0x03, 0x04
+# Bytes after an element's name, by type: fixed sizes, and those led by an int32 length
+# (plus what comes beside it: a binary's subtype). Any other type: ordinary decoding.
+_FIXED = {0x01: 8, 0x07: 12, 0x08: 1, 0x09: 8, 0x0A: 0, 0x10: 4, 0x11: 8, 0x12: 8, 0x13: 16}
+_SIZED = {0x02: 4, 0x0D: 4, 0x0E: 4, 0x05: 5, _DOCUMENT: 0, _ARRAY: 0}
 
 
 @lru_cache(maxsize=1)
@@ -114,3 +125,31 @@ def note_row(raw: bytes | memoryview) -> tuple[str | None, np.ndarray | None]:
     if row is None or not len(row):
         return str(note_id), None
     return str(note_id), row
+
+
+def document_with_row(raw: bytes | memoryview, options: CodecOptions[Any]) -> dict[str, Any]:
+    """The document in ``raw`` decoded with ``options``, its ``embedding`` a float32 row
+    when it is an array of doubles (as :func:`doubles` reads it); any other document
+    exactly as pymongo decodes it (the embedding a list, or whatever it holds)."""
+    raw = bytes(raw)
+    pos, end = 4, len(raw) - 1
+    while pos < end:
+        kind, start = raw[pos], pos
+        key_end = raw.index(0, pos + 1)
+        pos = key_end + 1
+        if kind in _FIXED:
+            pos += _FIXED[kind]
+            continue
+        if kind not in _SIZED:
+            break
+        size = _int32(raw, pos)
+        if kind == _ARRAY and raw[start + 1 : key_end] == b"embedding":
+            row = doubles(raw, pos, size)
+            if row is None or not len(row):  # an empty one stays a list
+                break
+            body = raw[4:start] + raw[pos + size :]  # the other fields, and the final NUL
+            doc: dict[str, Any] = bson_decode((4 + len(body)).to_bytes(4, "little") + body, options)
+            doc["embedding"] = row
+            return doc
+        pos += _SIZED[kind] + size
+    return bson_decode(raw, options)

@@ -282,8 +282,8 @@ class IndexCore:
         self._forget(note_id)
         self._versions.put(note_id, doc.get("_id"), stamp(doc))
         self.read_model.put(doc)
-        vector = doc.get("embedding") or []
-        if isinstance(vector, list) and vector:
+        vector = doc.get("embedding")
+        if isinstance(vector, list | np.ndarray) and len(vector):
             row = normalise(np.asarray(vector, dtype=np.float32))
             self._delta[note_id] = (len(vector), str(doc.get("section") or ""), row)
             self._delta_cache = None

@@ -191,7 +191,7 @@ class ReadModel:
         c["updated_us"][row] = _us(doc.get("updated_at"))
         c["accessed_us"][row] = _us(doc.get("last_accessed"))
         vector = doc.get("embedding")
-        c["dim"][row] = len(vector) if isinstance(vector, list) else 0
+        c["dim"][row] = len(vector) if isinstance(vector, list | np.ndarray) else 0
         raw = doc.get("source")
         source: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
         c["section"][row] = self._code("section", doc.get("section"))
