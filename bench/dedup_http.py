@@ -187,8 +187,8 @@ def main() -> None:
         from tests.services import start_celery_worker, stop
 
         print(f"cores {os.cpu_count()}, load {load():.1f} at the start", flush=True)
-        seconds = seed(uri, args.n, 384)
         store = notes_store()
+        seconds = seed(uri, args.n, 384, prepare=store.ensure_indexes)
         store.collection.insert_many(near_copies(args.n, args.changed, 384), ordered=False)
         store.ensure_indexes()
         print(f"  seeded {args.n:,} + {args.changed:,} notes in {seconds:.0f} s", flush=True)

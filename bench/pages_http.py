@@ -342,10 +342,9 @@ def main() -> None:
         from memory_app.notes.stores import notes_store
 
         print(f"cores {os.cpu_count()}, load {load():.1f} at the start", flush=True)
-        seconds = seed(uri, args.n, 384)
-        print(f"  seeded {args.n:,} notes in {seconds:.0f} s  [load {load():.1f}]", flush=True)
         store = notes_store()
-        store.ensure_indexes()
+        seconds = seed(uri, args.n, 384, prepare=store.ensure_indexes)  # indexes first
+        print(f"  seeded {args.n:,} notes in {seconds:.0f} s  [load {load():.1f}]", flush=True)
         store.vector_index.start()  # builds and saves the snapshot the workers open
         assert store.vector_index.wait_caught_up(timeout=1200), "no index in 20 min"
         user, token = curator(), _token()

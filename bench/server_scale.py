@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -79,10 +80,14 @@ class Budget:
         return Figure(p50, load()), Figure(p95, load())
 
 
-def seed(uri: str, n: int, dim: int) -> float:
+def seed(uri: str, n: int, dim: int, prepare: Callable[[], None] | None = None) -> float:
+    """``n`` agent-shaped notes in a new collection; ``prepare`` runs on the empty one
+    (the indexes first: the Rust server built them over 1M notes afterwards in 15 min)."""
     client: MongoClient[dict[str, Any]] = MongoClient(uri)
     collection = client[settings.QQ_MONGO_DB][settings.QQ_MONGO_COLLECTION]
     collection.drop()
+    if prepare is not None:
+        prepare()
     t = time.perf_counter()
     for start in range(0, n, 10_000):
         stop = min(n, start + 10_000)
