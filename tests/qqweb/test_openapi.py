@@ -85,6 +85,23 @@ def test_every_operation_documents_its_errors_with_the_error_schema():
                     assert ref.endswith("/ErrorOut"), f"{method} {path} {status}"
 
 
+def test_every_route_answering_an_error_shares_one_response_model_for_it():
+    # one wrapper per response type (qqweb/lib/api_types.py), not one per route and status:
+    # hundreds of them made the first search after a restart wait for their building
+    wrappers, routers, operations = {}, [router for _, router in api._routers], 0
+    while routers:
+        router = routers.pop()
+        routers.extend(child for _, child, *_ in router._routers)
+        for path_view in router.path_operations.values():
+            for operation in path_view.operations:
+                operations += 1
+                for status, model in operation.response_models.items():
+                    if model is not None and str(status).startswith(("4", "5")):
+                        wrappers[id(model)] = model
+    assert operations > 50
+    assert len(wrappers) == 1, [m.model_fields["response"].annotation for m in wrappers.values()]
+
+
 def test_the_memory_and_graph_candidates_and_verdicts_are_documented_apart():
     schema = _schema()
 
