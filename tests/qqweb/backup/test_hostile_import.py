@@ -238,6 +238,8 @@ def mutate(data: st.DataObject, lines: list[Any]) -> None:
     elif what == "header":
         lines[0]["version"] = data.draw(st.sampled_from([1.0, True, "1", 2, None]))
     elif what == "end":
+        if not isinstance(lines[-1], dict):  # a raw line took the end's place already
+            return
         if data.draw(st.booleans()):
             lines[-1]["counts"] = data.draw(hostile_values)
         else:
