@@ -38,7 +38,6 @@ from django.conf import settings as django_settings
 from django.core.cache import cache
 from neo4j import GraphDatabase
 from pymongo import MongoClient
-from secantus import SecantusDBServer
 
 from graph_app.knowledge.store import GraphStore
 from graph_app.stores import graph_store
@@ -47,7 +46,14 @@ from memory_app.notes.selectors import overview as overview_selectors
 from memory_app.notes.stores import notes_store, vector_indexes_close
 from qqweb.health import forget_cached_health
 from qqweb.lib.mongo.outages import forget_outages
-from tests.services import CLOSED, Neo4jService, celery_uses, start_redis, stop
+from tests.services import (
+    CLOSED,
+    Neo4jService,
+    SecantusService,
+    celery_uses,
+    start_redis,
+    stop,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -157,8 +163,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 @pytest.fixture(scope="session")
-def mongo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecantusDBServer]:
-    server = SecantusDBServer(storage_path=str(tmp_path_factory.mktemp("secantus")), port=0)
+def mongo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecantusService]:
+    server = SecantusService(tmp_path_factory.mktemp("secantus"))
     server.start()
     yield server
     server.stop()
@@ -190,7 +196,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def mongo(
     unrequested_stores_are_unreachable: None,
     settings: Any,
-    mongo_server: SecantusDBServer,
+    mongo_server: SecantusService,
     tmp_path_factory: pytest.TempPathFactory,
     monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[str]:
@@ -245,7 +251,7 @@ def broker(unrequested_stores_are_unreachable: None, settings: Any, redis_url: s
 
 @pytest.fixture
 def stores(
-    mongo: str, memory_dir: Path, neo4j: str, broker: str, mongo_server: SecantusDBServer
+    mongo: str, memory_dir: Path, neo4j: str, broker: str, mongo_server: SecantusService
 ) -> dict[str, Any]:
     """Every store, each clean: for tests that use them all."""
     return {"memory_dir": memory_dir, "mongo_uri": mongo_server.uri, "neo4j_uri": neo4j}

@@ -184,9 +184,15 @@ def _screenshot(page: Page, name: str) -> None:
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
 
 
-# the next form submitted stays on the page (busy.js, registered first, still sees it)
-_HOLD = """() => document.addEventListener(
-  "submit", event => event.preventDefault(), {once: true})"""
+def _hold_next_submit(page: Page) -> None:
+    """Keep the next form submitted on the page. busy.js, a deferred script, must have
+    registered its listener first (it ignores a submit already prevented), so this waits
+    for the document's DOMContentLoaded, which runs after the deferred scripts."""
+    page.wait_for_load_state("domcontentloaded")
+    page.evaluate(
+        """() => document.addEventListener(
+          "submit", event => event.preventDefault(), {once: true})"""
+    )
 
 
 def test_a_slow_rename_and_its_undo_say_what_they_do_and_for_how_long(
@@ -204,7 +210,8 @@ def test_a_slow_rename_and_its_undo_say_what_they_do_and_for_how_long(
     edit = page.locator("#entity-edit")
     edit.get_by_label("Name").fill("Lumen RAG")
     edit.get_by_role("button", name="Preview…").click()
-    page.evaluate(_HOLD)  # busy.js sees the submit; the page does not leave yet
+    expect(page.get_by_role("heading", name="Rename Project Lumen to Lumen RAG")).to_be_visible()
+    _hold_next_submit(page)  # busy.js sees the submit; the page does not leave yet
     page.get_by_role("button", name="Save").click()
     busy = page.locator("form[data-busy] button[aria-busy=true]")
     # the seconds count up while it waits (a loaded machine may skip a second's paint)
@@ -215,7 +222,7 @@ def test_a_slow_rename_and_its_undo_say_what_they_do_and_for_how_long(
     expect(page.locator("[data-message=success]")).to_contain_text("Saved and re-embedded.")
 
     page.set_viewport_size(PHONE)  # type: ignore[arg-type]
-    page.evaluate(_HOLD)
+    _hold_next_submit(page)
     page.locator("#message-undo").click()
     expect(page.locator("#message-undo")).to_have_text(
         re.compile(r"^Undoing… \([1-9] s\)$"), timeout=10_000

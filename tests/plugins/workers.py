@@ -9,18 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from secantus import SecantusDBServer
 
 from memory_app.notes.stores import notes_store, vector_indexes_close
 from qqweb.health import forget_cached_health
 from tests.plugins.database import child_database_url
-from tests.services import CLOSED, celery_uses, start_celery_worker, stop
+from tests.services import CLOSED, SecantusService, celery_uses, start_celery_worker, stop
 
 
 @pytest.fixture(scope="session")
 def worker_process(
     tmp_path_factory: pytest.TempPathFactory,
-    mongo_server: SecantusDBServer,
+    mongo_server: SecantusService,
     neo4j_uri: str,
     redis_url: str,
 ) -> Iterator[dict[str, str]]:
@@ -56,7 +55,7 @@ def celery_worker(stores: dict[str, Any], worker_process: dict[str, str]) -> dic
 
 @pytest.fixture(scope="session")
 def dev_broker_worker_process(
-    tmp_path_factory: pytest.TempPathFactory, mongo_server: SecantusDBServer, neo4j_uri: str
+    tmp_path_factory: pytest.TempPathFactory, mongo_server: SecantusService, neo4j_uri: str
 ) -> Iterator[dict[str, str]]:
     """A real worker started as ``scripts/dev.sh`` starts it (thread pool, two threads) on
     the broker ``make dev`` uses when CELERY_BROKER_URL is unset: kombu's SQLAlchemy
