@@ -46,10 +46,10 @@ from memory_app.notes.selectors import overview as overview_selectors
 from memory_app.notes.stores import notes_store, vector_indexes_close
 from qqweb.health import forget_cached_health
 from qqweb.lib.mongo.outages import forget_outages
+from tests.secantus_service import SecantusService
 from tests.services import (
     CLOSED,
     Neo4jService,
-    SecantusService,
     celery_uses,
     start_redis,
     stop,
@@ -58,8 +58,9 @@ from tests.services import (
 ROOT = Path(__file__).resolve().parent.parent
 
 # The Celery workers, the personas and the MongoDB command recorder are fixtures of their
-# own modules.
+# own modules; the heap plugin keeps the garbage collector's pauses short.
 pytest_plugins = [
+    "tests.plugins.heap",
     "tests.plugins.database",
     "tests.plugins.workers",
     "tests.plugins.personas",

@@ -1,7 +1,7 @@
-"""Start the real services the tests run against: SecantusDB (the ``secantusd-py`` daemon
-``make dev`` runs), Neo4j (the launcher in scripts/), Redis (Debian's redis-server), a
-Celery worker, and PostgreSQL (Debian's postgresql) when the run asks for it
-(tests/plugins/database.py).
+"""Start the real services the tests run against: SecantusDB (the ``secantusd-py``
+daemon ``make dev`` runs, tests/secantus_service.py), Neo4j (the launcher in scripts/),
+Redis (Debian's redis-server), a Celery worker, and PostgreSQL (Debian's postgresql) when
+the run asks for it (tests/plugins/database.py).
 
 Nothing here skips: a service that cannot start raises ``ServiceStartError`` naming
 what is missing, and every test that needs it fails with that message.
@@ -72,57 +72,6 @@ def stop(proc: subprocess.Popen[Any] | None, timeout: float = 20) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(5)
-
-
-class SecantusService:
-    """The SecantusDB daemon as ``make dev`` starts it (scripts/dev.sh: ``secantusd-py
-    --host 127.0.0.1 --port P --storage-path DIR``), on a free port, in a process of its
-    own. In the pytest process (``SecantusDBServer``'s threads) every full garbage
-    collection of a long run's heap, and the GIL the tests hold, stalled the server past
-    the stores' 2 s timeout late in a loaded run."""
-
-    def __init__(self, workdir: Path) -> None:
-        self.workdir = workdir
-        self.proc: subprocess.Popen[str] | None = None
-        self.uri = ""
-
-    def start(self) -> str:
-        binary = Path(sys.executable).parent / "secantusd-py"
-        if not binary.exists():
-            raise ServiceStartError(f"{binary} is missing: `make install` installs secantusdb")
-        self.workdir.mkdir(parents=True, exist_ok=True)
-        port = free_port()
-        log = self.workdir / "secantus.log"
-        with open(log, "w") as out:
-            self.proc = subprocess.Popen(
-                [
-                    str(binary),
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(port),
-                    "--storage-path",
-                    str(self.workdir / "data"),
-                ],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                text=True,
-            )
-        deadline = time.monotonic() + 60
-        while not port_answers(port):
-            if self.proc.poll() is not None:
-                raise ServiceStartError(
-                    f"secantusd-py exited with {self.proc.returncode}:\n{_tail(log)}"
-                )
-            if time.monotonic() > deadline:
-                stop(self.proc)
-                raise ServiceStartError(f"secantusd-py did not listen within 60 s:\n{_tail(log)}")
-            time.sleep(0.1)
-        self.uri = f"mongodb://127.0.0.1:{port}/"
-        return self.uri
-
-    def stop(self) -> None:
-        stop(self.proc)
 
 
 class Neo4jService:

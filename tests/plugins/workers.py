@@ -13,7 +13,8 @@ import pytest
 from memory_app.notes.stores import notes_store, vector_indexes_close
 from qqweb.health import forget_cached_health
 from tests.plugins.database import child_database_url
-from tests.services import CLOSED, SecantusService, celery_uses, start_celery_worker, stop
+from tests.secantus_service import SecantusService
+from tests.services import CLOSED, celery_uses, start_celery_worker, stop
 
 
 @pytest.fixture(scope="session")

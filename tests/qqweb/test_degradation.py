@@ -9,19 +9,17 @@ the other tests): a SecantusDB in this process, or the Neo4j launcher. Timings a
 checked against the store timeout plus a fixed allowance for rendering the page on a
 busy machine (``SLACK_S``), after one warm-up pass with every store up.
 
-The timed requests run in the test process, which late in a full run holds millions of
-objects from earlier tests: one full garbage collection of that heap took seconds on a
-loaded CI machine (a 16 ms page timed at 3.7 s). ``frozen_heap`` collects once and freezes
-the heap before the timed part, so a collection during it walks only what the requests
-made; what a server process holds is not measured here."""
+The timed requests run in the test process, which late in a full run holds many objects
+from earlier tests: one full garbage collection of that heap took seconds on a loaded CI
+machine (a 16 ms page timed at 3.7 s). ``tests/plugins/heap.py`` freezes what earlier
+tests left, so a collection during the timed part walks only what this test made; what a
+server process holds is not measured here."""
 
 from __future__ import annotations
 
-import gc
 import re
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -113,16 +111,6 @@ def timed_get(client: Client, url: str) -> tuple[Any, float]:
     return response, time.monotonic() - started
 
 
-@contextmanager
-def frozen_heap() -> Iterator[None]:
-    gc.collect()
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
 def check_all_up(client: Client) -> None:
     for url in [*NOTES_PAGES, *GRAPH_PAGES, *NOTES_API, *GRAPH_API, *OTHER_API, OVERVIEW_API]:
         response = client.get(url)
@@ -181,24 +169,23 @@ def test_with_neo4j_stopped_notes_work_and_graph_pages_show_the_banner_then_reco
 
     stop(own_neo4j["proc"], timeout=60)
     forget_cached_health()
-    with frozen_heap():
-        for url in NOTES_PAGES + NOTES_API + OTHER_API:
-            response, took = timed_get(client, url)
-            assert response.status_code < 500, (url, response.status_code)
-            assert took < TIMEOUT_MS / 1000 + SLACK_S, (url, took)
-        for url in GRAPH_PAGES:
-            response, took = timed_get(client, url)
-            assert response.status_code in (200, 503), (url, response.status_code)
-            assert BANNERS["neo4j"].search(response.content), url
-            assert took < TIMEOUT_MS / 1000 + SLACK_S, (url, took)
-        for url in GRAPH_API:
-            response, took = timed_get(client, url)
-            assert response.status_code == 503, (url, response.status_code)
-            assert response.json()["error"]["code"] == "store_unavailable"
-            assert took < TIMEOUT_MS / 1000 + SLACK_S, (url, took)
-        response, took = timed_get(client, OVERVIEW_API)
-        assert response.status_code == 200  # the notes' overview: no graph in it
-        assert took < TIMEOUT_MS / 1000 + SLACK_S, took
+    for url in NOTES_PAGES + NOTES_API + OTHER_API:
+        response, took = timed_get(client, url)
+        assert response.status_code < 500, (url, response.status_code)
+        assert took < TIMEOUT_MS / 1000 + SLACK_S, (url, took)
+    for url in GRAPH_PAGES:
+        response, took = timed_get(client, url)
+        assert response.status_code in (200, 503), (url, response.status_code)
+        assert BANNERS["neo4j"].search(response.content), url
+        assert took < TIMEOUT_MS / 1000 + SLACK_S, (url, took)
+    for url in GRAPH_API:
+        response, took = timed_get(client, url)
+        assert response.status_code == 503, (url, response.status_code)
+        assert response.json()["error"]["code"] == "store_unavailable"
+        assert took < TIMEOUT_MS / 1000 + SLACK_S, (url, took)
+    response, took = timed_get(client, OVERVIEW_API)
+    assert response.status_code == 200  # the notes' overview: no graph in it
+    assert took < TIMEOUT_MS / 1000 + SLACK_S, took
 
     own_neo4j["proc"] = run_neo4j(own_neo4j["home"], own_neo4j["port"])
 
@@ -218,24 +205,23 @@ def test_with_mongodb_stopped_graph_works_and_notes_pages_show_the_banner_then_r
 
     own_mongo["server"].stop()
     forget_cached_health()
-    with frozen_heap():
-        for url in GRAPH_PAGES + GRAPH_API + OTHER_API:
-            response, took = timed_get(client, url)
-            assert response.status_code < 500, (url, response.status_code)
-            assert took < TIMEOUT_MS / 1000 + SLACK_S, (url, took)
-        for url in NOTES_PAGES:
-            response, took = timed_get(client, url)
-            assert response.status_code in (200, 503), (url, response.status_code)
-            assert BANNERS["mongodb"].search(response.content), url
-            assert took < TIMEOUT_MS / 1000 + SLACK_S, (url, took)
-        for url in NOTES_API:
-            response, took = timed_get(client, url)
-            assert response.status_code == 503, (url, response.status_code)
-            assert response.json()["error"]["store"] == "mongodb"
-            assert took < TIMEOUT_MS / 1000 + SLACK_S, (url, took)
-        response, took = timed_get(client, OVERVIEW_API)
-        assert response.status_code == 200 and b"mongodb" in response.content.lower()
-        assert took < TIMEOUT_MS / 1000 + SLACK_S, took
+    for url in GRAPH_PAGES + GRAPH_API + OTHER_API:
+        response, took = timed_get(client, url)
+        assert response.status_code < 500, (url, response.status_code)
+        assert took < TIMEOUT_MS / 1000 + SLACK_S, (url, took)
+    for url in NOTES_PAGES:
+        response, took = timed_get(client, url)
+        assert response.status_code in (200, 503), (url, response.status_code)
+        assert BANNERS["mongodb"].search(response.content), url
+        assert took < TIMEOUT_MS / 1000 + SLACK_S, (url, took)
+    for url in NOTES_API:
+        response, took = timed_get(client, url)
+        assert response.status_code == 503, (url, response.status_code)
+        assert response.json()["error"]["store"] == "mongodb"
+        assert took < TIMEOUT_MS / 1000 + SLACK_S, (url, took)
+    response, took = timed_get(client, OVERVIEW_API)
+    assert response.status_code == 200 and b"mongodb" in response.content.lower()
+    assert took < TIMEOUT_MS / 1000 + SLACK_S, took
 
     own_mongo["server"] = SecantusDBServer(
         storage_path=str(own_mongo["path"]), port=own_mongo["port"]
