@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np
 
 import qqweb  # noqa: F401  (first: one BLAS thread per process, as in every qqweb process)
-from bench.common import Figure, Row, agent_notes, clustered, load, start_server
+from bench.common import Figure, Row, agent_notes, clustered, load, scratch_dir, start_server
 
 POLL_S = 0.25
 
@@ -251,7 +251,7 @@ def main() -> None:
     args = parser.parse_args()
     started = time.perf_counter()
     binary = str(ROOT / ".venv/bin/secantusd-py")
-    work = Path(tempfile.mkdtemp(prefix="qqweb-cold-"))
+    work = scratch_dir("qqweb-cold-")
     from bench.scale import django_setup
 
     django_setup(work, "hashing")  # the vectors are random: no model needed to ask

@@ -20,7 +20,9 @@ Three approaches per row:
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -192,16 +194,35 @@ def port_free(port: int) -> bool:
         return True
 
 
+def scratch_dir(prefix: str) -> Path:
+    """A fresh directory under /tmp, removed when the bench exits (a 1M-note run leaves
+    gigabytes: a disk filled by earlier runs stopped a seeding half-way)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
+def _stop_and_remove(proc: subprocess.Popen[bytes], data: Path) -> None:
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(30)
+    shutil.rmtree(data, ignore_errors=True)
+
+
 def start_server(
     kind: str, binary: str, port: int, data: str | None = None
 ) -> tuple[str, subprocess.Popen[bytes]]:
-    """A server on ``port`` on ``data``, by default a fresh directory under /tmp."""
+    """A server on ``port`` on ``data``, by default a fresh directory under /tmp that is
+    removed, the server stopped first, when the bench exits."""
+    scratch = data is None
     data = data or tempfile.mkdtemp(prefix=f"qqweb-bench-{kind}-")
     if kind == "rust":
         cmd = [binary, "--port", str(port), "--storage-path", data]
     else:
         cmd = [binary, "--host", "127.0.0.1", "--port", str(port), "--storage-path", data]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if scratch:
+        atexit.register(_stop_and_remove, proc, Path(data))
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         try:

@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -48,6 +47,7 @@ from bench.common import (
     load,
     port_free,
     rss_mb,
+    scratch_dir,
     start_server,
     wait_idle,
 )
@@ -164,7 +164,7 @@ def main() -> None:
         raise SystemExit(f"no {args.server} server here: nothing measured")
     port = free_port(args.port_base)
     uri, server = start_server(args.server, found[args.server], port)
-    work = Path(tempfile.mkdtemp(prefix="qqweb-dedup-http-"))
+    work = scratch_dir("qqweb-dedup-http-")
     os.environ.update(
         {
             "MONGODB_URI": uri,

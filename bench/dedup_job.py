@@ -45,7 +45,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import agent_notes, clustered, django_in, load, port_free, start_server
+from bench.common import (
+    agent_notes,
+    clustered,
+    django_in,
+    load,
+    port_free,
+    scratch_dir,
+    start_server,
+)
 
 
 def main() -> None:
@@ -63,7 +71,7 @@ def main() -> None:
     if args.in_process:
         in_process(args.in_process, args.changed)
         return
-    work = Path(tempfile.mkdtemp(prefix="qqweb-dedup-incremental-"))
+    work = scratch_dir("qqweb-dedup-incremental-")
     port = args.port
     while not port_free(port):
         port += 1

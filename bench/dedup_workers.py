@@ -19,14 +19,13 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import Figure, Row, load, port_free
+from bench.common import Figure, Row, load, port_free, scratch_dir
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
@@ -60,7 +59,7 @@ def main() -> None:
     args = parser.parse_args()
     from tests.services import start_celery_worker, stop
 
-    work = Path(tempfile.mkdtemp(prefix="qqweb-dedup-workers-"))
+    work = scratch_dir("qqweb-dedup-workers-")
     port = args.port
     while not port_free(port):
         port += 1

@@ -30,7 +30,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -48,6 +47,7 @@ from bench.common import (
     load,
     port_free,
     sample,
+    scratch_dir,
     start_server,
     timed_ms,
     wait_idle,
@@ -326,7 +326,7 @@ def main() -> None:
     while not port_free(port):
         port += 1
     uri, server = start_server(args.server, found[args.server], port)
-    work = Path(tempfile.mkdtemp(prefix="qqweb-pages-http-"))
+    work = scratch_dir("qqweb-pages-http-")
     os.environ.update(
         {
             "MONGODB_URI": uri,

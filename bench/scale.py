@@ -22,14 +22,13 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import qqweb  # noqa: F401  (first: one BLAS thread per process, as in every qqweb process)
-from bench.common import Figure, Row, load, port_free, start_server
+from bench.common import Figure, Row, load, port_free, scratch_dir, start_server
 
 COLUMNS = ("current", "read model", "naive")
 
@@ -192,7 +191,7 @@ def main() -> None:
 
     print(f"cores {os.cpu_count()}, load {load():.1f} at the start")
     if args.only in ("", "server"):
-        work = Path(tempfile.mkdtemp(prefix="qqweb-bench-scale-"))
+        work = scratch_dir("qqweb-bench-scale-")
         django_setup(work, args.embedder)
         from bench.server_scale import measure
 
