@@ -36,6 +36,7 @@ from memory_app.notes.selectors.overview import (
     importance_histogram,
     memory_insights,
     memory_overview,
+    overview_warm_up,
 )
 from memory_app.notes.selectors.retrieval import RetrievalPreview, retrieval_preview
 from memory_app.notes.selectors.review import (
@@ -86,6 +87,7 @@ __all__ = [
     "notes_list",
     "notes_search",
     "open_scan",
+    "overview_warm_up",
     "promotion_candidates",
     "retrieval_preview",
     "review_calibration",
