@@ -74,11 +74,9 @@ def _freeze_when_caught_up() -> None:
     a fold replaces later is freed by its reference count (no cycle holds it)."""
     from django.conf import settings
 
-    from memory_app.notes.selectors import overview_warm_up
     from memory_app.notes.stores import notes_store
 
     if settings.QQ_VECTOR_WARM_UP:
-        overview_warm_up(wait=FREEZE_WAIT_S)  # as soon as the read model is readable
         notes_store().vector_index.wait_caught_up(timeout=FREEZE_WAIT_S)
     gc.collect()
     gc.freeze()

@@ -36,7 +36,6 @@ from memory_app.notes.selectors.overview import (
     importance_histogram,
     memory_insights,
     memory_overview,
-    overview_warm_up,
 )
 from memory_app.notes.selectors.retrieval import RetrievalPreview, retrieval_preview
 from memory_app.notes.selectors.review import (
@@ -87,7 +86,6 @@ __all__ = [
     "notes_list",
     "notes_search",
     "open_scan",
-    "overview_warm_up",
     "promotion_candidates",
     "retrieval_preview",
     "review_calibration",

@@ -197,20 +197,6 @@ def memory_insights(
     )
 
 
-def overview_warm_up(*, wait: float) -> None:
-    """The Overview's pictures computed once, as soon as this process's read model is
-    readable (waiting at most ``wait`` s), by a worker's warm-up thread. Otherwise each
-    worker's first Overview computes the effective importance of every note at four
-    times and sorts their creation instants: 0.3-1 s at 1M notes, the first minute's p95
-    after a start. Later requests only move those on (``replica/effective.py``); one
-    arriving meanwhile waits under the index's lock rather than doing it again."""
-    threshold = settings.QQ_ARCHIVE_THRESHOLD
-    now = utcnow_naive().replace(microsecond=0)
-    notes_store().vector_index.read(
-        lambda model: read_pictures(model, now=now, threshold=threshold), wait=wait
-    )
-
-
 def _importance_queries(bins: int) -> list[str]:
     """The notes list's filter of each histogram bar: [i / bins, (i + 1) / bins), the last
     bar up to 1 included (as ``importance_histogram`` counts)."""

@@ -127,29 +127,3 @@ def test_a_process_loading_its_index_shows_the_loads_count_without_asking_the_se
     finally:
         source.go.set()
         index.close()
-
-
-def test_after_the_warm_up_a_first_overview_computes_no_note_from_scratch(mongo, monkeypatch):
-    """A worker's warm-up thread (``overview_warm_up``) computes the pictures once the read
-    model is readable: the first Overview then only moves them on (no row is due within
-    seconds), where without it every note's effective importance is computed at four
-    times (0.3-1 s at 1M notes, each worker's first Overview)."""
-    from memory_app.notes.lib.replica import effective
-    from memory_app.notes.selectors import overview_warm_up
-
-    for i in range(6):
-        plant(f"note_0000000000b{i}", 0.1 * i, i * 10)
-    computed: list[int] = []
-    real = effective.values_at
-
-    def counting(model, rows, t_us):
-        computed.append(len(rows))
-        return real(model, rows, t_us)
-
-    monkeypatch.setattr(effective, "values_at", counting)
-    overview_warm_up(wait=10.0)
-    assert sum(computed) == 6 * 4  # every note, now and in 7, 30 and 90 days
-    computed.clear()
-    insights = memory_insights()
-    assert sum(b.value for b in insights.histogram.bars) == 6
-    assert sum(computed) == 0, computed
