@@ -51,15 +51,15 @@ def _wait_for_line(proc: subprocess.Popen[str], marker: str, log: Path, timeout:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise ServiceStartError(f"process exited with {proc.returncode}:\n{_tail(log)}")
+            raise ServiceStartError(f"process exited with {proc.returncode}:\n{log_tail(log)}")
         if marker in log.read_text(errors="replace"):
             return
         time.sleep(0.25)
     proc.kill()
-    raise ServiceStartError(f"no {marker!r} within {timeout:.0f} s:\n{_tail(log)}")
+    raise ServiceStartError(f"no {marker!r} within {timeout:.0f} s:\n{log_tail(log)}")
 
 
-def _tail(log: Path, lines: int = 30) -> str:
+def log_tail(log: Path, lines: int = 30) -> str:
     return "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else ""
 
 
